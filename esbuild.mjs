@@ -1,0 +1,130 @@
+// Builds the extension (cjs, node), the transcript webview (iife, browser) and, with --tests,
+// the test and benchmark programs into out/. `--production` minifies; `--watch` rebuilds.
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+const withTests = args.has('--tests');
+// `--only=<text>` builds just the test entry points whose path contains <text> (and skips the
+// extension bundles unless --with-extension), so one part can be rebuilt while another is broken.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+
+/** Reports build results the way VS Code's esbuild problem matcher expects. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? 'external' : 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  plugins: watch ? [problemMatcher] : [],
+};
+
+/** Files under `dir` (recursively) whose name ends with one of `suffixes`. */
+function files(dir, suffixes) {
+  let found = [];
+  let entries;
+  try { entries = readdirSync(dir); } catch { return found; }
+  for (const name of entries) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found = found.concat(files(path, suffixes));
+    else if (suffixes.some((s) => name.endsWith(s))) found.push(path);
+  }
+  return found;
+}
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node18',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/webview/main.ts'],
+    outfile: 'dist/webview/transcript.js',
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+  },
+];
+
+if (withTests) {
+  const node = {
+    ...common,
+    minify: false,
+    sourcemap: 'inline',
+    platform: 'node',
+    target: 'node20',
+    outbase: '.',
+    outdir: 'out',
+    packages: 'external',
+  };
+  builds.push(
+    // Unit tests, benchmarks and scripts: plain Node, ESM so that the ESM-only SDK loads.
+    {
+      ...node,
+      format: 'esm',
+      outExtension: { '.js': '.mjs' },
+      entryPoints: [
+        ...files('test/unit', ['.test.ts']),
+        ...files('test/ui', ['.test.ts']),
+        ...files('test/interop', ['.test.ts']),
+        ...files('test/agent', ['agent.ts', 'seed.ts']),
+        ...files('bench', ['.bench.ts', 'run.ts']),
+      ],
+    },
+    // Integration tests run inside the extension host, which loads CommonJS.
+    {
+      ...node,
+      format: 'cjs',
+      external: ['vscode'],
+      packages: 'external',
+      entryPoints: files('test/integration', ['.ts']),
+    },
+  );
+}
+
+if (only) {
+  for (const b of builds) {
+    if (Array.isArray(b.entryPoints) && b.outdir) b.entryPoints = b.entryPoints.filter((e) => e.includes(only));
+  }
+  const keep = builds.filter((b) => b.outdir ? b.entryPoints.length > 0 : args.has('--with-extension'));
+  builds.length = 0;
+  builds.push(...keep);
+}
+
+function copyCodicons() {
+  mkdirSync('dist/codicons', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) {
+    cpSync(join('node_modules/@vscode/codicons/dist', f), join('dist/codicons', f));
+  }
+}
+
+copyCodicons();
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

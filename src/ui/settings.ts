@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import type { AgentConfig } from '../acp/types';
+
+/**
+ * The configured agents, read from user and remote-machine settings only. `acpSessions.agents`
+ * is machine-scoped, so VS Code already ignores workspace values; we read `globalValue`
+ * explicitly as well, so that a workspace can never name a program to run.
+ */
+export function readAgentConfigs(): AgentConfig[] {
+  const inspected = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('agents');
+  const value = inspected?.globalValue ?? inspected?.defaultValue ?? [];
+  if (!Array.isArray(value)) return [];
+  const agents: AgentConfig[] = [];
+  const seen = new Set<string>();
+  for (const raw of value) {
+    if (!raw || typeof raw !== 'object') continue;
+    const entry = raw as Record<string, unknown>;
+    if (typeof entry.name !== 'string' || typeof entry.command !== 'string') continue;
+    if (!entry.name.trim() || !entry.command.trim() || seen.has(entry.name)) continue;
+    seen.add(entry.name);
+    agents.push({
+      name: entry.name,
+      command: entry.command,
+      args: Array.isArray(entry.args) ? entry.args.filter((a): a is string => typeof a === 'string') : [],
+      env: isStringRecord(entry.env) ? entry.env : {},
+      cwd: typeof entry.cwd === 'string' && entry.cwd ? entry.cwd : undefined,
+      protocol: entry.protocol === 2 ? 2 : 1,
+    });
+  }
+  return agents;
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return !!value && typeof value === 'object' && Object.values(value).every((v) => typeof v === 'string');
+}
+
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+export function readTraceLevel(): TraceLevel {
+  const value = vscode.workspace.getConfiguration('acpSessions').get<string>('trace.server');
+  return value === 'messages' || value === 'verbose' ? value : 'off';
+}

@@ -1,0 +1,2 @@
+// The transcript renderer (runs inside the webview). Placeholder until the transcript issue.
+export {};

@@ -1,0 +1,110 @@
+// Figure 1, ingest: a replaying agent's stdout -> client -> timeline reducer, until the last
+// entity is updated. Floor: the same bytes through a pipe with only line splitting and
+// JSON.parse. Peer: the SDK's own client, feeding the same reducer, in the same run.
+import { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { join } from 'node:path';
+import { client as sdkClient, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
+import { ensureReplayFiles, REPLAY_100K } from './generate';
+import { DATA_DIR, ROOT, gc, log, report, scale, spawnNode, stop, type Measurement } from './lib';
+import { ourIngest, createTimeline } from './ours';
+
+const REPLAY_AGENT = join(ROOT, 'bench/replayAgent.mjs');
+
+/** Floor: raw request, then split lines and JSON.parse each until the response arrives. */
+async function floor(file: string, sessionId: string, lines: number): Promise<number> {
+  const child = spawnNode(REPLAY_AGENT, ['--file', file]);
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let notifications = 0;
+  let waiting: ((message: { id?: number }) => void) | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    pending += decoder.write(chunk);
+    let start = 0;
+    let newline: number;
+    while ((newline = pending.indexOf('\n', start)) >= 0) {
+      const message = JSON.parse(pending.slice(start, newline));
+      start = newline + 1;
+      if (message.id !== undefined) waiting?.(message);
+      else notifications++;
+    }
+    pending = pending.slice(start);
+  });
+  const request = (id: number, method: string, params: unknown) =>
+    new Promise<{ id?: number }>((resolve) => {
+      waiting = resolve;
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  await request(0, 'initialize', { protocolVersion: 1, clientCapabilities: { session: { compaction: {} } } });
+  const t0 = performance.now();
+  await request(1, 'session/load', { sessionId, cwd: ROOT, mcpServers: [] });
+  const elapsed = performance.now() - t0;
+  await stop(child);
+  if (notifications !== lines) throw new Error(`floor: read ${notifications} of ${lines} notifications`);
+  return elapsed;
+}
+
+/** Peer: `client().connect(ndJsonStream(...))` from @agentclientprotocol/sdk, into our reducer. */
+async function sdkPeer(file: string, sessionId: string, lines: number): Promise<number> {
+  const child = spawnNode(REPLAY_AGENT, ['--file', file]);
+  const timeline = createTimeline();
+  let count = 0;
+  let allApplied!: () => void;
+  const applied = new Promise<void>((r) => (allApplied = r));
+  const app = sdkClient({ name: 'bench-sdk-peer' }).onNotification('session/update', (ctx) => {
+    timeline.apply(ctx.params.update);
+    if (++count === lines) allApplied();
+  });
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
+  );
+  await connection.agent.request('initialize', {
+    protocolVersion: 1,
+    clientCapabilities: { session: { compaction: {} } } as never,
+    clientInfo: { name: 'bench-sdk-peer', version: '1.0.0' },
+  });
+  const t0 = performance.now();
+  await connection.agent.request('session/load', { sessionId, cwd: ROOT, mcpServers: [] });
+  await applied;
+  const elapsed = performance.now() - t0;
+  connection.close();
+  await stop(child);
+  timeline.check(lines);
+  return elapsed;
+}
+
+async function main() {
+  const s = scale();
+  const name = s === 1 ? 'replay100k' : `replay${Math.round(100_000 * s)}`;
+  const files = ensureReplayFiles(DATA_DIR, name, {
+    ...REPLAY_100K,
+    updates: Math.round(REPLAY_100K.updates * s),
+    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * s)),
+  });
+  log(`ingest: ${files.lines} lines, ${(files.bytes / 1e6).toFixed(1)} MB`);
+
+  const floorMs = await floor(files.ndjson, files.sessionId, files.lines);
+  gc();
+  const oursMs = await ourIngest(REPLAY_AGENT, files.ndjson, files.sessionId, files.lines);
+  gc();
+  const peerMs = await sdkPeer(files.ndjson, files.sessionId, files.lines);
+  log(`ingest: floor ${floorMs.toFixed(0)} ms, ours ${oursMs.toFixed(0)} ms, SDK ${peerMs.toFixed(0)} ms`);
+
+  const measurements: Measurement[] = [
+    {
+      figure: '1',
+      name: `ingest ${files.lines.toLocaleString('en')} updates`,
+      value: oursMs,
+      unit: 'ms',
+      floor: floorMs,
+      peer: peerMs,
+      peerName: 'SDK client',
+      goal: 1.5,
+      goalOn: 'ratio',
+      detail: { lines: files.lines, MB: +(files.bytes / 1e6).toFixed(1) },
+    },
+  ];
+  report(measurements);
+}
+
+await main();

@@ -1,0 +1,91 @@
+// Shared pieces of the figure programs: arguments, paths, result reporting, child processes.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root: the bundles live in out/bench/, the sources in bench/. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DATA_DIR = join(ROOT, 'out/bench/data');
+
+/** `--name=value` and `--flag` arguments. */
+export function args(argv = process.argv.slice(2)): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const a of argv) {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+    if (m) map.set(m[1], m[2] ?? 'true');
+  }
+  return map;
+}
+
+/** Input scale: 1 for the figures, smaller for quick iteration (`--scale=0.1`). */
+export function scale(): number {
+  const s = Number(args().get('scale') ?? '1');
+  if (!(s > 0 && s <= 1)) throw new Error(`--scale must be in (0, 1], got ${args().get('scale')}`);
+  return s;
+}
+
+/**
+ * One measured row of the table. `goalOn` says whether `goal` bounds the ratio to the floor or
+ * the value itself; `lowerIsBetter` is the sense of the bound (value <= goal).
+ */
+export interface Measurement {
+  figure: string;
+  name: string;
+  value: number;
+  unit: string;
+  floor?: number;
+  /** The SDK's own client or another peer, measured in the same run. */
+  peer?: number;
+  peerName?: string;
+  goal: number | null;
+  goalOn: 'ratio' | 'value';
+  /** Facts that explain the value (counts, bytes), shown in the notes. */
+  detail?: Record<string, number | string>;
+}
+
+/** Figure programs end by printing their measurements as the last line of stdout. */
+export function report(measurements: Measurement[]): void {
+  process.stdout.write('\n' + JSON.stringify(measurements) + '\n');
+}
+
+/** Progress for a human; stdout is kept for the result. */
+export function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+export const silentLogger = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn(message: string, ...rest: unknown[]) {
+    log(`warn: ${message} ${rest.map(String).join(' ')}`);
+  },
+  error(message: string, ...rest: unknown[]) {
+    log(`error: ${message} ${rest.map(String).join(' ')}`);
+  },
+};
+
+/** Spawns a node program with piped stdio; stderr is forwarded for diagnosis. */
+export function spawnNode(script: string, scriptArgs: string[]): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [script, ...scriptArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stderr.on('data', (d) => process.stderr.write(d));
+  return child;
+}
+
+/** Ends a child we started and waits for it to be gone. */
+export async function stop(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.stdin.end();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+  await gone;
+  clearTimeout(timer);
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {});

@@ -1,0 +1,41 @@
+// The entry points of our own code that the figures drive, in one place: the ACP client
+// (src/acp), the timeline reducer and patch batching (src/transcript), the sessions model.
+import { ROOT, silentLogger } from './lib';
+import { AcpClient } from '../src/acp/client';
+import { Timeline } from '../src/transcript/timeline';
+
+/** Our reducer, with a check that it saw every update. */
+export function createTimeline() {
+  const timeline = new Timeline();
+  return {
+    timeline,
+    apply: (update: unknown) => timeline.apply(update),
+    check(lines: number) {
+      if (timeline.updateCount !== lines) throw new Error(`timeline applied ${timeline.updateCount} of ${lines} updates`);
+    },
+  };
+}
+
+/** Figure 1, ours: AcpClient.loadSession into the Timeline until the last update is applied. */
+export async function ourIngest(agentScript: string, file: string, sessionId: string, lines: number): Promise<number> {
+  const client = await AcpClient.start(
+    { name: 'bench-replay', command: process.execPath, args: [agentScript, '--file', file] },
+    { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT },
+  );
+  try {
+    const timeline = new Timeline();
+    let allApplied!: () => void;
+    const applied = new Promise<void>((r) => (allApplied = r));
+    const t0 = performance.now();
+    await client.loadSession(sessionId, ROOT, (update) => {
+      timeline.apply(update);
+      if (timeline.updateCount === lines) allApplied();
+    });
+    await applied;
+    const elapsed = performance.now() - t0;
+    if (timeline.updateCount !== lines) throw new Error(`ours: applied ${timeline.updateCount} of ${lines} updates`);
+    return elapsed;
+  } finally {
+    await client.dispose();
+  }
+}

@@ -1,0 +1,360 @@
+// The reference ACP agent: serves a session store over stdio on the agent side of
+// @agentclientprotocol/sdk, so our client is tested against someone else's framing.
+// Flags: see options.ts (`--help`). Logs go to stderr; stdout carries only protocol lines
+// (and, with --malformed-before, one line that is not JSON on purpose).
+import * as acp from '@agentclientprotocol/sdk/unstable';
+import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
+import { InvalidListParams, listPage, toV2Updates, withoutCompactions } from './sessions';
+import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
+
+const AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
+const AUTH_METHOD_ID = 'reference-login';
+
+function log(message: string): void {
+  process.stderr.write(`[reference agent ${process.pid}] ${message}\n`);
+}
+
+let options: AgentOptions;
+try {
+  options = parseOptions(process.argv.slice(2), process.env);
+} catch (error) {
+  if (!(error instanceof OptionsError)) throw error;
+  process.stderr.write(`reference agent: ${error.message}\n`);
+  process.exit(2);
+}
+const opts = options;
+
+function exitAt(point: ExitPoint): void {
+  if (opts.exitAt !== point) return;
+  process.stderr.write(`reference agent: exiting at ${point}\n`);
+  process.exit(3);
+}
+
+exitAt('start');
+
+// One queue for everything on stdout, so a raw line (--malformed-before) lands exactly
+// between the SDK's messages instead of interleaving with a pending write.
+let stdoutQueue: Promise<void> = Promise.resolve();
+function writeStdout(data: Uint8Array | string): Promise<void> {
+  const write = stdoutQueue.then(
+    () => new Promise<void>((resolve, reject) => process.stdout.write(data, (error) => (error ? reject(error) : resolve()))),
+  );
+  stdoutQueue = write.catch(() => undefined);
+  return write;
+}
+process.stdout.on('error', (error) => {
+  log(`stdout closed (${error.message}); exiting`);
+  process.exit(0);
+});
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(acp.RequestError.requestCancelled());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(acp.RequestError.requestCancelled());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function sessionNotFound(sessionId: string): acp.RequestError {
+  return new acp.RequestError(-32002, `Resource not found: session ${sessionId}`, { sessionId });
+}
+
+/** Per-connection state: there is one connection, on stdio. */
+const connection = {
+  protocolVersion: 1 as 1 | 2,
+  /** v1 client advertised `clientCapabilities.session.compaction`. */
+  compaction: false,
+  authenticated: false,
+  /** Loaded or resumed sessions; aborting closes the session (and stops its replay). */
+  active: new Map<string, AbortController>(),
+};
+
+function openSession(sessionId: string): AbortSignal {
+  connection.active.get(sessionId)?.abort();
+  const controller = new AbortController();
+  connection.active.set(sessionId, controller);
+  return controller.signal;
+}
+
+function closeSession(sessionId: string): void {
+  connection.active.get(sessionId)?.abort();
+  connection.active.delete(sessionId);
+}
+
+const listCache = new Map<string, { key: string; record: StoredSession }>();
+async function storedSessions(): Promise<StoredSession[]> {
+  return listStoredSessions(opts.store, { cache: listCache, onInvalid: (file, error) => log(`skipping ${file}: ${error.message}`) });
+}
+
+/** What every handler shares: exit points, --fail, auth, --delay and --malformed-before. */
+function guarded<Context, Result>(method: string, handler: (context: Context) => Promise<Result>, exitPoint?: ExitPoint) {
+  return async (context: Context): Promise<Result> => {
+    if (exitPoint) exitAt(exitPoint);
+    let outcome: { ok: true; value: Result } | { ok: false; error: unknown };
+    try {
+      const code = opts.fail.get(method);
+      if (code !== undefined) throw new acp.RequestError(code, `reference agent: ${method} failed on purpose`);
+      if (opts.authRequired && !connection.authenticated && method.startsWith('session/')) {
+        throw acp.RequestError.authRequired({ authMethods: [AUTH_METHOD_ID] }, `call authenticate with methodId "${AUTH_METHOD_ID}" first`);
+      }
+      outcome = { ok: true, value: await handler(context) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    if (opts.delayMs > 0) await sleep(opts.delayMs);
+    if (opts.malformedBefore === method) await writeStdout('reference agent: this line is not JSON on purpose\n');
+    if (!outcome.ok) {
+      const error = outcome.error;
+      log(`${method} -> error ${error instanceof acp.RequestError ? error.code : ''} ${(error as Error)?.message ?? error}`);
+      throw error;
+    }
+    return outcome.value;
+  };
+}
+
+type Notify = (method: string, params: unknown) => Promise<void>;
+
+/** Sends `updates` as `session/update` notifications in order; honours cancel, close and --exit-at load-mid. */
+async function replay(notify: Notify, sessionId: string, updates: readonly unknown[], request: AbortSignal, session: AbortSignal): Promise<void> {
+  const half = Math.ceil(updates.length / 2);
+  if (half === 0) exitAt('load-mid');
+  for (let i = 0; i < updates.length; i++) {
+    if (request.aborted) throw acp.RequestError.requestCancelled();
+    if (session.aborted) throw acp.RequestError.requestCancelled({ sessionId }, 'the session was closed during replay');
+    await notify('session/update', { sessionId, update: updates[i] });
+    if (i + 1 === half) exitAt('load-mid');
+    if (opts.replayDelayMs > 0 && i + 1 < updates.length) await sleep(opts.replayDelayMs, request);
+  }
+}
+
+async function existingSession(sessionId: string): Promise<StoredSession> {
+  const record = await readSession(opts.store, sessionId);
+  if (!record || record.deleted) throw sessionNotFound(sessionId);
+  return record;
+}
+
+// Handlers shared by v1 and v2 (the params and results of these methods have one shape).
+
+interface SessionIdParams {
+  sessionId: string;
+}
+
+async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null } }) {
+  try {
+    return listPage(await storedSessions(), params, opts.pageSize, opts.archive);
+  } catch (error) {
+    if (error instanceof InvalidListParams) throw acp.RequestError.invalidParams({ archived: params.archived, cursor: params.cursor }, error.message);
+    throw error;
+  }
+}
+
+async function handleArchive({ params, client }: { params: SessionIdParams; client: { notify: Notify } }) {
+  const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? undefined : { ...r, archived: true }));
+  if (!record) throw sessionNotFound(params.sessionId);
+  if (connection.active.has(params.sessionId)) {
+    // The archive RFD: tell the client that has the session open, then close it.
+    await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'session_info_update', archived: true } });
+    closeSession(params.sessionId);
+  }
+  return {};
+}
+
+async function handleUnarchive({ params }: { params: SessionIdParams }) {
+  const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? { ...r, archived: false } : undefined));
+  if (!record) throw sessionNotFound(params.sessionId);
+  return {};
+}
+
+async function handleDelete({ params }: { params: SessionIdParams }) {
+  closeSession(params.sessionId);
+  await markSessionDeleted(opts.store, params.sessionId); // silent for unknown sessions
+  return {};
+}
+
+async function handleClose({ params }: { params: SessionIdParams }) {
+  await existingSession(params.sessionId);
+  closeSession(params.sessionId);
+  return {};
+}
+
+function authMethods() {
+  return opts.authRequired ? [{ id: AUTH_METHOD_ID, name: 'Reference login', description: 'Any client may log in; it only proves the client handles auth.' }] : [];
+}
+
+function buildV1(): acp.AgentApp {
+  const app = acp.agent({ name: 'acp-reference-agent' });
+  app.onRequest(
+    'initialize',
+    guarded('initialize', async ({ params }: { params: acp.InitializeRequest }) => {
+      connection.protocolVersion = 1;
+      connection.compaction = params.clientCapabilities?.session?.compaction != null;
+      log(`initialize v1 from ${params.clientInfo?.name ?? 'an unnamed client'} (compaction ${connection.compaction ? 'advertised' : 'not advertised'})`);
+      const response: acp.InitializeResponse = {
+        protocolVersion: 1,
+        agentCapabilities: {
+          loadSession: opts.load,
+          sessionCapabilities: {
+            ...(opts.list ? { list: {} } : {}),
+            // The archive RFD requires `list` beside `archive`.
+            ...(opts.list && opts.archive ? { archive: {} } : {}),
+            ...(opts.delete ? { delete: {} } : {}),
+            ...(opts.resume ? { resume: {} } : {}),
+            ...(opts.close ? { close: {} } : {}),
+            additionalDirectories: {},
+          },
+        },
+        agentInfo: AGENT_INFO,
+        authMethods: authMethods(),
+      };
+      return response;
+    }, 'initialize'),
+  );
+  if (opts.authRequired) {
+    app.onRequest(
+      'authenticate',
+      guarded('authenticate', async ({ params }: { params: acp.AuthenticateRequest }) => {
+        if (params.methodId !== AUTH_METHOD_ID) throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method; use "${AUTH_METHOD_ID}"`);
+        connection.authenticated = true;
+        return {};
+      }),
+    );
+  }
+  if (opts.list) app.onRequest('session/list', guarded('session/list', handleList, 'list'));
+  if (opts.list && opts.archive) {
+    app.onRequest('session/archive', guarded('session/archive', handleArchive, 'archive'));
+    app.onRequest('session/unarchive', guarded('session/unarchive', handleUnarchive));
+  }
+  if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
+  if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
+  if (opts.load) {
+    app.onRequest(
+      'session/load',
+      guarded('session/load', async ({ params, client, signal }: acp.AgentRequestContext<acp.LoadSessionRequest>) => {
+        const record = await existingSession(params.sessionId);
+        if (params.cwd !== record.cwd) log(`session/load ${params.sessionId}: cwd ${params.cwd} differs from the session's ${record.cwd}`);
+        const updates: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
+        const session = openSession(params.sessionId);
+        await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session);
+        return {};
+      }),
+    );
+  }
+  if (opts.resume) {
+    app.onRequest(
+      'session/resume',
+      guarded('session/resume', async ({ params }: { params: acp.ResumeSessionRequest }) => {
+        await existingSession(params.sessionId);
+        openSession(params.sessionId); // v1 resume restores the session without replaying it
+        return {};
+      }),
+    );
+  }
+  registerFallback(app);
+  return app;
+}
+
+function buildV2(): acp2.AgentApp {
+  const app = acp2.agent({ name: 'acp-reference-agent' });
+  app.onRequest(
+    'initialize',
+    guarded('initialize', async ({ params }: { params: acp2.InitializeRequest }) => {
+      connection.protocolVersion = 2;
+      connection.compaction = true; // v2 has no compaction gate
+      log(`initialize v2 from ${params.info?.name ?? 'an unnamed client'}`);
+      const response: acp2.InitializeResponse = {
+        protocolVersion: 2,
+        info: AGENT_INFO,
+        capabilities: {
+          session: {
+            ...(opts.list && opts.archive ? { archive: {} } : {}),
+            ...(opts.delete ? { delete: {} } : {}),
+            additionalDirectories: {},
+          },
+        },
+        authMethods: authMethods().map(({ id, ...m }) => ({ ...m, methodId: id, type: 'agent' as const })),
+      };
+      return response;
+    }, 'initialize'),
+  );
+  if (opts.authRequired) {
+    app.onRequest(
+      'auth/login',
+      guarded('auth/login', async ({ params }: { params: acp2.LoginAuthRequest }) => {
+        if (params.methodId !== AUTH_METHOD_ID) throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown auth method; use "${AUTH_METHOD_ID}"`);
+        connection.authenticated = true;
+        return {};
+      }),
+    );
+    app.onRequest('auth/logout', guarded('auth/logout', async () => {
+      connection.authenticated = false;
+      return {};
+    }));
+  }
+  if (opts.list) app.onRequest('session/list', guarded('session/list', handleList, 'list'));
+  if (opts.list && opts.archive) {
+    app.onRequest('session/archive', guarded('session/archive', handleArchive, 'archive'));
+    app.onRequest('session/unarchive', guarded('session/unarchive', handleUnarchive));
+  }
+  if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
+  app.onRequest('session/close', guarded('session/close', handleClose));
+  app.onRequest(
+    'session/resume',
+    guarded('session/resume', async ({ params, client, signal }: acp2.AgentRequestContext<acp2.ResumeSessionRequest>) => {
+      const record = await existingSession(params.sessionId);
+      const session = openSession(params.sessionId);
+      if (params.replayFrom == null) return {};
+      if (params.replayFrom.type !== 'start') {
+        throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'this agent replays only from { type: "start" }');
+      }
+      if (!opts.load) throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'history replay is turned off (--no-load)');
+      await replay((m, p) => client.notify(m, p), params.sessionId, toV2Updates(params.sessionId, record.updates), signal, session);
+      return {};
+    }),
+  );
+  registerFallback(app);
+  return app;
+}
+
+/** Unregistered methods: -32601, but --fail, --exit-at, --delay and --malformed-before still apply. */
+function registerFallback(app: { onRequest(method: '*', handler: (context: { method: string }) => Promise<unknown>): unknown }): void {
+  app.onRequest('*', async (context: { method: string }) =>
+    guarded(context.method, async () => {
+      throw acp.RequestError.methodNotFound(context.method);
+    })(context),
+  );
+}
+
+async function main(): Promise<void> {
+  await removeStaleTempFiles(opts.store);
+  // Not Readable.toWeb(process.stdin): on Node 20 it lost lines that arrived together with
+  // `initialize` in one chunk; plain 'data' events deliver every byte.
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      process.stdin.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)));
+      process.stdin.on('end', () => controller.close());
+      process.stdin.on('error', (error) => controller.error(error));
+    },
+  });
+  const output = new WritableStream<Uint8Array>({ write: (chunk) => writeStdout(chunk) });
+  const stream = acp.ndJsonStream(output, input);
+  const router = acp2.agentProtocolRouter().withV1(buildV1());
+  if (opts.v2) router.withV2(buildV2());
+  log(`serving ${opts.store} (page size ${opts.pageSize}${opts.v2 ? ', v2 enabled' : ''})`);
+  const routed = router.connect(stream);
+  await routed.closed;
+  log('connection closed; exiting');
+  process.exit(0);
+}
+
+main().catch((error) => {
+  log(`fatal: ${(error as Error)?.stack ?? error}`);
+  process.exit(1);
+});

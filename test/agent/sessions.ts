@@ -1,0 +1,179 @@
+// Pure session logic of the reference agent: list filtering, ordering and cursors, and what
+// a replay sends for a given protocol version and client capabilities.
+import type { SessionUpdate, StoredSession } from './store';
+
+export type ArchivedFilter = 'exclude' | 'include' | 'only';
+
+/** A `session/list` failure the agent answers with -32602. */
+export class InvalidListParams extends Error {}
+
+export interface ListParams {
+  cwd?: string | null;
+  archived?: string | null;
+  cursor?: string | null;
+}
+
+export interface ListedSession {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  updatedAt: string;
+  archived?: boolean;
+  additionalDirectories?: string[];
+}
+
+interface CursorPayload {
+  v: 1;
+  /** updatedAt (ms) and sessionId of the last session on the previous page. */
+  t: number;
+  id: string;
+  /** The cwd and archived filter the sequence started with. */
+  f: string;
+}
+
+function filterKey(cwd: string | null, archived: ArchivedFilter): string {
+  return JSON.stringify([cwd, archived]);
+}
+
+function encodeCursor(payload: CursorPayload): string {
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): CursorPayload {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidListParams(`invalid cursor ${JSON.stringify(cursor)}: not one this agent issued`);
+  }
+  const p = payload as Partial<CursorPayload> | null;
+  if (!p || p.v !== 1 || typeof p.t !== 'number' || typeof p.id !== 'string' || typeof p.f !== 'string') {
+    throw new InvalidListParams(`invalid cursor ${JSON.stringify(cursor)}: not one this agent issued`);
+  }
+  return p as CursorPayload;
+}
+
+/** Newest first; equal times by sessionId, so the order is total and stable across pages. */
+export function compareSessions(a: { updatedAt: string; sessionId: string }, b: { updatedAt: string; sessionId: string }): number {
+  const dt = Date.parse(b.updatedAt) - Date.parse(a.updatedAt);
+  if (dt !== 0) return dt;
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
+}
+
+/**
+ * One page of `session/list`. `archiveSupported` says whether the agent advertises archive:
+ * then the filter applies and every session carries `archived`; otherwise an `archived` value
+ * is rejected and archive state is invisible (every undeleted session is listed).
+ */
+export function listPage(
+  stored: readonly StoredSession[],
+  params: ListParams,
+  pageSize: number,
+  archiveSupported: boolean,
+): { sessions: ListedSession[]; nextCursor?: string } {
+  let archived: ArchivedFilter;
+  if (params.archived === undefined || params.archived === null) archived = 'exclude';
+  else if (!archiveSupported) throw new InvalidListParams('the `archived` filter needs the archive capability, which this agent does not advertise');
+  else if (params.archived === 'exclude' || params.archived === 'include' || params.archived === 'only') archived = params.archived;
+  else throw new InvalidListParams(`invalid \`archived\` filter ${JSON.stringify(params.archived)}: expected "exclude", "include" or "only"`);
+  const cwd = params.cwd ?? null;
+  const key = filterKey(cwd, archived);
+
+  let after: CursorPayload | undefined;
+  if (params.cursor !== undefined && params.cursor !== null) {
+    after = decodeCursor(params.cursor);
+    if (after.f !== key) throw new InvalidListParams('cursor was issued for a different `cwd` or `archived` filter; start a new list without it');
+  }
+
+  const matching = stored
+    .filter((s) => !s.deleted)
+    .filter((s) => cwd === null || s.cwd === cwd)
+    .filter((s) => !archiveSupported || archived === 'include' || (archived === 'only') === s.archived)
+    .sort(compareSessions);
+  const start = after ? matching.findIndex((s) => compareSessions(s, { updatedAt: new Date(after!.t).toISOString(), sessionId: after!.id }) > 0) : 0;
+  const from = start < 0 ? matching.length : start;
+  const page = matching.slice(from, from + pageSize);
+  const hasMore = from + pageSize < matching.length;
+  const last = page[page.length - 1];
+  return {
+    sessions: page.map((s) => toListedSession(s, archiveSupported)),
+    ...(hasMore && last ? { nextCursor: encodeCursor({ v: 1, t: Date.parse(last.updatedAt), id: last.sessionId, f: key }) } : {}),
+  };
+}
+
+function toListedSession(s: StoredSession, archiveSupported: boolean): ListedSession {
+  const info: ListedSession = { sessionId: s.sessionId, cwd: s.cwd, ...(s.title !== undefined ? { title: s.title } : {}), updatedAt: s.updatedAt };
+  if (archiveSupported) info.archived = s.archived;
+  if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
+  return info;
+}
+
+type Update = SessionUpdate & Record<string, unknown>;
+type ContentBlock = { type: string; [key: string]: unknown };
+
+function isCompaction(u: Update): boolean {
+  return u.sessionUpdate === 'compaction_update' || u.sessionUpdate === 'compaction_summary_chunk';
+}
+
+/**
+ * v1 replay for a client that did not advertise `clientCapabilities.session.compaction`: the
+ * compaction RFD forbids compaction updates then, so each compaction that reaches `completed`
+ * becomes an agent message at that point ("Context compacted." plus the summary it holds by
+ * then, per the RFD's patch rules); in-progress, failed, cancelled and unknown-status
+ * compactions, and chunks after the terminal update, are omitted.
+ */
+export function withoutCompactions(updates: readonly SessionUpdate[]): SessionUpdate[] {
+  const summaries = new Map<string, ContentBlock[]>();
+  const out: SessionUpdate[] = [];
+  for (const raw of updates) {
+    const u = raw as Update;
+    if (!isCompaction(u)) {
+      out.push(raw);
+      continue;
+    }
+    const id = String(u.compactionId);
+    const summary = summaries.get(id) ?? [];
+    if (u.sessionUpdate === 'compaction_summary_chunk') {
+      summaries.set(id, [...summary, u.content as ContentBlock]);
+      continue;
+    }
+    const next = u.summary === undefined ? summary : Array.isArray(u.summary) ? [...(u.summary as ContentBlock[])] : [];
+    summaries.set(id, next);
+    if (u.status !== 'completed') continue;
+    const messageId = `compaction-${id}`;
+    out.push({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: next.length ? 'Context compacted. Summary:\n\n' : 'Context compacted.' } } as SessionUpdate);
+    for (const block of next) out.push({ sessionUpdate: 'agent_message_chunk', messageId, content: block } as SessionUpdate);
+  }
+  return out;
+}
+
+const MESSAGE_CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+
+/**
+ * v2 replay of a v1-shaped store: message chunks get the `messageId` v2 requires (one per run
+ * of chunks of one kind), a v1 `tool_call` becomes v2's upserting `tool_call_update`, and a v1
+ * `plan` becomes a `plan_update` of items. Everything else, unknown kinds included, is sent
+ * as stored (v2 has no compaction capability gate).
+ */
+export function toV2Updates(sessionId: string, updates: readonly SessionUpdate[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let run = 0;
+  let previousKind: string | undefined;
+  for (const raw of updates) {
+    const u = raw as Update;
+    const kind = u.sessionUpdate;
+    if (MESSAGE_CHUNKS.has(kind)) {
+      if (kind !== previousKind) run++;
+      out.push({ ...u, messageId: u.messageId ?? `${sessionId}-m${run}` });
+    } else if (kind === 'tool_call') {
+      out.push({ ...u, sessionUpdate: 'tool_call_update' });
+    } else if (kind === 'plan') {
+      const { entries, _meta } = u as { entries?: unknown; _meta?: unknown };
+      out.push({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: `${sessionId}-plan`, entries: entries ?? [] }, ...(_meta ? { _meta } : {}) });
+    } else {
+      out.push({ ...u });
+    }
+    previousKind = kind;
+  }
+  return out;
+}

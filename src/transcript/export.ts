@@ -1,0 +1,90 @@
+// "Export as Markdown": the host's timeline (not the DOM) written as one Markdown document,
+// compaction summaries included.
+import { describePart, partsText, type Entity, type Part, type SessionState } from './model';
+
+export interface ExportHeader {
+  title: string;
+  agentName: string;
+  sessionId: string;
+  cwd: string;
+  updatedAt?: string;
+  archived?: boolean;
+}
+
+const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: 'Thought' } as const;
+
+export function timelineToMarkdown(header: ExportHeader, entities: readonly Entity[], state?: SessionState): string {
+  const out: string[] = [];
+  out.push(`# ${oneLine(header.title || header.sessionId)}`, '');
+  out.push(`- Agent: ${oneLine(header.agentName)}`);
+  out.push(`- Session: \`${oneLine(header.sessionId)}\``);
+  out.push(`- Folder: ${oneLine(header.cwd)}`);
+  if (header.updatedAt) out.push(`- Updated: ${oneLine(header.updatedAt)}`);
+  if (header.archived) out.push('- Archived');
+  if (state?.usage) out.push(`- Context: ${state.usage.used} of ${state.usage.size} tokens`);
+  out.push('');
+  for (const entity of entities) {
+    out.push(...entityToMarkdown(entity), '');
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+function entityToMarkdown(entity: Entity): string[] {
+  switch (entity.kind) {
+    case 'user_message':
+    case 'agent_message':
+      return [`## ${ROLE_HEADINGS[entity.kind]}`, '', partsMarkdown(entity.parts)];
+    case 'thought':
+      return [`### ${ROLE_HEADINGS.thought}`, '', quote(partsMarkdown(entity.parts))];
+    case 'tool_call': {
+      const lines = [`### Tool: ${oneLine(entity.title)}${entity.status ? ` (${entity.status})` : ''}`, ''];
+      for (const location of entity.locations) lines.push(`- \`${oneLine(location.path)}${location.line ? `:${location.line}` : ''}\``);
+      for (const item of entity.content) {
+        if (item.type === 'content') lines.push('', partsMarkdown([item.part]));
+        else if (item.type === 'diff') lines.push('', `Diff of \`${oneLine(item.path)}\`:`, '', fence(item.newText, 'diff', item.oldText));
+        else if (item.type === 'terminal') lines.push('', `Terminal \`${oneLine(item.terminalId)}\``);
+        else lines.push('', fence(item.json, 'json'));
+      }
+      return lines;
+    }
+    case 'plan': {
+      const lines = ['### Plan', ''];
+      for (const entry of entity.entries) lines.push(`- [${entry.status === 'completed' ? 'x' : ' '}] ${oneLine(entry.content)}`);
+      if (entity.markdown) lines.push(entity.markdown);
+      if (entity.file) lines.push(`Plan file: ${oneLine(entity.file)}`);
+      return lines;
+    }
+    case 'compaction': {
+      const lines = [`### Context compaction (${oneLine(entity.status)})`, ''];
+      if (entity.error) lines.push(`Error: ${oneLine(entity.error)}`, '');
+      if (entity.summary.length) lines.push(quote(partsMarkdown(entity.summary)));
+      return lines;
+    }
+    case 'unknown':
+      return [`### Update \`${oneLine(entity.sessionUpdate)}\``, '', ...(entity.problem ? [entity.problem, ''] : []), fence(entity.json, 'json')];
+  }
+}
+
+function partsMarkdown(parts: readonly Part[]): string {
+  return parts.map((p) => (p.type === 'text' ? p.text : `_[${describePart(p)}]_`)).join('\n\n');
+}
+
+function quote(text: string): string {
+  return text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+}
+
+/** A fence longer than any backtick run inside, so the text cannot close it. */
+function fence(text: string, lang: string, oldText?: string): string {
+  const body = oldText !== undefined && lang === 'diff'
+    ? [...oldText.split('\n').map((l) => `-${l}`), ...text.split('\n').map((l) => `+${l}`)].join('\n')
+    : text;
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((m) => m.length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${body}\n${ticks}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+export { partsText };

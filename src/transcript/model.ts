@@ -1,0 +1,150 @@
+// The transcript's entities: what the timeline reducer produces, what the host sends the
+// webview and what the export reads. Plain data (structured-clone safe), no `vscode`.
+
+/** One content block as the transcript keeps it; adjacent text is joined into one part. */
+export type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mimeType: string; data?: string; uri?: string }
+  | { type: 'audio'; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; title?: string }
+  | { type: 'resource'; uri: string; mimeType?: string; text?: string }
+  /** A block type this version does not know: kept with its JSON so it can be shown. */
+  | { type: 'unknown'; blockType: string; json: string };
+
+export type MessageRole = 'user_message' | 'agent_message' | 'thought';
+
+export interface MessageEntity {
+  kind: MessageRole;
+  key: string;
+  messageId?: string;
+  parts: Part[];
+}
+
+export type ToolCallContentItem =
+  | { type: 'content'; part: Part }
+  | { type: 'diff'; path: string; oldText?: string; newText: string }
+  | { type: 'terminal'; terminalId: string }
+  | { type: 'unknown'; json: string };
+
+export interface ToolCallLocation {
+  path: string;
+  line?: number;
+}
+
+export interface ToolCallEntity {
+  kind: 'tool_call';
+  key: string;
+  toolCallId: string;
+  title: string;
+  toolKind?: string;
+  status?: string;
+  content: ToolCallContentItem[];
+  locations: ToolCallLocation[];
+  rawInput?: string;
+  rawOutput?: string;
+}
+
+export interface PlanEntry {
+  content: string;
+  priority?: string;
+  status?: string;
+}
+
+export interface PlanEntity {
+  kind: 'plan';
+  key: string;
+  /** Set for `plan_update` plans, which are addressed by id. */
+  planId?: string;
+  entries: PlanEntry[];
+  /** `plan_update` with a Markdown or file plan instead of items. */
+  markdown?: string;
+  file?: string;
+}
+
+/** The statuses the compaction RFD names; any other string is kept verbatim. */
+export const KNOWN_COMPACTION_STATUSES = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+
+export interface CompactionEntity {
+  kind: 'compaction';
+  key: string;
+  compactionId: string;
+  /** Verbatim from the agent, unknown and `_`-prefixed values included. */
+  status: string;
+  summary: Part[];
+  error?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** A `session/update` kind this client does not know, or one too malformed to apply: shown, not dropped. */
+export interface UnknownEntity {
+  kind: 'unknown';
+  key: string;
+  sessionUpdate: string;
+  /** Why it could not be applied, when it is a known kind with a bad shape. */
+  problem?: string;
+  json: string;
+}
+
+export type Entity = MessageEntity | ToolCallEntity | PlanEntity | CompactionEntity | UnknownEntity;
+export type EntityKind = Entity['kind'];
+
+export interface Notice {
+  severity: string;
+  title: string;
+  description?: string;
+}
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string };
+}
+
+/** Session facts that are state, not conversation: kept beside the timeline. */
+export interface SessionState {
+  title?: string;
+  updatedAt?: string;
+  archived?: boolean;
+  usage?: Usage;
+  notices: Notice[];
+  currentModeId?: string;
+  availableCommands?: string[];
+}
+
+/** Entities whose text grows by `append` patches keep it in this list of parts. */
+export function bodyOf(entity: Entity): Part[] | undefined {
+  switch (entity.kind) {
+    case 'user_message':
+    case 'agent_message':
+    case 'thought':
+      return entity.parts;
+    case 'compaction':
+      return entity.summary;
+    default:
+      return undefined;
+  }
+}
+
+/** The text of parts as one string (non-text parts become a short bracketed mention). */
+export function partsText(parts: readonly Part[]): string {
+  let text = '';
+  for (const part of parts) text += part.type === 'text' ? part.text : `[${describePart(part)}]`;
+  return text;
+}
+
+export function describePart(part: Part): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'image':
+      return `image ${part.mimeType}${part.uri ? ` ${part.uri}` : ''}`;
+    case 'audio':
+      return `audio ${part.mimeType}`;
+    case 'resource_link':
+      return `${part.title || part.name} (${part.uri})`;
+    case 'resource':
+      return `resource ${part.uri}`;
+    case 'unknown':
+      return `${part.blockType} content`;
+  }
+}

@@ -1,0 +1,85 @@
+// The typed messages between the transcript panel (host) and its webview, declared once and
+// imported by both sides. Everything here is structured-clone safe.
+import type { Entity, Notice, Usage } from './model';
+
+/** One change to the webview's list of rows. New keys are always added at the end. */
+export type Patch =
+  /** Create the row at the end if the key is new, else replace it in place. */
+  | { op: 'upsert'; entity: Entity }
+  /** Append text to the last text part of the entity's body (message text or compaction summary). */
+  | { op: 'append'; key: string; text: string }
+  | { op: 'remove'; key: string };
+
+/** What the header shows; sent whole whenever it changes (it is small). */
+export interface TranscriptHeader {
+  agentName: string;
+  sessionId: string;
+  cwd: string;
+  title: string;
+  updatedAt?: string;
+  archived: boolean;
+  /** `session/load` is running: show progress. */
+  loading: boolean;
+  /** Updates applied so far (replay and live). */
+  updateCount: number;
+  /** Live updates are being applied after the replay. */
+  live: boolean;
+  usage?: Usage;
+  notices: Notice[];
+  currentModeId?: string;
+  problem?: TranscriptProblem;
+}
+
+export type ProblemKind = 'archived-refused' | 'no-load' | 'load-failed' | 'agent-unavailable';
+
+/** Why the transcript is incomplete or empty, and what the user can do about it. */
+export interface TranscriptProblem {
+  kind: ProblemKind;
+  message: string;
+  actions: HostAction[];
+}
+
+export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog';
+
+export type HostToWebview =
+  /** Everything: sent after each `ready` (first load, tab shown again, window reload). */
+  | { type: 'snapshot'; header: TranscriptHeader; entities: Entity[] }
+  /** A batch of changes since the last message. */
+  | { type: 'update'; header?: TranscriptHeader; patches: Patch[] }
+  | { type: 'setCompactionsOpen'; open: boolean };
+
+export type WebviewToHost =
+  | { type: 'ready' }
+  /** The user clicked a link; the host checks the scheme again before opening it. */
+  | { type: 'openLink'; href: string }
+  | { type: 'action'; action: HostAction };
+
+/** What the webview keeps in `getState`/`setState`, so a reload can find its session again. */
+export interface WebviewState {
+  agentName: string;
+  sessionId: string;
+  cwd: string;
+  title: string;
+  updatedAt?: string;
+  archived?: boolean;
+  scrollTop?: number;
+  /** Keys of rows whose open state the user chose (true open, false closed). */
+  open?: Record<string, boolean>;
+}
+
+/** The only link schemes a transcript may open. */
+export const ALLOWED_LINK_SCHEMES = ['http:', 'https:', 'mailto:'];
+
+/** Whether `href` is an absolute http(s) or mailto link (checked on both sides). */
+export function isAllowedLink(href: string): boolean {
+  if (typeof href !== 'string' || href.length > 8192) return false;
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(href.trim());
+  if (!match) return false;
+  const scheme = match[1].toLowerCase() + ':';
+  if (!ALLOWED_LINK_SCHEMES.includes(scheme)) return false;
+  // Control characters or whitespace inside a URL are how scheme checks get fooled.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\s]/.test(href.trim())) return false;
+  if (scheme !== 'mailto:' && !/^https?:\/\/[^/?#]/i.test(href.trim())) return false;
+  return true;
+}

@@ -1,0 +1,457 @@
+// The timeline reducer: turns one session's ordered `session/update` stream into ordered
+// entities with stable keys. Pure (no `vscode`, no timers); reports each change to a listener
+// so the host can batch patches for the webview.
+import {
+  bodyOf,
+  type CompactionEntity,
+  type Entity,
+  type MessageEntity,
+  type MessageRole,
+  type Notice,
+  type Part,
+  type PlanEntity,
+  type PlanEntry,
+  type SessionState,
+  type ToolCallContentItem,
+  type ToolCallEntity,
+  type ToolCallLocation,
+  type UnknownEntity,
+} from './model';
+
+/** What the reducer reports; `appended` means text was added to the last text part of the body. */
+export interface TimelineListener {
+  created(entity: Entity): void;
+  changed(entity: Entity): void;
+  appended(entity: Entity, text: string): void;
+  removed(key: string): void;
+  stateChanged(state: SessionState): void;
+}
+
+type Json = Record<string, unknown>;
+
+/** `session/update` kinds that are session state, not conversation. */
+const STATE_KINDS = new Set([
+  'usage_update',
+  'notice',
+  'session_info_update',
+  'current_mode_update',
+  'available_commands_update',
+  'config_option_update',
+]);
+
+const MESSAGE_KINDS: Record<string, MessageRole> = {
+  user_message_chunk: 'user_message',
+  agent_message_chunk: 'agent_message',
+  agent_thought_chunk: 'thought',
+};
+
+export class Timeline {
+  /** In timeline order: each entity stays where it was first seen. */
+  readonly entities: Entity[] = [];
+  readonly state: SessionState = { notices: [] };
+  /** How many updates were applied (state and malformed ones included). */
+  updateCount = 0;
+
+  private readonly byKey = new Map<string, Entity>();
+  private readonly compactions = new Map<string, CompactionEntity>();
+  private readonly toolCalls = new Map<string, ToolCallEntity>();
+  private readonly messages = new Map<string, MessageEntity>();
+  private readonly plans = new Map<string, PlanEntity>();
+  /** The `plan` of the current turn: replaced in place until the next user message. */
+  private turnPlan: PlanEntity | undefined;
+  private nextKey = 0;
+
+  constructor(private readonly listener?: TimelineListener) {}
+
+  get(key: string): Entity | undefined {
+    return this.byKey.get(key);
+  }
+
+  compaction(compactionId: string): CompactionEntity | undefined {
+    return this.compactions.get(compactionId);
+  }
+
+  /** Applies one `session/update` payload. Never throws: bad input becomes a visible entity. */
+  apply(update: unknown): void {
+    this.updateCount++;
+    if (!isObject(update) || typeof update.sessionUpdate !== 'string') {
+      this.addUnknown('(missing sessionUpdate)', update, 'the update has no `sessionUpdate` kind');
+      return;
+    }
+    const kind = update.sessionUpdate;
+    const role = MESSAGE_KINDS[kind];
+    if (role) return this.applyChunk(role, update);
+    switch (kind) {
+      case 'compaction_update':
+        return this.applyCompactionUpdate(update);
+      case 'compaction_summary_chunk':
+        return this.applyCompactionChunk(update);
+      case 'tool_call':
+        return this.applyToolCall(update);
+      case 'tool_call_update':
+        return this.applyToolCallUpdate(update);
+      case 'plan':
+        return this.applyPlan(update);
+      case 'plan_update':
+        return this.applyPlanUpdate(update);
+      case 'plan_removed':
+        return this.applyPlanRemoved(update);
+    }
+    if (STATE_KINDS.has(kind)) return this.applyState(kind, update);
+    this.addUnknown(kind, update);
+  }
+
+  // --- messages and thoughts -------------------------------------------------------------
+
+  private applyChunk(role: MessageRole, update: Json): void {
+    if (!isObject(update.content)) {
+      return this.addUnknown(update.sessionUpdate as string, update, 'the chunk has no `content` block');
+    }
+    const part = toPart(update.content);
+    const messageId = typeof update.messageId === 'string' ? update.messageId : undefined;
+    let message: MessageEntity | undefined;
+    if (messageId !== undefined) {
+      // Chunks with the same messageId belong to the same message, wherever it stands.
+      message = this.messages.get(`${role}\u0000${messageId}`);
+    } else {
+      // Without an id, a chunk joins the message right before it when it has the same role.
+      const last = this.entities[this.entities.length - 1];
+      if (last && last.kind === role) message = last;
+    }
+    if (!message) {
+      message = { kind: role, key: this.key(), parts: [] };
+      if (messageId !== undefined) {
+        message.messageId = messageId;
+        this.messages.set(`${role}\u0000${messageId}`, message);
+      }
+      if (role === 'user_message') this.turnPlan = undefined;
+      message.parts.push(part);
+      return this.add(message);
+    }
+    this.appendPart(message, message.parts, part);
+  }
+
+  /** Appends a block to a body: text onto a trailing text part (an `append`), else a new part. */
+  private appendPart(entity: Entity, parts: Part[], part: Part): void {
+    const last = parts[parts.length - 1];
+    if (part.type === 'text' && last?.type === 'text') {
+      last.text += part.text;
+      this.listener?.appended(entity, part.text);
+    } else {
+      parts.push(part);
+      this.listener?.changed(entity);
+    }
+  }
+
+  // --- compactions (compaction RFD) ------------------------------------------------------
+
+  private applyCompactionUpdate(update: Json): void {
+    const { compactionId, status } = update;
+    if (typeof compactionId !== 'string' || !compactionId) {
+      return this.addUnknown('compaction_update', update, '`compactionId` must be a non-empty string');
+    }
+    if (typeof status !== 'string') {
+      return this.addUnknown('compaction_update', update, '`status` must be a string');
+    }
+    const [compaction, isNew] = this.compactionFor(compactionId);
+    compaction.status = status;
+    // Patch fields: omitted leaves the value, null clears it, a value replaces it.
+    if ('summary' in update) {
+      const summary = update.summary;
+      compaction.summary = Array.isArray(summary) ? joinText(summary.map(toPart)) : [];
+    }
+    if ('error' in update) {
+      if (update.error === null || update.error === undefined) delete compaction.error;
+      else compaction.error = String(update.error);
+    }
+    if ('_meta' in update) {
+      if (isObject(update._meta)) compaction.meta = update._meta;
+      else delete compaction.meta;
+    }
+    if (isNew) this.add(compaction);
+    else this.listener?.changed(compaction);
+  }
+
+  private applyCompactionChunk(update: Json): void {
+    const { compactionId, content } = update;
+    if (typeof compactionId !== 'string' || !compactionId) {
+      return this.addUnknown('compaction_summary_chunk', update, '`compactionId` must be a non-empty string');
+    }
+    if (!isObject(content)) {
+      return this.addUnknown('compaction_summary_chunk', update, 'the chunk has no `content` block');
+    }
+    const [compaction, isNew] = this.compactionFor(compactionId);
+    if (isNew) {
+      compaction.summary.push(toPart(content));
+      return this.add(compaction);
+    }
+    // Chunks apply whatever the status, terminal ones included.
+    this.appendPart(compaction, compaction.summary, toPart(content));
+  }
+
+  /** A first-seen id starts in_progress with no optional fields, placed here in receive order. */
+  private compactionFor(compactionId: string): [CompactionEntity, boolean] {
+    const existing = this.compactions.get(compactionId);
+    if (existing) return [existing, false];
+    const created: CompactionEntity = { kind: 'compaction', key: this.key(), compactionId, status: 'in_progress', summary: [] };
+    this.compactions.set(compactionId, created);
+    return [created, true];
+  }
+
+  // --- tool calls ------------------------------------------------------------------------
+
+  private applyToolCall(update: Json): void {
+    const { toolCallId } = update;
+    if (typeof toolCallId !== 'string' || !toolCallId) {
+      return this.addUnknown('tool_call', update, '`toolCallId` must be a non-empty string');
+    }
+    const existing = this.toolCalls.get(toolCallId);
+    const toolCall: ToolCallEntity = existing ?? {
+      kind: 'tool_call',
+      key: this.key(),
+      toolCallId,
+      title: '',
+      content: [],
+      locations: [],
+    };
+    // A repeated tool_call restates the whole call: reset before applying it.
+    toolCall.title = typeof update.title === 'string' ? update.title : toolCallId;
+    delete toolCall.toolKind;
+    delete toolCall.status;
+    delete toolCall.rawInput;
+    delete toolCall.rawOutput;
+    toolCall.content = [];
+    toolCall.locations = [];
+    patchToolCall(toolCall, update);
+    if (existing) return this.listener?.changed(toolCall);
+    this.toolCalls.set(toolCallId, toolCall);
+    this.add(toolCall);
+  }
+
+  private applyToolCallUpdate(update: Json): void {
+    const { toolCallId } = update;
+    if (typeof toolCallId !== 'string' || !toolCallId) {
+      return this.addUnknown('tool_call_update', update, '`toolCallId` must be a non-empty string');
+    }
+    const existing = this.toolCalls.get(toolCallId);
+    if (existing) {
+      patchToolCall(existing, update);
+      return this.listener?.changed(existing);
+    }
+    // An update for a call never announced still says something: show it as a call.
+    const toolCall: ToolCallEntity = { kind: 'tool_call', key: this.key(), toolCallId, title: toolCallId, content: [], locations: [] };
+    patchToolCall(toolCall, update);
+    this.toolCalls.set(toolCallId, toolCall);
+    this.add(toolCall);
+  }
+
+  // --- plans -----------------------------------------------------------------------------
+
+  /** A v1 `plan` is the complete plan: it replaces the current turn's plan in place. */
+  private applyPlan(update: Json): void {
+    if (!Array.isArray(update.entries)) return this.addUnknown('plan', update, '`entries` must be an array');
+    const entries = update.entries.map(toPlanEntry);
+    if (this.turnPlan && this.byKey.has(this.turnPlan.key)) {
+      this.turnPlan.entries = entries;
+      return this.listener?.changed(this.turnPlan);
+    }
+    this.turnPlan = { kind: 'plan', key: this.key(), entries };
+    this.add(this.turnPlan);
+  }
+
+  /** `plan_update` (unstable) addresses a plan by `planId`; each update replaces that plan. */
+  private applyPlanUpdate(update: Json): void {
+    const plan = update.plan;
+    if (!isObject(plan) || typeof plan.planId !== 'string') {
+      return this.addUnknown('plan_update', update, '`plan.planId` must be a string');
+    }
+    const existing = this.plans.get(plan.planId);
+    const entity: PlanEntity = existing ?? { kind: 'plan', key: this.key(), planId: plan.planId, entries: [] };
+    entity.entries = Array.isArray(plan.entries) ? plan.entries.map(toPlanEntry) : [];
+    delete entity.markdown;
+    delete entity.file;
+    if (plan.type === 'markdown') entity.markdown = stringField(plan, 'markdown') ?? stringField(plan, 'text') ?? '';
+    if (plan.type === 'file') entity.file = stringField(plan, 'path') ?? stringField(plan, 'uri') ?? '';
+    if (existing) return this.listener?.changed(entity);
+    this.plans.set(plan.planId, entity);
+    this.add(entity);
+  }
+
+  private applyPlanRemoved(update: Json): void {
+    const planId = update.planId;
+    const plan = typeof planId === 'string' ? this.plans.get(planId) : undefined;
+    if (!plan) return this.addUnknown('plan_removed', update, 'no plan with this `planId` is shown');
+    this.plans.delete(plan.planId!);
+    const index = this.entities.indexOf(plan);
+    if (index >= 0) this.entities.splice(index, 1);
+    this.byKey.delete(plan.key);
+    this.listener?.removed(plan.key);
+  }
+
+  // --- session state ---------------------------------------------------------------------
+
+  private applyState(kind: string, update: Json): void {
+    const state = this.state;
+    switch (kind) {
+      case 'usage_update':
+        if (typeof update.used !== 'number' || typeof update.size !== 'number') {
+          return this.addUnknown(kind, update, '`used` and `size` must be numbers');
+        }
+        state.usage = { used: update.used, size: update.size };
+        if (isObject(update.cost) && typeof update.cost.amount === 'number' && typeof update.cost.currency === 'string') {
+          state.usage.cost = { amount: update.cost.amount, currency: update.cost.currency };
+        }
+        break;
+      case 'notice': {
+        if (typeof update.title !== 'string') return this.addUnknown(kind, update, '`title` must be a string');
+        const notice: Notice = { severity: String(update.severity ?? 'info'), title: update.title };
+        if (typeof update.description === 'string') notice.description = update.description;
+        state.notices.push(notice);
+        break;
+      }
+      case 'session_info_update':
+        // Omitted or null leaves each field unchanged.
+        if (typeof update.title === 'string') state.title = update.title;
+        if (typeof update.updatedAt === 'string') state.updatedAt = update.updatedAt;
+        if (typeof update.archived === 'boolean') state.archived = update.archived;
+        break;
+      case 'current_mode_update':
+        if (typeof update.currentModeId === 'string') state.currentModeId = update.currentModeId;
+        break;
+      case 'available_commands_update':
+        if (Array.isArray(update.availableCommands)) {
+          state.availableCommands = update.availableCommands
+            .map((c) => (isObject(c) && typeof c.name === 'string' ? c.name : undefined))
+            .filter((n): n is string => n !== undefined);
+        }
+        break;
+      default:
+        break;
+    }
+    this.listener?.stateChanged(state);
+  }
+
+  // --- helpers ---------------------------------------------------------------------------
+
+  private addUnknown(sessionUpdate: string, update: unknown, problem?: string): void {
+    const entity: UnknownEntity = { kind: 'unknown', key: this.key(), sessionUpdate, json: safeJson(update) };
+    if (problem) entity.problem = problem;
+    this.add(entity);
+  }
+
+  private add(entity: Entity): void {
+    this.entities.push(entity);
+    this.byKey.set(entity.key, entity);
+    this.listener?.created(entity);
+  }
+
+  private key(): string {
+    return `e${this.nextKey++}`;
+  }
+}
+
+function patchToolCall(toolCall: ToolCallEntity, update: Json): void {
+  // Omitted or null leaves a field unchanged; content and locations replace the collection.
+  if (typeof update.title === 'string') toolCall.title = update.title;
+  if (typeof update.kind === 'string') toolCall.toolKind = update.kind;
+  if (typeof update.status === 'string') toolCall.status = update.status;
+  if (Array.isArray(update.content)) toolCall.content = update.content.map(toToolContent);
+  if (Array.isArray(update.locations)) {
+    toolCall.locations = update.locations.filter(isObject).map((l): ToolCallLocation => {
+      const location: ToolCallLocation = { path: String(l.path ?? '') };
+      if (typeof l.line === 'number') location.line = l.line;
+      return location;
+    });
+  }
+  if (update.rawInput !== undefined && update.rawInput !== null) toolCall.rawInput = safeJson(update.rawInput);
+  if (update.rawOutput !== undefined && update.rawOutput !== null) toolCall.rawOutput = safeJson(update.rawOutput);
+}
+
+function toToolContent(item: unknown): ToolCallContentItem {
+  if (isObject(item)) {
+    if (item.type === 'content' && isObject(item.content)) return { type: 'content', part: toPart(item.content) };
+    if (item.type === 'diff' && typeof item.path === 'string' && typeof item.newText === 'string') {
+      const diff: ToolCallContentItem = { type: 'diff', path: item.path, newText: item.newText };
+      if (typeof item.oldText === 'string') diff.oldText = item.oldText;
+      return diff;
+    }
+    if (item.type === 'terminal' && typeof item.terminalId === 'string') return { type: 'terminal', terminalId: item.terminalId };
+  }
+  return { type: 'unknown', json: safeJson(item) };
+}
+
+function toPlanEntry(entry: unknown): PlanEntry {
+  if (!isObject(entry)) return { content: safeJson(entry) };
+  const result: PlanEntry = { content: typeof entry.content === 'string' ? entry.content : safeJson(entry.content) };
+  if (typeof entry.priority === 'string') result.priority = entry.priority;
+  if (typeof entry.status === 'string') result.status = entry.status;
+  return result;
+}
+
+/** Converts one ContentBlock; an unknown or malformed block is kept as an `unknown` part. */
+export function toPart(block: unknown): Part {
+  if (isObject(block)) {
+    switch (block.type) {
+      case 'text':
+        if (typeof block.text === 'string') return { type: 'text', text: block.text };
+        break;
+      case 'image':
+        if (typeof block.mimeType === 'string') {
+          const image: Part = { type: 'image', mimeType: block.mimeType };
+          if (typeof block.data === 'string') image.data = block.data;
+          if (typeof block.uri === 'string') image.uri = block.uri;
+          return image;
+        }
+        break;
+      case 'audio':
+        if (typeof block.mimeType === 'string') return { type: 'audio', mimeType: block.mimeType };
+        break;
+      case 'resource_link':
+        if (typeof block.uri === 'string') {
+          const link: Part = { type: 'resource_link', uri: block.uri, name: typeof block.name === 'string' ? block.name : block.uri };
+          if (typeof block.title === 'string') link.title = block.title;
+          return link;
+        }
+        break;
+      case 'resource':
+        if (isObject(block.resource) && typeof block.resource.uri === 'string') {
+          const resource: Part = { type: 'resource', uri: block.resource.uri };
+          if (typeof block.resource.mimeType === 'string') resource.mimeType = block.resource.mimeType;
+          if (typeof block.resource.text === 'string') resource.text = block.resource.text;
+          return resource;
+        }
+        break;
+    }
+  }
+  const blockType = isObject(block) && typeof block.type === 'string' ? block.type : 'malformed';
+  return { type: 'unknown', blockType, json: safeJson(block) };
+}
+
+/** Joins adjacent text parts: a summary's text blocks read as one text. */
+function joinText(parts: Part[]): Part[] {
+  const joined: Part[] = [];
+  for (const part of parts) {
+    const last = joined[joined.length - 1];
+    if (part.type === 'text' && last?.type === 'text') last.text += part.text;
+    else joined.push(part.type === 'text' ? { type: 'text', text: part.text } : part);
+  }
+  return joined;
+}
+
+function stringField(object: Json, name: string): string | undefined {
+  return typeof object[name] === 'string' ? (object[name] as string) : undefined;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export { bodyOf };

@@ -1,0 +1,147 @@
+// Our ACP client against the real @agentclientprotocol/claude-agent-acp, offline, with a
+// Claude Code store fabricated in a temporary HOME.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { AcpClient } from '../../src/acp/client';
+import { UnsupportedCapabilityError } from '../../src/acp/errors';
+import type { CompactionEntity, MessageEntity } from '../../src/transcript/model';
+import { partsText } from '../../src/transcript/model';
+import { Timeline } from '../../src/transcript/timeline';
+import { claudeProjectDir, writeClaudeSession } from './stores.mjs';
+import { RecordingLog, agentConfig, installed, nextUpdate, startClient, tempHome } from './support';
+
+const SUMMARY = 'The user asked to split the parser into a lexer and a parser. The lexer is done and tested; the parser still reads tokens from a string.';
+
+describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
+  const { home, project, cleanup } = tempHome();
+  const other = join(home, 'work', 'other-project');
+  const ids = {
+    login: '0a1b2c3d-0000-4000-8000-000000000001',
+    parser: '0a1b2c3d-0000-4000-8000-000000000002',
+    big: '0a1b2c3d-0000-4000-8000-000000000003',
+    doomed: '0a1b2c3d-0000-4000-8000-000000000004',
+    elsewhere: '0a1b2c3d-0000-4000-8000-000000000005',
+  };
+  const bigAnswer = 'x'.repeat(1024 * 1024 * 3) + ' end of a 3 MiB answer';
+  let client: AcpClient;
+  const log = new RecordingLog();
+
+  before(async () => {
+    writeClaudeSession(home, {
+      sessionId: ids.login, cwd: project, title: 'Fix the login bug', updatedAt: '2025-05-01T10:00:00.000Z',
+      turns: [['The login fails after a password reset.', 'The reset does not clear the old session; fixed.']],
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.parser, cwd: project, title: 'Split the parser', updatedAt: '2025-05-03T12:00:00.000Z',
+      turns: [
+        ['Split the parser into a lexer and a parser.', 'Starting with the lexer.'],
+        ['Test the lexer.', 'The lexer has 12 passing tests.'],
+        ['Now make the parser read tokens.', 'The parser now reads tokens from the lexer.'],
+      ],
+      compactedAfter: 2,
+      summary: SUMMARY,
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.big, cwd: project, title: 'A very long answer', updatedAt: '2025-04-20T08:00:00.000Z',
+      turns: [['Print the whole log.', bigAnswer]],
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.doomed, cwd: project, title: 'Throwaway experiment', updatedAt: '2025-04-10T08:00:00.000Z',
+      turns: [['Try something.', 'Tried.']],
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.elsewhere, cwd: other, title: 'Another folder', updatedAt: '2025-05-02T08:00:00.000Z',
+      turns: [['Hello from elsewhere.', 'Hi.']],
+    });
+    client = await startClient(agentConfig('claude', home), log);
+  });
+
+  after(async () => {
+    await client?.dispose();
+    cleanup();
+  });
+
+  test('advertises list, load, delete, resume and close, and not archive', () => {
+    assert.equal(client.agentInfo?.name, '@agentclientprotocol/claude-agent-acp');
+    assert.equal(client.agentInfo?.version, installed.agents.claude.version);
+    assert.deepEqual(
+      { ...client.capabilities, authMethods: undefined },
+      { loadSession: true, list: true, delete: true, resume: true, close: true, archive: false, authMethods: undefined },
+    );
+  });
+
+  test('lists the sessions of a folder with their titles and dates, newest first', async () => {
+    const { sessions, nextCursor } = await client.listSessions({ cwd: project });
+    assert.equal(nextCursor, undefined);
+    assert.deepEqual(
+      sessions.map((s) => [s.sessionId, s.cwd, s.title, s.updatedAt]),
+      [
+        [ids.parser, project, 'Split the parser', '2025-05-03T12:00:00.000Z'],
+        [ids.login, project, 'Fix the login bug', '2025-05-01T10:00:00.000Z'],
+        [ids.big, project, 'A very long answer', '2025-04-20T08:00:00.000Z'],
+        [ids.doomed, project, 'Throwaway experiment', '2025-04-10T08:00:00.000Z'],
+      ],
+    );
+  });
+
+  test('lists every folder\'s sessions without a cwd filter', async () => {
+    const { sessions } = await client.listSessions({});
+    const elsewhere = sessions.find((s) => s.sessionId === ids.elsewhere);
+    assert.equal(elsewhere?.cwd, other);
+    assert.equal(sessions.length, 5);
+  });
+
+  test('archive is refused before anything is sent, since claude does not advertise it', async () => {
+    await assert.rejects(client.archiveSession(ids.login), UnsupportedCapabilityError);
+  });
+
+  test('a compacted transcript replays as a completed compaction row with its summary', async () => {
+    const timeline = new Timeline();
+    await client.loadSession(ids.parser, project, (update) => timeline.apply(update));
+    const compactions = timeline.entities.filter((e): e is CompactionEntity => e.kind === 'compaction');
+    assert.equal(compactions.length, 1);
+    assert.equal(compactions[0].status, 'completed');
+    assert.equal(partsText(compactions[0].summary), SUMMARY);
+    // Claude replays from the compaction on: the summary stands for everything before it.
+    const messages = timeline.entities.filter((e): e is MessageEntity => e.kind === 'user_message' || e.kind === 'agent_message');
+    assert.deepEqual(
+      messages.map((m) => [m.kind, partsText(m.parts)]),
+      [
+        ['user_message', 'Now make the parser read tokens.'],
+        ['agent_message', 'The parser now reads tokens from the lexer.'],
+      ],
+    );
+    assert.equal(timeline.entities[0].kind, 'compaction');
+    assert.deepEqual(timeline.entities.filter((e) => e.kind === 'unknown'), []);
+  });
+
+  test('a 3 MiB answer arrives whole', async () => {
+    const timeline = new Timeline();
+    await client.loadSession(ids.big, project, (update) => timeline.apply(update));
+    const answer = timeline.entities.find((e): e is MessageEntity => e.kind === 'agent_message');
+    assert.equal(answer && partsText(answer.parts), bigAnswer);
+  });
+
+  test('available_commands_update sent after the load response reaches live listeners', async () => {
+    const commands = nextUpdate(client, ids.login, (u) => (u.sessionUpdate === 'available_commands_update' ? u.availableCommands : undefined));
+    await client.loadSession(ids.login, project, () => undefined);
+    assert.ok(Array.isArray(await commands));
+  });
+
+  test('delete removes the transcript file and the session from the list', async () => {
+    const file = join(claudeProjectDir(home, project), `${ids.doomed}.jsonl`);
+    assert.ok(existsSync(file));
+    await client.deleteSession(ids.doomed);
+    assert.equal(existsSync(file), false);
+    const { sessions } = await client.listSessions({ cwd: project });
+    assert.equal(sessions.some((s) => s.sessionId === ids.doomed), false);
+  });
+
+  test('what claude sends beyond our reference agent leaves no warning or error in the log', () => {
+    // By now: `_meta` in initialize, `_auth/status_update`, messageIds, late available_commands_update,
+    // load responses with modes, models and configOptions, a 3 MiB line.
+    assert.deepEqual(log.problems, []);
+  });
+});

@@ -1,0 +1,125 @@
+// Our ACP client against the real @agentclientprotocol/codex-acp, offline, with Codex rollouts
+// fabricated in a temporary HOME.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { AcpClient } from '../../src/acp/client';
+import { AuthRequiredError } from '../../src/acp/errors';
+import type { MessageEntity } from '../../src/transcript/model';
+import { partsText } from '../../src/transcript/model';
+import { Timeline } from '../../src/transcript/timeline';
+import { writeCodexAuth, writeCodexSession } from './stores.mjs';
+import { RecordingLog, agentConfig, installed, startClient, tempHome } from './support';
+
+const ids = {
+  readme: '0196a1b2-0000-7000-8000-000000000001',
+  tests: '0196a1b2-0000-7000-8000-000000000002',
+  doomed: '0196a1b2-0000-7000-8000-000000000003',
+};
+
+describe(`codex-acp ${installed.agents.codex.version}`, () => {
+  const { home, project, cleanup } = tempHome();
+  let client: AcpClient;
+  let doomedFile: string;
+  const log = new RecordingLog();
+
+  before(async () => {
+    writeCodexAuth(home);
+    writeCodexSession(home, {
+      sessionId: ids.readme, cwd: project, startedAt: '2025-05-01T10:00:00.000Z', updatedAt: '2025-05-01T10:05:00.000Z',
+      turns: [['Add a README', 'Added README.md with the build steps.']],
+    });
+    writeCodexSession(home, {
+      sessionId: ids.tests, cwd: project, startedAt: '2025-05-03T09:30:00.000Z', updatedAt: '2025-05-03T09:45:00.000Z',
+      turns: [['Write tests for the parser', 'Wrote 3 tests.'], ['Run them', 'All 3 pass.']],
+    });
+    doomedFile = writeCodexSession(home, {
+      sessionId: ids.doomed, cwd: project, startedAt: '2025-04-01T09:30:00.000Z', updatedAt: '2025-04-01T09:31:00.000Z',
+      turns: [['Try a thing', 'Tried it.']],
+    });
+    client = await startClient(agentConfig('codex', home), log);
+  });
+
+  after(async () => {
+    await client?.dispose();
+    cleanup();
+  });
+
+  test('advertises list, load, delete and resume, and not archive', () => {
+    assert.equal(client.agentInfo?.name, '@agentclientprotocol/codex-acp');
+    assert.equal(client.agentInfo?.version, installed.agents.codex.version);
+    const { loadSession, list, delete: canDelete, resume, archive } = client.capabilities;
+    assert.deepEqual({ loadSession, list, delete: canDelete, resume, archive }, { loadSession: true, list: true, delete: true, resume: true, archive: false });
+  });
+
+  test('lists the sessions of a folder, titled by their first prompt and dated by their last change', async () => {
+    // codex answers `nextCursor: null` at the end; the client reports it as no cursor.
+    const { sessions, nextCursor } = await client.listSessions({ cwd: project });
+    assert.equal(nextCursor, undefined);
+    assert.deepEqual(
+      sessions.map((s) => [s.sessionId, s.cwd, s.title, s.updatedAt]),
+      [
+        [ids.tests, project, 'Write tests for the parser', '2025-05-03T09:45:00.000Z'],
+        [ids.readme, project, 'Add a README', '2025-05-01T10:05:00.000Z'],
+        [ids.doomed, project, 'Try a thing', '2025-04-01T09:31:00.000Z'],
+      ],
+    );
+  });
+
+  test('load replays the conversation in order, one message per messageId', async () => {
+    const timeline = new Timeline();
+    await client.loadSession(ids.tests, project, (update) => timeline.apply(update));
+    const messages = timeline.entities.filter((e): e is MessageEntity => e.kind === 'user_message' || e.kind === 'agent_message');
+    assert.deepEqual(
+      messages.map((m) => [m.kind, partsText(m.parts)]),
+      [
+        ['user_message', 'Write tests for the parser'],
+        ['agent_message', 'Wrote 3 tests.'],
+        ['user_message', 'Run them'],
+        ['agent_message', 'All 3 pass.'],
+      ],
+    );
+    assert.ok(messages.every((m) => typeof m.messageId === 'string'));
+    // session_info_update with only `_meta`, and available_commands_update, are session state.
+    assert.deepEqual(timeline.entities.filter((e) => e.kind === 'unknown'), []);
+  });
+
+  test('delete takes the session out of the list (codex moves the rollout to archived_sessions)', async () => {
+    await client.deleteSession(ids.doomed);
+    const { sessions } = await client.listSessions({ cwd: project });
+    assert.equal(sessions.some((s) => s.sessionId === ids.doomed), false);
+    assert.equal(existsSync(doomedFile), false);
+    assert.ok(readdirSync(join(home, '.codex', 'archived_sessions')).some((f) => f.includes(ids.doomed)));
+  });
+
+  test('what codex sends beyond our reference agent leaves no warning or error in the log', () => {
+    assert.deepEqual(log.problems, []);
+  });
+});
+
+describe(`codex-acp ${installed.agents.codex.version} without credentials`, () => {
+  const { home, project, cleanup } = tempHome();
+  let client: AcpClient;
+
+  before(async () => {
+    writeCodexSession(home, {
+      sessionId: ids.readme, cwd: project, startedAt: '2025-05-01T10:00:00.000Z',
+      turns: [['Add a README', 'Added README.md.']],
+    });
+    client = await startClient(agentConfig('codex', home));
+  });
+
+  after(async () => {
+    await client?.dispose();
+    cleanup();
+  });
+
+  test('starts and advertises its authMethods, so authMethods alone do not mean "log in first"', () => {
+    assert.ok(client.capabilities.authMethods.some((m) => m.id === 'api-key'));
+  });
+
+  test('session/list answers -32000, which the client reports as AuthRequiredError', async () => {
+    await assert.rejects(client.listSessions({ cwd: project }), AuthRequiredError);
+  });
+});

@@ -1,0 +1,88 @@
+// What the interop tests share: the installed real agents, a temporary HOME per test, and our
+// client started against an agent with a log that remembers what was written to it.
+import { mkdtempSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AcpClient } from '../../src/acp/client';
+import type { AgentConfig, Logger } from '../../src/acp/types';
+import { ensureAgents, type InteropAgentName } from './agents.mjs';
+
+export const installed = ensureAgents();
+
+export interface LogLine {
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** A Logger that keeps every line, so a test can assert that nothing went wrong quietly. */
+export class RecordingLog implements Logger {
+  readonly lines: LogLine[] = [];
+  trace(message: string) { this.lines.push({ level: 'trace', message }); }
+  debug(message: string) { this.lines.push({ level: 'debug', message }); }
+  info(message: string) { this.lines.push({ level: 'info', message }); }
+  warn(message: string) { this.lines.push({ level: 'warn', message }); }
+  error(message: string) { this.lines.push({ level: 'error', message }); }
+  /** Warnings and errors: what a user would see as a problem in the output channel. */
+  get problems(): string[] {
+    return this.lines.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `${l.level}: ${l.message}`);
+  }
+}
+
+/** A fresh HOME and a project folder inside it (real paths: the agents resolve symlinks). */
+export function tempHome(): { home: string; project: string; cleanup(): void } {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-interop-')));
+  const project = join(home, 'work', 'my-project');
+  mkdirSync(project, { recursive: true });
+  return { home, project, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/**
+ * The `acpSessions.agents` entry for an installed agent, with its store in `home`. The agents'
+ * own overrides of their folders are pinned too, so a developer's real sessions never leak in;
+ * IS_SANDBOX lets claude-agent-acp run as root (as CI does).
+ */
+export function agentConfig(name: InteropAgentName, home: string, node = process.execPath, extraEnv: Record<string, string> = {}): AgentConfig {
+  const agent = installed.agents[name];
+  return {
+    name,
+    command: node,
+    args: [agent.script, ...agent.args],
+    cwd: home,
+    env: {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+      CODEX_HOME: join(home, '.codex'),
+      GEMINI_CLI_HOME: home,
+      IS_SANDBOX: '1',
+      // No credentials from the machine: the tests must not depend on (or use) anyone's account.
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      CODEX_API_KEY: '',
+      GEMINI_API_KEY: '',
+      GOOGLE_API_KEY: '',
+      ...extraEnv,
+    },
+  };
+}
+
+export function startClient(config: AgentConfig, log = new RecordingLog()): Promise<AcpClient> {
+  return AcpClient.start(config, {
+    clientInfo: { name: 'acp-sessions-interop', version: '0.0.0' },
+    log,
+    // Real agents start slower than ours (codex starts its app server first).
+    initializeTimeoutMs: 120_000,
+  });
+}
+
+/** Resolves with the first value `take` returns for a live update of `sessionId`. */
+export function nextUpdate<T>(client: AcpClient, sessionId: string, take: (u: Record<string, unknown>) => T | undefined): Promise<T> {
+  return new Promise((resolve) => {
+    const subscription = client.onSessionUpdate(sessionId, (update) => {
+      const value = take(update as Record<string, unknown>);
+      if (value !== undefined) {
+        subscription.dispose();
+        resolve(value);
+      }
+    });
+  });
+}

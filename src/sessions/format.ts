@@ -1,0 +1,76 @@
+// How sessions read in the UI: titles, ages and date groups. Pure functions, tested under Node.
+import type { SessionInfo } from '../acp/types';
+
+/** The session's title, or a readable stand-in when the agent gives none. */
+export function sessionLabel(session: Pick<SessionInfo, 'sessionId' | 'title'>): string {
+  const title = session.title?.trim();
+  if (title) return title.replace(/\s+/g, ' ');
+  return `Untitled session (${shortId(session.sessionId)})`;
+}
+
+/** The end of a session id: enough to tell sessions apart, short enough to read. */
+export function shortId(sessionId: string): string {
+  return sessionId.length <= 8 ? sessionId : `…${sessionId.slice(-6)}`;
+}
+
+/** The time of `updatedAt` in ms, or undefined when absent or not a date. */
+export function updatedAtMs(session: Pick<SessionInfo, 'updatedAt'>): number | undefined {
+  if (!session.updatedAt) return undefined;
+  const ms = Date.parse(session.updatedAt);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** A short age such as "now", "5 min", "3 h", "2 d", "3 w", "4 mo", "2 y". */
+export function relativeTime(ms: number, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - ms) / 1000));
+  if (seconds < 60) return 'now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h`;
+  const days = Math.floor(hours / 24);
+  if (days < 7) return `${days} d`;
+  if (days < 30) return `${Math.floor(days / 7)} w`;
+  if (days < 365) return `${Math.floor(days / 30)} mo`;
+  return `${Math.floor(days / 365)} y`;
+}
+
+export type DateGroup = 'today' | 'yesterday' | 'thisWeek' | 'older';
+
+export const dateGroupLabels: Record<DateGroup, string> = {
+  today: 'Today',
+  yesterday: 'Yesterday',
+  thisWeek: 'This Week',
+  older: 'Older',
+};
+
+export const dateGroupOrder: readonly DateGroup[] = ['today', 'yesterday', 'thisWeek', 'older'];
+
+/** Calendar grouping in local time: today, yesterday, the 7 days before, or older. */
+export function dateGroup(ms: number | undefined, now: number = Date.now()): DateGroup {
+  if (ms === undefined) return 'older';
+  const startOfToday = new Date(now);
+  startOfToday.setHours(0, 0, 0, 0);
+  const today = startOfToday.getTime();
+  if (ms >= today) return 'today';
+  const yesterday = new Date(startOfToday);
+  yesterday.setDate(yesterday.getDate() - 1);
+  if (ms >= yesterday.getTime()) return 'yesterday';
+  const weekAgo = new Date(startOfToday);
+  weekAgo.setDate(weekAgo.getDate() - 7);
+  if (ms >= weekAgo.getTime()) return 'thisWeek';
+  return 'older';
+}
+
+/** Newest first by `updatedAt`; sessions without a date keep the agent's order, after dated ones. */
+export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
+  return sessions
+    .map((session, index) => ({ session, index, ms: updatedAtMs(session) }))
+    .sort((a, b) => {
+      if (a.ms !== undefined && b.ms !== undefined && a.ms !== b.ms) return b.ms - a.ms;
+      if (a.ms === undefined && b.ms !== undefined) return 1;
+      if (a.ms !== undefined && b.ms === undefined) return -1;
+      return a.index - b.index;
+    })
+    .map((e) => e.session);
+}

@@ -1,0 +1,538 @@
+// The sessions model: per agent and folder, the Active and Archived lists as the agent's
+// `session/list` returns them, with cursor paging, local moves after archive/unarchive/delete,
+// and live `session_info_update`s. The agent stays the source of truth: a refresh replaces
+// everything with what it lists.
+import type { AcpClient } from '../acp/client';
+import type { ArchivedFilter, SessionInfo, SessionUpdate } from '../acp/types';
+import { messageOf, type AgentRegistry } from './agentRegistry';
+import { Emitter, type Disposable, type Event } from './events';
+import { sortNewestFirst, updatedAtMs } from './format';
+
+/** "Active" lists `archived: "exclude"` (or no filter without archive); "Archived" lists `only`. */
+export type Section = 'active' | 'archived';
+
+/** Which folders' sessions are listed: each open folder (`cwd` = folder), or all at once. */
+export type SessionScope = { kind: 'all' } | { kind: 'folders'; folders: readonly string[] };
+
+export type ListStatus = 'idle' | 'loading' | 'loaded' | 'error';
+
+export interface SessionsChange {
+  agent: string;
+  /** The list that changed; undefined when the whole agent changed. */
+  list?: SessionList;
+}
+
+/** What happened to one session of an archive, unarchive or delete. */
+export interface SessionOutcome {
+  sessionId: string;
+  /** What was known about it before the operation (undefined when not loaded). */
+  session: SessionInfo | undefined;
+  /** `gone`: the agent answered -32002 (unknown, deleted or expired). */
+  status: 'done' | 'gone' | 'failed';
+  error?: unknown;
+}
+
+/** The agent does not advertise what an operation needs; nothing was sent. */
+export class CapabilityMissingError extends Error {
+  constructor(
+    readonly agent: string,
+    readonly capability: string,
+    what: string,
+  ) {
+    super(`Agent "${agent}" cannot ${what}: it does not advertise sessionCapabilities.${capability}.`);
+    this.name = 'CapabilityMissingError';
+  }
+}
+
+export interface SessionsModelOptions {
+  /** How many sessions a list shows before "Load more" (the agent pages as it likes). */
+  pageSize?: number;
+  scope?: SessionScope;
+  log?: { warn(message: string): void; debug?(message: string): void };
+}
+
+/** An agent that pages forever must not hang a load: one load follows at most this many cursors. */
+const maxPagesPerLoad = 200;
+
+/** One cursor chain of `session/list` with a fixed `cwd` and `archived` filter. */
+export class SessionList {
+  status: ListStatus = 'idle';
+  sessions: SessionInfo[] = [];
+  nextCursor: string | undefined;
+  error: unknown;
+  /** A further page is being fetched (the list shows what it has meanwhile). */
+  loadingMore = false;
+  /** The client this content came from: a new client after a restart means stale content. */
+  loadedFrom: AcpClient | undefined;
+  private generation = 0;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly model: SessionsModel,
+    readonly agent: string,
+    readonly section: Section,
+    readonly cwd: string | undefined,
+  ) {}
+
+  get id(): string {
+    return listKey(this.agent, this.section, this.cwd);
+  }
+
+  get hasMore(): boolean {
+    return this.nextCursor !== undefined;
+  }
+
+  get busy(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** Loads the first page(s) unless loaded or loading; resolves when done (see `status`). */
+  load(): Promise<void> {
+    if (this.pending) return this.pending;
+    if (this.status === 'loaded') return Promise.resolve();
+    this.status = 'loading';
+    this.error = undefined;
+    const done = this.run(true, this.model.pageSize);
+    this.model.changed(this);
+    return done;
+  }
+
+  /** Fetches the next page(s) along the same cursor chain. */
+  loadMore(): Promise<void> {
+    if (this.pending) return this.pending;
+    if (this.status !== 'loaded' || !this.nextCursor) return this.load();
+    this.loadingMore = true;
+    this.error = undefined;
+    const done = this.run(false, this.sessions.length + this.model.pageSize);
+    this.model.changed(this);
+    return done;
+  }
+
+  /**
+   * Lists again from the start, as deep as already loaded, keeping the old content on screen
+   * until the new one has arrived.
+   */
+  reload(): Promise<void> {
+    if (this.status === 'idle') return Promise.resolve();
+    if (this.status !== 'loaded') {
+      this.reset();
+      return this.load();
+    }
+    const depth = Math.max(this.model.pageSize, this.sessions.length);
+    this.generation++;
+    this.pending = undefined;
+    return this.run(true, depth);
+  }
+
+  /** Forgets everything; the next `load` starts a new chain. */
+  reset(): void {
+    this.generation++;
+    this.pending = undefined;
+    this.status = 'idle';
+    this.sessions = [];
+    this.nextCursor = undefined;
+    this.error = undefined;
+    this.loadingMore = false;
+    this.loadedFrom = undefined;
+  }
+
+  /** The `archived` filter this list sends: none at all when the agent lacks `archive`. */
+  filterFor(client: AcpClient): ArchivedFilter | undefined {
+    if (!client.capabilities.archive) return undefined;
+    return this.section === 'archived' ? 'only' : 'exclude';
+  }
+
+  /** Whether a session with this `cwd` belongs in this list. */
+  covers(session: SessionInfo): boolean {
+    return this.cwd === undefined || this.cwd === session.cwd;
+  }
+
+  /** @internal replaces the sessions (the model keeps them sorted). */
+  setSessions(sessions: SessionInfo[]): void {
+    this.sessions = sortNewestFirst(sessions);
+  }
+
+  private run(fromStart: boolean, want: number): Promise<void> {
+    const generation = fromStart ? ++this.generation : this.generation;
+    const done = this.fetch(generation, fromStart, want).finally(() => {
+      if (this.generation === generation && this.pending === done) this.pending = undefined;
+    });
+    this.pending = done;
+    return done;
+  }
+
+  private async fetch(generation: number, fromStart: boolean, want: number): Promise<void> {
+    const current = () => this.generation === generation;
+    try {
+      const client = await this.model.registry.getClient(this.agent);
+      if (!current()) return;
+      if (!client.capabilities.list) throw new CapabilityMissingError(this.agent, 'list', 'list its sessions');
+      if (this.section === 'archived' && !client.capabilities.archive) {
+        throw new CapabilityMissingError(this.agent, 'archive', 'list archived sessions');
+      }
+      const archived = this.filterFor(client);
+      const collected = fromStart ? [] : [...this.sessions];
+      const seen = new Set(collected.map((s) => s.sessionId));
+      let cursor = fromStart ? undefined : this.nextCursor;
+      let pages = 0;
+      do {
+        // The same `cwd` and `archived` along the whole chain: changing either restarts it.
+        const params: { cwd?: string; archived?: ArchivedFilter; cursor?: string } = {};
+        if (this.cwd !== undefined) params.cwd = this.cwd;
+        if (archived !== undefined) params.archived = archived;
+        if (cursor !== undefined) params.cursor = cursor;
+        const page = await client.listSessions(params);
+        if (!current()) return;
+        for (const session of page.sessions) {
+          if (seen.has(session.sessionId)) continue;
+          seen.add(session.sessionId);
+          collected.push(session);
+        }
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
+      this.setSessions(collected);
+      this.nextCursor = cursor;
+      this.status = 'loaded';
+      this.error = undefined;
+      this.loadingMore = false;
+      this.loadedFrom = client;
+      this.model.track(this.agent, client, collected);
+      this.model.changed(this);
+    } catch (error) {
+      if (!current()) return;
+      this.model.log?.warn(`Listing ${this.section} sessions of "${this.agent}" failed: ${messageOf(error)}`);
+      if (isAuthRequired(error)) this.model.registry.reportAuthenticationRequired(this.agent, messageOf(error));
+      if (this.loadingMore) {
+        // A failed further page keeps what is already shown; the error shows at the Load more item.
+        this.loadingMore = false;
+        this.error = error;
+      } else {
+        this.status = 'error';
+        this.error = error;
+      }
+      this.model.changed(this);
+    }
+  }
+}
+
+export class SessionsModel implements Disposable {
+  private readonly lists = new Map<string, SessionList>();
+  /** Live `session/update` subscriptions per agent, per listed session, tied to one client. */
+  private readonly subscriptions = new Map<string, { client: AcpClient; bySession: Map<string, Disposable> }>();
+  private readonly onDidChangeEmitter = new Emitter<SessionsChange>();
+  readonly onDidChange: Event<SessionsChange> = this.onDidChangeEmitter.event;
+  private readonly registrySubscriptions: Disposable[] = [];
+  pageSize: number;
+  private currentScope: SessionScope;
+  readonly log: SessionsModelOptions['log'];
+
+  constructor(
+    readonly registry: AgentRegistry,
+    options: SessionsModelOptions = {},
+  ) {
+    this.pageSize = Math.max(1, options.pageSize ?? 50);
+    this.currentScope = options.scope ?? { kind: 'all' };
+    this.log = options.log;
+    this.registrySubscriptions.push(
+      registry.onDidChangeState((agent) => this.agentStateChanged(agent.name)),
+      registry.onDidChangeAgents(() => this.agentsChanged()),
+    );
+  }
+
+  get scope(): SessionScope {
+    return this.currentScope;
+  }
+
+  /** Changes the folders listed; lists of other folders are dropped. */
+  setScope(scope: SessionScope): void {
+    this.currentScope = scope;
+    const cwds = new Set(this.cwds());
+    for (const [key, list] of this.lists) {
+      if (!cwds.has(list.cwd)) {
+        list.reset();
+        this.lists.delete(key);
+      }
+    }
+    for (const agent of this.registry.agents) this.onDidChangeEmitter.fire({ agent: agent.name });
+  }
+
+  /** The `cwd` of each list per section under the current scope (undefined: every folder). */
+  cwds(): (string | undefined)[] {
+    return this.currentScope.kind === 'all' ? [undefined] : [...this.currentScope.folders];
+  }
+
+  /** The sections the agent has: Archived only with `sessionCapabilities.archive`. */
+  sections(agent: string): Section[] {
+    const capabilities = this.registry.agent(agent)?.capabilities;
+    return capabilities?.archive ? ['active', 'archived'] : ['active'];
+  }
+
+  /** The list for one agent, section and folder (created idle on first use). */
+  list(agent: string, section: Section, cwd: string | undefined): SessionList {
+    const key = listKey(agent, section, cwd);
+    let list = this.lists.get(key);
+    if (!list) {
+      list = new SessionList(this, agent, section, cwd);
+      this.lists.set(key, list);
+    }
+    return list;
+  }
+
+  /** Every list that exists, optionally of one agent. */
+  allLists(agent?: string): SessionList[] {
+    return [...this.lists.values()].filter((l) => agent === undefined || l.agent === agent);
+  }
+
+  /** A loaded session and the list it is in. */
+  find(agent: string, sessionId: string): { session: SessionInfo; list: SessionList } | undefined {
+    for (const list of this.allLists(agent)) {
+      const session = list.sessions.find((s) => s.sessionId === sessionId);
+      if (session) return { session, list };
+    }
+    return undefined;
+  }
+
+  /**
+   * Lists again from the agent. A failed, unsupported or signed-out agent is restarted at once
+   * (no back-off: the user asked); for a running one every loaded list is re-listed.
+   */
+  async refresh(agentName?: string): Promise<void> {
+    const agents = this.registry.agents.filter((a) => agentName === undefined || a.name === agentName);
+    await Promise.all(
+      agents.map(async (agent) => {
+        if (agent.state.kind === 'connected') {
+          await Promise.all(this.allLists(agent.name).map((l) => l.reload()));
+          return;
+        }
+        if (agent.state.kind === 'starting') return;
+        this.dropAgent(agent.name);
+        this.onDidChangeEmitter.fire({ agent: agent.name });
+        await this.registry.restart(agent.name).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Archives sessions; each that succeeds moves from Active to Archived at once. */
+  archive(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
+    return this.setArchivedOnAgent(agent, sessionIds, true);
+  }
+
+  /** Unarchives sessions; each that succeeds moves from Archived to Active at once. */
+  unarchive(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
+    return this.setArchivedOnAgent(agent, sessionIds, false);
+  }
+
+  /** Deletes sessions; each that succeeds disappears from every list. */
+  async delete(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
+    const client = await this.registry.getClient(agent);
+    if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');
+    const outcomes: SessionOutcome[] = [];
+    for (const sessionId of sessionIds) {
+      const session = this.find(agent, sessionId)?.session;
+      try {
+        await client.deleteSession(sessionId);
+        this.remove(agent, sessionId);
+        outcomes.push({ sessionId, session, status: 'done' });
+      } catch (error) {
+        outcomes.push(this.failure(agent, sessionId, session, error));
+      }
+    }
+    this.revalidate(agent, outcomes);
+    return outcomes;
+  }
+
+  dispose(): void {
+    for (const d of this.registrySubscriptions) d.dispose();
+    for (const agent of [...this.subscriptions.keys()]) this.untrack(agent);
+    for (const list of this.lists.values()) list.reset();
+    this.lists.clear();
+    this.onDidChangeEmitter.dispose();
+  }
+
+  /** @internal a list changed. */
+  changed(list: SessionList): void {
+    this.onDidChangeEmitter.fire({ agent: list.agent, list });
+  }
+
+  /** @internal subscribes to live updates of listed sessions (once per session and client). */
+  track(agent: string, client: AcpClient, sessions: readonly SessionInfo[]): void {
+    let entry = this.subscriptions.get(agent);
+    if (entry && entry.client !== client) {
+      this.untrack(agent);
+      entry = undefined;
+    }
+    if (!entry) {
+      entry = { client, bySession: new Map() };
+      this.subscriptions.set(agent, entry);
+    }
+    for (const session of sessions) {
+      if (entry.bySession.has(session.sessionId)) continue;
+      const sessionId = session.sessionId;
+      entry.bySession.set(
+        sessionId,
+        client.onSessionUpdate(sessionId, (update) => this.sessionUpdated(agent, sessionId, update)),
+      );
+    }
+  }
+
+  private untrack(agent: string, sessionId?: string): void {
+    const entry = this.subscriptions.get(agent);
+    if (!entry) return;
+    if (sessionId !== undefined) {
+      entry.bySession.get(sessionId)?.dispose();
+      entry.bySession.delete(sessionId);
+      return;
+    }
+    for (const d of entry.bySession.values()) d.dispose();
+    this.subscriptions.delete(agent);
+  }
+
+  private async setArchivedOnAgent(agent: string, sessionIds: readonly string[], archived: boolean): Promise<SessionOutcome[]> {
+    const client = await this.registry.getClient(agent);
+    const what = archived ? 'archive sessions' : 'unarchive sessions';
+    if (!client.capabilities.archive) throw new CapabilityMissingError(agent, 'archive', what);
+    const outcomes: SessionOutcome[] = [];
+    for (const sessionId of sessionIds) {
+      const session = this.find(agent, sessionId)?.session;
+      try {
+        if (archived) await client.archiveSession(sessionId);
+        else await client.unarchiveSession(sessionId);
+        if (session) this.move(agent, { ...session, archived });
+        outcomes.push({ sessionId, session, status: 'done' });
+      } catch (error) {
+        outcomes.push(this.failure(agent, sessionId, session, error));
+      }
+    }
+    this.revalidate(agent, outcomes);
+    return outcomes;
+  }
+
+  /**
+   * After a change the local move is already on screen; listing again in the background keeps
+   * the cursor chains right (an agent's cursor may count positions that just moved).
+   */
+  private revalidate(agent: string, outcomes: readonly SessionOutcome[]): void {
+    if (!outcomes.some((o) => o.status !== 'failed')) return;
+    this.lastRevalidation = Promise.all(this.allLists(agent).map((l) => l.reload())).then(() => undefined);
+  }
+
+  /** The background re-list after the last operation (tests wait for it instead of sleeping). */
+  lastRevalidation: Promise<void> = Promise.resolve();
+
+  private failure(agent: string, sessionId: string, session: SessionInfo | undefined, error: unknown): SessionOutcome {
+    if (isResourceNotFound(error)) {
+      // -32002: the agent no longer knows the session, so no list may keep showing it.
+      this.remove(agent, sessionId);
+      return { sessionId, session, status: 'gone', error };
+    }
+    if (isAuthRequired(error)) this.registry.reportAuthenticationRequired(agent, messageOf(error));
+    this.log?.warn(`Operation on session ${sessionId} of "${agent}" failed: ${messageOf(error)}`);
+    return { sessionId, session, status: 'failed', error };
+  }
+
+  /** Puts the session into the lists of its (new) section and out of the others. */
+  private move(agent: string, session: SessionInfo): void {
+    const section: Section = session.archived ? 'archived' : 'active';
+    for (const list of this.allLists(agent)) {
+      const index = list.sessions.findIndex((s) => s.sessionId === session.sessionId);
+      if (list.section !== section || !list.covers(session)) {
+        if (index >= 0) {
+          list.sessions = list.sessions.filter((_, i) => i !== index);
+          this.changed(list);
+        }
+        continue;
+      }
+      if (list.status !== 'loaded') continue;
+      const next = [...list.sessions];
+      if (index >= 0) next[index] = session;
+      else if (!belongsAfterLoadedPages(list, session)) next.push(session);
+      else continue;
+      list.setSessions(next);
+      this.changed(list);
+    }
+    const client = this.registry.connectedClient(agent);
+    if (client) this.track(agent, client, [session]);
+  }
+
+  private remove(agent: string, sessionId: string): void {
+    for (const list of this.allLists(agent)) {
+      const next = list.sessions.filter((s) => s.sessionId !== sessionId);
+      if (next.length !== list.sessions.length) {
+        list.sessions = next;
+        this.changed(list);
+      }
+    }
+    this.untrack(agent, sessionId);
+  }
+
+  private sessionUpdated(agent: string, sessionId: string, update: SessionUpdate): void {
+    if (update.sessionUpdate !== 'session_info_update') return;
+    const found = this.find(agent, sessionId);
+    if (!found) return;
+    const info = update as { title?: string | null; updatedAt?: string | null; archived?: boolean | null };
+    const next: SessionInfo = { ...found.session };
+    // Omitted: unchanged; null: cleared (title, updatedAt); `archived: null` changes nothing.
+    if (info.title !== undefined) next.title = info.title;
+    if (info.updatedAt !== undefined) next.updatedAt = info.updatedAt;
+    if (typeof info.archived === 'boolean') next.archived = info.archived;
+    this.move(agent, next);
+  }
+
+  private agentStateChanged(agent: string): void {
+    const state = this.registry.agent(agent)?.state;
+    if (!state) return;
+    if (state.kind === 'starting' || state.kind === 'needsAuthentication') {
+      this.onDidChangeEmitter.fire({ agent });
+      return;
+    }
+    const client = this.registry.connectedClient(agent);
+    // Content from another (dead) client is stale: a reconnect lists everything again.
+    for (const list of this.allLists(agent)) {
+      if (!list.busy && list.loadedFrom !== client) list.reset();
+    }
+    if (this.subscriptions.get(agent)?.client !== client) this.untrack(agent);
+    this.onDidChangeEmitter.fire({ agent });
+  }
+
+  private agentsChanged(): void {
+    const names = new Set(this.registry.agents.map((a) => a.name));
+    for (const agent of new Set(this.allLists().map((l) => l.agent))) {
+      // A reconfigured agent is a new process: its old lists are stale too.
+      const current = this.registry.connectedClient(agent);
+      const stale = this.allLists(agent).some((l) => l.loadedFrom && l.loadedFrom !== current);
+      if (!names.has(agent) || stale) this.dropAgent(agent);
+    }
+  }
+
+  private dropAgent(agent: string): void {
+    for (const list of this.allLists(agent)) {
+      list.reset();
+      this.lists.delete(list.id);
+    }
+    this.untrack(agent);
+  }
+}
+
+function listKey(agent: string, section: Section, cwd: string | undefined): string {
+  return JSON.stringify([agent, section, cwd ?? null]);
+}
+
+/**
+ * A session older than everything loaded, while more pages remain, arrives with a later page;
+ * inserting it now would duplicate it then.
+ */
+function belongsAfterLoadedPages(list: SessionList, session: SessionInfo): boolean {
+  if (!list.hasMore || list.sessions.length === 0) return false;
+  const last = updatedAtMs(list.sessions[list.sessions.length - 1]);
+  const ms = updatedAtMs(session);
+  return last !== undefined && (ms === undefined || ms < last);
+}
+
+export function isResourceNotFound(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === -32002;
+}
+
+export function isAuthRequired(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === -32000;
+}

@@ -1,0 +1,203 @@
+// Starts VS Code's own server (from code-server) on 127.0.0.1 with fresh folders, and a
+// Debian Chromium page on it through playwright-core. Shared by the test launcher, the UI
+// harness and the demo; the recipe is in /work/shared/notes/vscode-host.md.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ensureHost } from './setup.mjs';
+
+/** A port nobody listens on right now. */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Settings every test and demo workbench gets: no AI features (their background sign-in
+ * attempts flood the log and use the CPU the tests need), no welcome page, no update checks.
+ */
+export const QUIET_SETTINGS = {
+  'chat.disableAIFeatures': true,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'telemetry.telemetryLevel': 'off',
+};
+
+/**
+ * Starts the server. `machineSettings` go to <server-data>/data/Machine/settings.json: in a
+ * browser window on a VS Code server these are the settings of the machine the extension host
+ * runs on, which is where machine-scoped settings such as `acpSessions.agents` are read from
+ * (the browser's own user settings live in its IndexedDB and cannot be preset from outside).
+ */
+export async function startServer({
+  host = ensureHost(),
+  machineSettings,
+  extensionsDir,
+  env = {},
+  root = mkdtempSync(join(tmpdir(), 'acp-vscode-')),
+  port,
+  keepRoot = false,
+} = {}) {
+  const dirs = {
+    root,
+    userData: join(root, 'user-data'),
+    serverData: join(root, 'server-data'),
+    extensions: extensionsDir ?? join(root, 'extensions'),
+    xdgConfig: join(root, 'xdg-config'),
+    xdgData: join(root, 'xdg-data'),
+    home: join(root, 'home'),
+  };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  writeMachineSettings(dirs.serverData, { ...QUIET_SETTINGS, ...machineSettings });
+  port ??= await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const logFile = join(root, 'server.log');
+  const log = createWriteStream(logFile);
+  const child = spawn(host.node24, [
+    host.serverMain,
+    '--host', '127.0.0.1',
+    '--port', String(port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
+    '--enable-smoke-test-driver',
+    '--telemetry-level', 'off',
+    '--disable-workspace-trust',
+    '--user-data-dir', dirs.userData,
+    '--server-data-dir', dirs.serverData,
+    '--extensions-dir', dirs.extensions,
+  ], {
+    // Its own process group, so that stopping it also ends the extension host and pty host.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: dirs.xdgConfig,
+      XDG_DATA_HOME: dirs.xdgData,
+      ...env,
+    },
+  });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  let exited = null;
+  const exit = new Promise((r) => child.once('exit', (code, signal) => { exited = { code, signal }; r(exited); }));
+
+  const stop = async () => {
+    if (!exited) {
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+      const killed = await Promise.race([exit, sleep(3000).then(() => null)]);
+      if (!killed) {
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+        await exit;
+      }
+    }
+    // The group may outlive its leader (extension host, pty host): end it too.
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    log.end();
+    if (!keepRoot) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  };
+
+  // The server answers GET /version once it is ready.
+  for (;;) {
+    if (exited) {
+      const text = safeRead(logFile);
+      await stop();
+      throw new Error(`VS Code server exited (${exited.code ?? exited.signal}) before it was ready:\n${text}`);
+    }
+    try {
+      const response = await fetch(`${origin}/version`);
+      if (response.ok) break;
+    } catch { /* not listening yet */ }
+    await sleep(100);
+  }
+
+  return {
+    port,
+    origin,
+    dirs,
+    logFile,
+    process: child,
+    exited: exit,
+    /** The vscode-remote URI of a path on this server, as the workbench payload wants it. */
+    remoteUri: (path) => `vscode-remote://127.0.0.1:${port}${resolve(path)}`,
+    /** The workbench address for `folders` (one folder, or a generated multi-root workspace). */
+    workbenchUrl({ folders = [], workspace, payload = [] } = {}) {
+      const params = new URLSearchParams();
+      if (workspace) params.set('workspace', resolve(workspace));
+      else if (folders.length === 1) params.set('folder', resolve(folders[0]));
+      else if (folders.length > 1) {
+        const file = join(root, 'workspace.code-workspace');
+        writeFileSync(file, JSON.stringify({ folders: folders.map((f) => ({ path: resolve(f) })) }, null, 2));
+        params.set('workspace', file);
+      }
+      if (payload.length) params.set('payload', JSON.stringify(payload));
+      const query = params.toString();
+      return `${origin}/${query ? `?${query}` : ''}`;
+    },
+    stop,
+  };
+}
+
+function safeRead(file) {
+  try { return readFileSync(file, 'utf8'); } catch { return ''; }
+}
+
+/** Writes the remote machine's settings.json (see startServer). */
+export function writeMachineSettings(serverDataDir, settings) {
+  const dir = join(serverDataDir, 'data', 'Machine');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A fresh Chromium profile with one page, through playwright-core and Debian's Chromium. */
+export async function openBrowser({
+  host = ensureHost(),
+  root = mkdtempSync(join(tmpdir(), 'acp-chromium-')),
+  headless = true,
+  viewport = { width: 1280, height: 800 },
+} = {}) {
+  const { chromium } = await import('playwright-core');
+  const profile = join(root, 'profile');
+  const home = join(root, 'home');
+  mkdirSync(profile, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: host.chromium,
+    headless,
+    args: CHROMIUM_ARGS,
+    viewport,
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}

@@ -1,5 +1,6 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import * as vscode from 'vscode';
+import { registerAddAgent } from './ui/addAgent';
 import { readAgentConfigs } from './ui/settings';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -19,6 +20,8 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.affectsConfiguration('acpSessions.agents')) updateAgentCount();
     }),
   );
+
+  registerAddAgent(context);
 }
 
 export function deactivate(): void {}

@@ -33,6 +33,8 @@ export function tempHome(): { home: string; project: string; cleanup(): void } {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-interop-')));
   const project = join(home, 'work', 'my-project');
   mkdirSync(project, { recursive: true });
+  // CODEX_HOME is pinned below, and codex refuses to start when it does not exist.
+  mkdirSync(join(home, '.codex'));
   return { home, project, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 

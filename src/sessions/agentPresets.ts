@@ -1,0 +1,146 @@
+// Ready-made `acpSessions.agents` entries for the agents people use, and how to tell whether
+// their command is installed. Data and plain Node only (no `vscode`): the "Add Agent…" quick
+// pick shows these, and the tree uses the login hints when an agent asks for authentication.
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { AgentConfig } from '../acp/types';
+
+export interface AgentPreset {
+  /** Stable id, also accepted as the argument of `acpSessions.addAgent`. */
+  id: 'claude' | 'codex' | 'gemini' | 'qwen';
+  /** The entry written into settings (the user may edit it afterwards). */
+  entry: { name: string; command: string; args: string[] };
+  /** One line for the quick pick. */
+  description: string;
+  /** The command that installs `entry.command`; we never run it for the user. */
+  install: string;
+  /** What to do when the agent answers "authentication required". */
+  login: string;
+  /** Names the agent reports in `initialize`'s agentInfo, to recognise entries written by hand. */
+  agentInfoNames: string[];
+}
+
+export const AGENT_PRESETS: readonly AgentPreset[] = [
+  {
+    id: 'claude',
+    entry: { name: 'Claude', command: 'claude-agent-acp', args: [] },
+    description: 'Claude Code sessions, through the ACP adapter @agentclientprotocol/claude-agent-acp',
+    install: 'npm install -g @agentclientprotocol/claude-agent-acp',
+    login: 'Run `claude` in a terminal and log in, or set ANTHROPIC_API_KEY in the entry\'s "env".',
+    agentInfoNames: ['@agentclientprotocol/claude-agent-acp', '@zed-industries/claude-code-acp'],
+  },
+  {
+    id: 'codex',
+    entry: { name: 'Codex', command: 'codex-acp', args: [] },
+    description: 'OpenAI Codex sessions, through the ACP adapter @agentclientprotocol/codex-acp',
+    install: 'npm install -g @agentclientprotocol/codex-acp',
+    login: 'Run `codex login` in a terminal (or `codex login --with-api-key`), then Retry.',
+    agentInfoNames: ['@agentclientprotocol/codex-acp', '@zed-industries/codex-acp', 'codex-acp'],
+  },
+  {
+    id: 'gemini',
+    entry: { name: 'Gemini CLI', command: 'gemini', args: ['--acp'] },
+    description: 'Gemini CLI in ACP mode (it cannot list its sessions yet)',
+    install: 'npm install -g @google/gemini-cli',
+    login: 'Run `gemini` in a terminal and log in, or set GEMINI_API_KEY in the entry\'s "env".',
+    agentInfoNames: ['gemini-cli'],
+  },
+  {
+    id: 'qwen',
+    entry: { name: 'Qwen Code', command: 'qwen', args: ['--acp'] },
+    description: 'Qwen Code in ACP mode',
+    install: 'npm install -g @qwen-code/qwen-code',
+    login: 'Run `qwen` in a terminal and log in, or set OPENAI_API_KEY in the entry\'s "env".',
+    agentInfoNames: ['qwen-code'],
+  },
+];
+
+/** The preset an entry (or a connected agent) comes from, by agentInfo name or by command. */
+export function presetFor(config: Pick<AgentConfig, 'command'>, agentInfoName?: string): AgentPreset | undefined {
+  if (agentInfoName) {
+    const byInfo = AGENT_PRESETS.find((p) => p.agentInfoNames.includes(agentInfoName));
+    if (byInfo) return byInfo;
+  }
+  const base = config.command.split(/[\\/]/).pop()!.replace(/\.(cmd|exe|bat|ps1)$/i, '');
+  return AGENT_PRESETS.find((p) => p.entry.command === base);
+}
+
+/**
+ * Where `command` would be found when started as the agent is started (no shell): an
+ * absolute or relative path as given, otherwise the first executable match on PATH (with
+ * PATHEXT on Windows). Undefined when it is not there.
+ */
+export function findExecutable(
+  command: string,
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (!command) return undefined;
+  const extensions = platform === 'win32'
+    ? ['', ...(env.PATHEXT ?? env.Pathext ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)]
+    : [''];
+  const candidates = (base: string) => extensions.map((ext) => base + ext);
+  if (isAbsolute(command) || /[\\/]/.test(command)) {
+    return candidates(isAbsolute(command) ? command : join(cwd, command)).find((c) => isExecutableFile(c, platform));
+  }
+  const path = env.PATH ?? env.Path ?? '';
+  for (const dir of path.split(platform === 'win32' ? ';' : delimiter)) {
+    if (!dir) continue;
+    const found = candidates(join(dir, command)).find((c) => isExecutableFile(c, platform));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function isExecutableFile(path: string, platform: NodeJS.Platform): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    if (platform !== 'win32') accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `name`, or `name (2)`, `name (3)`… : the first one no existing entry uses. */
+export function uniqueAgentName(name: string, existing: readonly string[]): string {
+  const taken = new Set(existing);
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) if (!taken.has(`${name} (${n})`)) return `${name} (${n})`;
+}
+
+/**
+ * Splits an argument line as a POSIX shell would for plain words and quotes (no expansion):
+ * `--model "gpt 5" 'a b'` -> ['--model', 'gpt 5', 'a b']. Throws on an unclosed quote.
+ */
+export function splitArgs(line: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && (line[i + 1] === '"' || line[i + 1] === '\\')) current += line[++i];
+      else current += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      current += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) args.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new Error(`unclosed ${quote} quote`);
+  if (inWord) args.push(current);
+  return args;
+}

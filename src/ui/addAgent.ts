@@ -1,0 +1,181 @@
+// "Add Agent…": a quick pick of ready-made agent entries (and a custom command) that appends a
+// normal entry to the user's `acpSessions.agents`. Nothing is installed for the user: a missing
+// command gets the install command to copy or to type into a terminal.
+import * as vscode from 'vscode';
+import {
+  AGENT_PRESETS,
+  type AgentPreset,
+  findExecutable,
+  splitArgs,
+  uniqueAgentName,
+} from '../sessions/agentPresets';
+
+/** The raw entry as written into settings.json. */
+export interface AgentEntry {
+  name: string;
+  command: string;
+  args: string[];
+}
+
+const CUSTOM = 'custom';
+
+/**
+ * `acpSessions.addAgent [presetId]`: with a preset id ('claude', 'codex', 'gemini', 'qwen') it
+ * skips the pick. Resolves with the entry written, or undefined when the user cancelled.
+ */
+export function registerAddAgent(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('acpSessions.addAgent', (presetId?: unknown) =>
+      addAgent(typeof presetId === 'string' ? presetId : undefined),
+    ),
+  );
+}
+
+export async function addAgent(presetId?: string): Promise<AgentEntry | undefined> {
+  const choice = presetId ?? (await pickPreset());
+  if (!choice) return undefined;
+  const preset = AGENT_PRESETS.find((p) => p.id === choice);
+  if (!preset && choice !== CUSTOM) {
+    void vscode.window.showErrorMessage(`ACP Sessions: there is no ready-made agent "${choice}". Known: ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`);
+    return undefined;
+  }
+  const entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry();
+  if (!entry) return undefined;
+
+  const existing = userEntries();
+  const same = existing.find((e) => e.command === entry.command && sameArgs(e.args, entry.args));
+  if (same) {
+    void offerSettings(`ACP Sessions: "${same.name}" already starts \`${commandLine(entry)}\`.`);
+    return undefined;
+  }
+  if (!findExecutable(entry.command)) {
+    const proceed = await explainMissing(entry, preset);
+    if (!proceed) return undefined;
+  }
+  entry.name = uniqueAgentName(entry.name, existing.map((e) => e.name));
+  await vscode.workspace
+    .getConfiguration('acpSessions')
+    .update('agents', [...rawUserValue(), entry], vscode.ConfigurationTarget.Global);
+  void offerSettings(`ACP Sessions: added "${entry.name}" (\`${commandLine(entry)}\`) to your user settings.`);
+  return entry;
+}
+
+async function pickPreset(): Promise<string | undefined> {
+  type Item = vscode.QuickPickItem & { id: string };
+  const items: Item[] = AGENT_PRESETS.map((preset) => {
+    const found = findExecutable(preset.entry.command);
+    return {
+      id: preset.id,
+      label: preset.entry.name,
+      description: commandLine(preset.entry),
+      detail: found ? `${preset.description}. Installed: ${found}` : `${preset.description}. Not installed: ${preset.install}`,
+    };
+  });
+  items.push({ id: CUSTOM, label: 'Custom Command…', description: 'any program that speaks ACP over stdio', detail: 'Name it, then give its command and arguments.' });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Add Agent',
+    placeHolder: 'Pick an agent to add to your user settings (you can edit the entry afterwards)',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  return picked?.id;
+}
+
+async function askCustomEntry(): Promise<AgentEntry | undefined> {
+  const taken = new Set(userEntries().map((e) => e.name));
+  const name = await vscode.window.showInputBox({
+    title: 'Add Agent (1/3): name',
+    prompt: 'The name shown in the Sessions view',
+    validateInput: (value) =>
+      !value.trim() ? 'Give the agent a name.' : taken.has(value.trim()) ? `An agent named "${value.trim()}" already exists.` : undefined,
+  });
+  if (name === undefined) return undefined;
+  const command = await vscode.window.showInputBox({
+    title: 'Add Agent (2/3): command',
+    prompt: 'The program to start: a name on the PATH or an absolute path (arguments come next)',
+    placeHolder: 'my-agent',
+    validateInput: (value) => (!value.trim() ? 'Give the program to start.' : undefined),
+  });
+  if (command === undefined) return undefined;
+  const argLine = await vscode.window.showInputBox({
+    title: 'Add Agent (3/3): arguments',
+    prompt: 'Arguments, separated by spaces; quote an argument that contains spaces (may be empty)',
+    placeHolder: '--acp',
+    validateInput: (value) => {
+      try {
+        splitArgs(value);
+        return undefined;
+      } catch (e) {
+        return `The arguments have an ${(e as Error).message}.`;
+      }
+    },
+  });
+  if (argLine === undefined) return undefined;
+  return { name: name.trim(), command: command.trim(), args: splitArgs(argLine) };
+}
+
+/** Says the command is missing and how to install it; resolves true to add the entry anyway. */
+async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined): Promise<boolean> {
+  const where = `\`${entry.command}\` was not found on the PATH of VS Code.`;
+  if (!preset) {
+    const answer = await vscode.window.showWarningMessage(
+      `ACP Sessions: ${where} Add "${entry.name}" anyway? It will start once the command is there.`,
+      { modal: true },
+      'Add Anyway',
+    );
+    return answer === 'Add Anyway';
+  }
+  const copy = 'Copy Install Command';
+  const terminal = 'Type It in a Terminal';
+  const anyway = 'Add Anyway';
+  const answer = await vscode.window.showWarningMessage(
+    `ACP Sessions: ${where}`,
+    {
+      modal: true,
+      detail: `Install it with:\n\n  ${preset.install}\n\nThe entry is added either way; the agent starts once the command is installed (use Retry in the Sessions view).`,
+    },
+    copy,
+    terminal,
+    anyway,
+  );
+  if (answer === copy) await vscode.env.clipboard.writeText(preset.install);
+  if (answer === terminal) {
+    // Typed, not run: the user presses Enter (nothing is installed behind their back).
+    const t = vscode.window.createTerminal({ name: `Install ${preset.entry.name}` });
+    t.show();
+    t.sendText(preset.install, false);
+  }
+  return answer !== undefined;
+}
+
+async function offerSettings(message: string): Promise<void> {
+  const open = 'Open settings.json';
+  if ((await vscode.window.showInformationMessage(message, open)) === open) {
+    await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'acpSessions.agents', edit: true } });
+  }
+}
+
+/** The user-level value exactly as stored, so entries we do not understand are kept as they are. */
+function rawUserValue(): unknown[] {
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('agents')?.globalValue;
+  return Array.isArray(value) ? value : [];
+}
+
+function userEntries(): AgentEntry[] {
+  const entries: AgentEntry[] = [];
+  for (const raw of rawUserValue()) {
+    if (!raw || typeof raw !== 'object') continue;
+    const e = raw as Record<string, unknown>;
+    if (typeof e.name !== 'string' || typeof e.command !== 'string') continue;
+    entries.push({ name: e.name, command: e.command, args: Array.isArray(e.args) ? e.args.filter((a): a is string => typeof a === 'string') : [] });
+  }
+  return entries;
+}
+
+function sameArgs(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function commandLine(entry: { command: string; args: readonly string[] }): string {
+  return [entry.command, ...entry.args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))].join(' ');
+}

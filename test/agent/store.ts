@@ -214,11 +214,11 @@ async function readCached(file: string, cache: ListStoredOptions['cache']): Prom
 export async function updateSession(
   storeDir: string,
   sessionId: string,
-  change: (record: StoredSession) => StoredSession | undefined,
+  change: (record: StoredSession) => StoredSession | undefined | Promise<StoredSession | undefined>,
 ): Promise<StoredSession | undefined> {
   const current = await readSession(storeDir, sessionId);
   if (!current || current.deleted) return undefined;
-  const next = change(current);
+  const next = await change(current);
   if (next === undefined) return current; // nothing to change (idempotent operation)
   await writeSessionFile(storeDir, { ...next, deleted: false });
   return next;

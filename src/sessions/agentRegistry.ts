@@ -34,7 +34,8 @@ export interface Agent {
 }
 
 export interface AgentRegistryOptions {
-  start: AgentStartOptions;
+  /** Options for each start; a function is read at every start, so settings changes apply. */
+  start: AgentStartOptions | (() => AgentStartOptions);
   /** First restart delay after a failure; doubles per consecutive failure up to `maxBackoffMs`. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -167,7 +168,7 @@ export class AgentRegistry implements Disposable {
     this.setState(slot, { kind: 'starting' });
     let client: AcpClient;
     try {
-      client = await AcpClient.start(slot.config, this.options.start);
+      client = await AcpClient.start(slot.config, this.startOptions());
     } catch (err) {
       if (!slot.disposed) this.fail(slot, err);
       throw err;
@@ -186,11 +187,15 @@ export class AgentRegistry implements Disposable {
       slot.client = undefined;
       slot.disconnectSubscription?.dispose();
       slot.disconnectSubscription = undefined;
-      this.options.start.log.warn(`Agent "${slot.name}" disconnected: ${messageOf(error)}`);
+      this.startOptions().log.warn(`Agent "${slot.name}" disconnected: ${messageOf(error)}`);
       this.fail(slot, error);
     });
     this.setState(slot, { kind: 'connected' });
     return client;
+  }
+
+  private startOptions(): AgentStartOptions {
+    return typeof this.options.start === 'function' ? this.options.start() : this.options.start;
   }
 
   private fail(slot: AgentSlot, error: unknown): void {

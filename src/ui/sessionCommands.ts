@@ -1,0 +1,326 @@
+// The Sessions view's commands: archive, unarchive, delete (one or many, one summary message),
+// open transcript, copy id, load more, retry, restart, refresh, scope and grouping toggles.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../acp/types';
+import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
+import { sessionLabel } from '../sessions/format';
+import { CapabilityMissingError, type SessionOutcome, type SessionsModel } from '../sessions/sessionsModel';
+import { findSession } from './findSession';
+import type { SessionsView } from './sessionsView';
+import { AgentNode } from './treeNodes/agentNode';
+import { LoadMoreNode } from './treeNodes/loadMoreNode';
+import { RetryNode } from './treeNodes/retryNode';
+import { SessionNode } from './treeNodes/sessionNode';
+
+/** The part of the transcript panels the Sessions commands use (contract D). */
+export interface TranscriptsLike {
+  open(agentName: string, session: SessionInfo): Promise<void>;
+  setArchived(agentName: string, sessionId: string, archived: boolean): void;
+}
+
+export type Severity = 'info' | 'warning' | 'error';
+
+/** A message the Sessions view showed, kept so tests (and the API) can read and answer it. */
+export interface ShownMessage {
+  readonly severity: Severity;
+  readonly text: string;
+  readonly detail?: string;
+  readonly modal: boolean;
+  readonly actions: readonly string[];
+  /** The action chosen (a click, or `Messages.choose`); undefined when dismissed. */
+  readonly answered: Promise<string | undefined>;
+}
+
+/**
+ * Every notification and confirmation of the Sessions view goes through here: shown with
+ * vscode.window, recorded, and answerable through the API, so integration tests can read what
+ * the user was told and pick an action without clicking.
+ */
+export class Messages {
+  readonly shown: ShownMessage[] = [];
+  private readonly answerers = new Map<ShownMessage, (action: string | undefined) => void>();
+  private readonly queuedModalAnswers: (string | undefined)[] = [];
+  private readonly onDidShowEmitter = new vscode.EventEmitter<ShownMessage>();
+  readonly onDidShow = this.onDidShowEmitter.event;
+
+  /** Answers the next modal confirmation with `action` instead of showing it (for tests). */
+  answerNextModal(action: string | undefined): void {
+    this.queuedModalAnswers.push(action);
+  }
+
+  /** Picks an action of a shown notification, as a click on its button would. */
+  choose(message: ShownMessage, action: string | undefined): void {
+    this.answerers.get(message)?.(action);
+  }
+
+  show(severity: Severity, text: string, ...actions: string[]): Promise<string | undefined> {
+    return this.record(severity, text, undefined, false, actions, () => {
+      const show =
+        severity === 'error'
+          ? vscode.window.showErrorMessage
+          : severity === 'warning'
+            ? vscode.window.showWarningMessage
+            : vscode.window.showInformationMessage;
+      return show(text, ...actions);
+    });
+  }
+
+  /** A modal confirmation; true when the user chose `action`. */
+  async confirm(text: string, detail: string, action: string): Promise<boolean> {
+    const queued = this.queuedModalAnswers.length > 0;
+    const answer = queued ? this.queuedModalAnswers.shift() : undefined;
+    const chosen = await this.record('warning', text, detail, true, [action], () =>
+      queued ? Promise.resolve(answer) : vscode.window.showWarningMessage(text, { modal: true, detail }, action),
+    );
+    return chosen === action;
+  }
+
+  private record(
+    severity: Severity,
+    text: string,
+    detail: string | undefined,
+    modal: boolean,
+    actions: string[],
+    show: () => Thenable<string | undefined>,
+  ): Promise<string | undefined> {
+    let answer!: (action: string | undefined) => void;
+    const answered = new Promise<string | undefined>((resolve) => (answer = resolve));
+    const message: ShownMessage = { severity, text, detail, modal, actions, answered };
+    this.answerers.set(message, answer);
+    this.shown.push(message);
+    show().then(answer, () => answer(undefined));
+    void answered.then(() => this.answerers.delete(message));
+    this.onDidShowEmitter.fire(message);
+    return answered;
+  }
+
+  dispose(): void {
+    this.onDidShowEmitter.dispose();
+  }
+}
+
+/** What an archive, unarchive or delete command did, summed over agents. */
+export interface CommandSummary {
+  done: SessionOutcome[];
+  gone: SessionOutcome[];
+  failed: SessionOutcome[];
+  /** Set when nothing was sent: the agent lacks the capability, or the user cancelled. */
+  refused?: string;
+}
+
+export interface SessionCommandsDeps {
+  registry: AgentRegistry;
+  model: SessionsModel;
+  view: SessionsView;
+  messages: Messages;
+  log: vscode.LogOutputChannel;
+  /** The transcript panels once they exist (the transcript issue wires them). */
+  transcripts(): TranscriptsLike | undefined;
+}
+
+export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Disposable[] {
+  const { registry, model, view, messages } = deps;
+  const commands = new SessionCommands(deps);
+  const config = () => vscode.workspace.getConfiguration('acpSessions');
+  return [
+    vscode.commands.registerCommand('acpSessions.refresh', () => view.withProgress(model.refresh())),
+    vscode.commands.registerCommand('acpSessions.findSession', () => findSession(deps, (agent, session) => commands.open(agent, session))),
+    vscode.commands.registerCommand('acpSessions.scopeAll', () => config().update('scope', 'all', vscode.ConfigurationTarget.Global)),
+    vscode.commands.registerCommand('acpSessions.scopeWorkspace', () =>
+      config().update('scope', 'workspace', vscode.ConfigurationTarget.Global),
+    ),
+    vscode.commands.registerCommand('acpSessions.groupByDate', () => config().update('groupByDate', true, vscode.ConfigurationTarget.Global)),
+    vscode.commands.registerCommand('acpSessions.ungroup', () => config().update('groupByDate', false, vscode.ConfigurationTarget.Global)),
+    vscode.commands.registerCommand('acpSessions.openTranscript', (node?: unknown) => {
+      const target = node instanceof SessionNode ? node : view.selectedSessions()[0];
+      if (target) return commands.open(target.agent, target.session);
+    }),
+    vscode.commands.registerCommand('acpSessions.archive', (node?: unknown, nodes?: unknown) =>
+      commands.setArchived(targets(view, node, nodes), true),
+    ),
+    vscode.commands.registerCommand('acpSessions.unarchive', (node?: unknown, nodes?: unknown) =>
+      commands.setArchived(targets(view, node, nodes), false),
+    ),
+    vscode.commands.registerCommand('acpSessions.delete', (node?: unknown, nodes?: unknown) => commands.delete(targets(view, node, nodes))),
+    vscode.commands.registerCommand('acpSessions.copySessionId', async (node?: unknown, nodes?: unknown) => {
+      const ids = targets(view, node, nodes).map((n) => n.session.sessionId);
+      if (ids.length > 0) await vscode.env.clipboard.writeText(ids.join('\n'));
+    }),
+    vscode.commands.registerCommand('acpSessions.loadMore', (node?: unknown) => {
+      if (node instanceof LoadMoreNode) return view.withProgress(node.list.loadMore());
+    }),
+    vscode.commands.registerCommand('acpSessions.retry', (node?: unknown) => {
+      if (!(node instanceof RetryNode)) return;
+      if ('list' in node.target) return view.withProgress(node.target.list.reload());
+      return commands.restart(node.target.agent);
+    }),
+    vscode.commands.registerCommand('acpSessions.restartAgent', (node?: unknown) => {
+      const name = node instanceof AgentNode ? node.name : typeof node === 'string' ? node : undefined;
+      if (name) return commands.restart(name);
+      return Promise.all(registry.agents.map((a) => commands.restart(a.name)));
+    }),
+    { dispose: () => messages.dispose() },
+  ];
+}
+
+/** The sessions a command applies to: the multi-selection, the clicked one, or the selection. */
+function targets(view: SessionsView, node: unknown, nodes: unknown): SessionNode[] {
+  if (Array.isArray(nodes) && nodes.length > 0) return nodes.filter((n): n is SessionNode => n instanceof SessionNode);
+  if (node instanceof SessionNode) return [node];
+  return view.selectedSessions();
+}
+
+class SessionCommands {
+  constructor(private readonly deps: SessionCommandsDeps) {}
+
+  async open(agent: string, session: SessionInfo): Promise<void> {
+    const { messages, registry } = this.deps;
+    const capabilities = registry.agent(agent)?.capabilities;
+    if (capabilities && !capabilities.loadSession) {
+      void messages.show('info', `Agent "${agent}" cannot replay sessions (it does not advertise loadSession), so there is no transcript to open.`);
+      return;
+    }
+    const transcripts = this.deps.transcripts();
+    if (!transcripts) {
+      void messages.show('warning', 'Transcripts are not available in this build of ACP Sessions.');
+      return;
+    }
+    try {
+      await transcripts.open(agent, session);
+    } catch (error) {
+      void messages.show('error', `Could not open the transcript of "${sessionLabel(session)}": ${messageOf(error)}`, 'Show Log').then(
+        (choice) => choice && this.deps.log.show(),
+      );
+    }
+  }
+
+  async setArchived(nodes: readonly SessionNode[], archived: boolean): Promise<CommandSummary> {
+    // Only sessions that are in the other section can move.
+    const from = archived ? 'active' : 'archived';
+    const eligible = nodes.filter((n) => n.section === from);
+    const verb = archived ? 'archive' : 'unarchive';
+    const summary = await this.run(eligible, (agent, ids) =>
+      archived ? this.deps.model.archive(agent, ids) : this.deps.model.unarchive(agent, ids),
+    );
+    const transcripts = this.deps.transcripts();
+    for (const outcome of summary.done) {
+      const agent = eligible.find((n) => n.session.sessionId === outcome.sessionId)?.agent;
+      if (agent) transcripts?.setArchived(agent, outcome.sessionId, archived);
+    }
+    const text = this.summaryText(summary, archived ? 'Archived' : 'Unarchived', verb);
+    if (!text) return summary;
+    if (archived && summary.done.length > 0 && summary.failed.length === 0) {
+      // Undo restores exactly what this command archived.
+      const done = summary.done.map((o) => ({ outcome: o, agent: eligible.find((n) => n.session.sessionId === o.sessionId)!.agent }));
+      void this.deps.messages.show('info', text, 'Undo').then(async (choice) => {
+        if (choice !== 'Undo') return;
+        const byAgent = groupBy(done, (d) => d.agent);
+        for (const [agent, items] of byAgent) {
+          const outcomes = await this.deps.model.unarchive(agent, items.map((i) => i.outcome.sessionId)).catch((error) => {
+            void this.deps.messages.show('error', `Could not undo the archive: ${messageOf(error)}`);
+            return [];
+          });
+          for (const o of outcomes) if (o.status === 'done') transcripts?.setArchived(agent, o.sessionId, false);
+          const failed = outcomes.filter((o) => o.status !== 'done');
+          if (failed.length > 0) {
+            void this.deps.messages.show('error', `Could not undo the archive of ${describeOutcomes(failed)}: ${messageOf(failed[0].error)}`);
+          }
+        }
+      });
+    } else {
+      void this.deps.messages.show(summary.failed.length > 0 ? 'error' : summary.gone.length > 0 ? 'warning' : 'info', text);
+    }
+    return summary;
+  }
+
+  async delete(nodes: readonly SessionNode[]): Promise<CommandSummary> {
+    if (nodes.length === 0) return { done: [], gone: [], failed: [], refused: 'nothing selected' };
+    const labels = nodes.map((n) => sessionLabel(n.session));
+    const question = nodes.length === 1 ? `Delete the session "${labels[0]}"?` : `Delete ${nodes.length} sessions?`;
+    const agents = [...new Set(nodes.map((n) => n.agent))];
+    const listed = nodes.length > 1 ? `${labels.slice(0, 10).map((l) => `• ${l}`).join('\n')}${labels.length > 10 ? `\n… and ${labels.length - 10} more` : ''}\n\n` : '';
+    const detail = `${listed}${agents.length === 1 ? `Agent "${agents[0]}"` : 'The agents'} will remove ${nodes.length === 1 ? 'it' : 'them'} from the session history, Active and Archived. This cannot be undone.`;
+    if (!(await this.deps.messages.confirm(question, detail, 'Delete'))) {
+      return { done: [], gone: [], failed: [], refused: 'cancelled' };
+    }
+    const summary = await this.run(nodes, (agent, ids) => this.deps.model.delete(agent, ids));
+    // For delete, -32002 never happens (unknown sessions succeed silently); "gone" counts as done.
+    const text = this.summaryText(summary, 'Deleted', 'delete');
+    if (text) void this.deps.messages.show(summary.failed.length > 0 ? 'error' : 'info', text);
+    return summary;
+  }
+
+  async restart(agent: string): Promise<void> {
+    try {
+      await this.deps.view.withProgress(this.deps.registry.restart(agent));
+    } catch (error) {
+      const choice = await this.deps.messages.show('error', `Agent "${agent}" did not start: ${messageOf(error).split('\n')[0]}`, 'Show Log', 'Open Settings');
+      if (choice === 'Show Log') this.deps.log.show();
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('acpSessions.openSettings');
+    }
+  }
+
+  /** Runs an operation per agent (a session can only be operated on by its own agent). */
+  private async run(
+    nodes: readonly SessionNode[],
+    operation: (agent: string, ids: string[]) => Promise<SessionOutcome[]>,
+  ): Promise<CommandSummary> {
+    const summary: CommandSummary = { done: [], gone: [], failed: [] };
+    if (nodes.length === 0) return { ...summary, refused: 'nothing selected' };
+    const work = async () => {
+      for (const [agent, agentNodes] of groupBy(nodes, (n) => n.agent)) {
+        try {
+          for (const outcome of await operation(agent, agentNodes.map((n) => n.session.sessionId))) {
+            summary[outcome.status === 'done' ? 'done' : outcome.status === 'gone' ? 'gone' : 'failed'].push(outcome);
+          }
+        } catch (error) {
+          if (error instanceof CapabilityMissingError) summary.refused = error.message;
+          for (const n of agentNodes) summary.failed.push({ sessionId: n.session.sessionId, session: n.session, status: 'failed', error });
+        }
+      }
+    };
+    await this.deps.view.withProgress(work());
+    return summary;
+  }
+
+  /** One message for the whole command: what worked, what was gone, what failed and why. */
+  private summaryText(summary: CommandSummary, pastTense: string, verb: string): string | undefined {
+    if (summary.refused && summary.done.length === 0) return summary.refused.endsWith('.') ? summary.refused : `${summary.refused}.`;
+    const parts: string[] = [];
+    if (summary.done.length > 0) parts.push(`${pastTense} ${describeOutcomes(summary.done)}.`);
+    if (summary.gone.length > 0) {
+      parts.push(
+        summary.gone.length === 1
+          ? `${describeOutcomes(summary.gone, true)} no longer exists on the agent (deleted or expired); it was removed from the list.`
+          : `${describeOutcomes(summary.gone, true)} no longer exist on the agent (deleted or expired); they were removed from the list.`,
+      );
+    }
+    if (summary.failed.length > 0) {
+      const first = summary.failed[0];
+      parts.push(
+        `Could not ${verb} ${describeOutcomes(summary.failed)}: ${agentMessage(first.error)}. The list is unchanged; try again, or see the log (ACP Sessions: Show Log).`,
+      );
+    }
+    return parts.length ? parts.join(' ') : undefined;
+  }
+}
+
+function describeOutcomes(outcomes: readonly SessionOutcome[], capital = false): string {
+  if (outcomes.length === 1) {
+    const o = outcomes[0];
+    return `"${o.session ? sessionLabel(o.session) : o.sessionId}"`;
+  }
+  return `${outcomes.length} sessions`.replace(/^./, (c) => (capital ? c.toUpperCase() : c));
+}
+
+/** The agent's own words when it sent an error; our message otherwise. */
+function agentMessage(error: unknown): string {
+  const agent = (error as { agentMessage?: unknown })?.agentMessage;
+  return typeof agent === 'string' && agent ? agent : messageOf(error);
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const item of items) map.set(key(item), [...(map.get(key(item)) ?? []), item]);
+  return map;
+}

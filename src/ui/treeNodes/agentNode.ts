@@ -1,0 +1,162 @@
+// A configured agent: its connection state in the description and tooltip, its name and
+// version from `initialize`, and under it the sections or one item saying why there are none.
+import * as vscode from 'vscode';
+import type { Agent, AgentState } from '../../sessions/agentRegistry';
+import { MessageNode } from './messageNode';
+import { RetryNode } from './retryNode';
+import { SectionNode } from './sectionNode';
+import { TreeNode, type TreeContext } from './treeNode';
+
+export class AgentNode extends TreeNode {
+  constructor(
+    private readonly ctx: TreeContext,
+    readonly agent: Agent,
+  ) {
+    super(undefined);
+  }
+
+  get name(): string {
+    return this.agent.name;
+  }
+
+  get id(): string {
+    return `agent:${this.agent.name}`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const agent = this.agent;
+    const item = new vscode.TreeItem(agent.name, vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    item.description = describe(agent);
+    item.tooltip = this.tooltip();
+    item.iconPath = icon(agent.state);
+    item.contextValue = `agent:${agent.state.kind}`;
+    return item;
+  }
+
+  override getChildren(): TreeNode[] {
+    const agent = this.agent;
+    const state = agent.state;
+    switch (state.kind) {
+      case 'idle':
+        this.ctx.start(agent.name);
+        return [new MessageNode(this, 'loading', 'Starting the agent…')];
+      case 'starting':
+        return [new MessageNode(this, 'loading', 'Starting the agent…')];
+      case 'failed':
+        return [
+          new MessageNode(this, 'error', `The agent is not running: ${state.reason}`, {
+            tooltip: `${state.reason}\n\nRetry or Refresh to start it again; the log (ACP Sessions: Show Log) has details.`,
+          }),
+          new RetryNode(this, { agent: agent.name }, 'Restart Agent'),
+        ];
+      case 'unsupported':
+        return [new MessageNode(this, 'warning', `Not supported: ${state.reason}`)];
+      case 'needsAuthentication': {
+        const methods = state.authMethods.map((m) => m.name).join(', ');
+        return [
+          new MessageNode(
+            this,
+            'warning',
+            `Sign-in required${methods ? ` (${methods})` : ''}: sign in with the agent's own tool, then retry.`,
+            { tooltip: state.reason },
+          ),
+          new RetryNode(this, { agent: agent.name }),
+        ];
+      }
+      case 'connected':
+        break;
+    }
+    if (!agent.capabilities?.list) {
+      return [
+        new MessageNode(this, 'info', 'This agent does not list its sessions.', {
+          tooltip: 'It does not advertise sessionCapabilities.list, so there is no history to show.',
+        }),
+      ];
+    }
+    const scope = this.ctx.model.scope;
+    if (scope.kind === 'folders' && scope.folders.length === 0) {
+      return [
+        new MessageNode(this, 'info', 'No folder is open. Show the sessions of all folders?', {
+          command: { command: 'acpSessions.scopeAll', title: 'Show Sessions of All Folders' },
+        }),
+      ];
+    }
+    return this.ctx.model.sections(agent.name).map((section) => new SectionNode(this.ctx, this, agent.name, section));
+  }
+
+  private tooltip(): vscode.MarkdownString {
+    const agent = this.agent;
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown('**');
+    md.appendText(agent.name);
+    md.appendMarkdown('**\n\n');
+    const line = (name: string, value: string) => {
+      md.appendMarkdown(`${name}: `);
+      md.appendText(value);
+      md.appendMarkdown('  \n');
+    };
+    if (agent.agentInfo) line('Agent', `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}`);
+    line('State', stateText(agent.state));
+    if (agent.state.kind === 'failed' || agent.state.kind === 'unsupported' || agent.state.kind === 'needsAuthentication') {
+      line('Reason', agent.state.reason);
+    }
+    if (agent.protocolVersion) line('Protocol', `ACP v${agent.protocolVersion}`);
+    const caps = agent.capabilities;
+    if (caps) {
+      const names = (['list', 'archive', 'delete', 'loadSession', 'resume', 'close'] as const).filter((c) => caps[c]);
+      line('Capabilities', names.length ? names.join(', ') : 'none');
+    }
+    line('Command', [agent.config.command, ...(agent.config.args ?? [])].join(' '));
+    return md;
+  }
+}
+
+function stateText(state: AgentState): string {
+  switch (state.kind) {
+    case 'idle':
+      return 'not started';
+    case 'starting':
+      return 'starting…';
+    case 'connected':
+      return 'connected';
+    case 'failed':
+      return 'failed';
+    case 'unsupported':
+      return 'not supported';
+    case 'needsAuthentication':
+      return 'needs authentication';
+  }
+}
+
+function describe(agent: Agent): string {
+  const state = agent.state;
+  const info = agent.agentInfo ? `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}` : undefined;
+  switch (state.kind) {
+    case 'connected':
+      return info ? `${info} · connected` : 'connected';
+    case 'failed':
+      return `failed: ${state.reason.split('\n')[0]}`;
+    case 'unsupported':
+      return `not supported: ${state.reason.split('\n')[0]}`;
+    default:
+      return stateText(state);
+  }
+}
+
+function icon(state: AgentState): vscode.ThemeIcon {
+  switch (state.kind) {
+    case 'idle':
+      return new vscode.ThemeIcon('circle-outline');
+    case 'starting':
+      return new vscode.ThemeIcon('loading~spin');
+    case 'connected':
+      return new vscode.ThemeIcon('hubot');
+    case 'failed':
+      return new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+    case 'unsupported':
+      return new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+    case 'needsAuthentication':
+      return new vscode.ThemeIcon('key', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  }
+}

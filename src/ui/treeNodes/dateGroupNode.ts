@@ -1,0 +1,35 @@
+// Today / Yesterday / This Week / Older, when sessions are grouped by date.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../../acp/types';
+import { dateGroupLabels, type DateGroup } from '../../sessions/format';
+import type { SessionList } from '../../sessions/sessionsModel';
+import { SessionNode } from './sessionNode';
+import { TreeNode, type TreeContext } from './treeNode';
+
+export class DateGroupNode extends TreeNode {
+  constructor(
+    private readonly ctx: TreeContext,
+    parent: TreeNode,
+    readonly list: SessionList,
+    readonly group: DateGroup,
+    readonly sessions: readonly SessionInfo[],
+  ) {
+    super(parent);
+  }
+
+  get id(): string {
+    return `${this.parent!.id}/date:${this.group}`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(dateGroupLabels[this.group], vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    item.description = String(this.sessions.length);
+    item.contextValue = 'dateGroup';
+    return item;
+  }
+
+  override getChildren(): TreeNode[] {
+    return this.sessions.map((s) => new SessionNode(this.ctx, this, this.list, s));
+  }
+}

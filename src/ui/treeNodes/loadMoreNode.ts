@@ -1,0 +1,30 @@
+// "Load more" at the end of a list whose agent returned a nextCursor.
+import * as vscode from 'vscode';
+import { messageOf } from '../../sessions/agentRegistry';
+import type { SessionList } from '../../sessions/sessionsModel';
+import { TreeNode } from './treeNode';
+
+export class LoadMoreNode extends TreeNode {
+  constructor(
+    parent: TreeNode,
+    readonly list: SessionList,
+  ) {
+    super(parent);
+  }
+
+  get id(): string {
+    return `${this.parent!.id}/load-more`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const failed = this.list.error !== undefined && !this.list.loadingMore;
+    const label = this.list.loadingMore ? 'Loading more…' : failed ? 'Could not load more sessions. Try again' : 'Load more…';
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
+    item.tooltip = failed ? messageOf(this.list.error) : `Ask the agent for the next sessions (${this.list.sessions.length} shown).`;
+    item.contextValue = 'loadMore';
+    if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: 'Load More', arguments: [this] };
+    return item;
+  }
+}

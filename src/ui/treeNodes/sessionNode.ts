@@ -1,0 +1,89 @@
+// One session: its title (or a fallback), age, a rich tooltip, an icon by state, and a
+// contextValue that says which operations the agent allows on it.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../../acp/types';
+import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
+import type { Section, SessionList } from '../../sessions/sessionsModel';
+import { TreeNode, type TreeContext } from './treeNode';
+
+export class SessionNode extends TreeNode {
+  constructor(
+    private readonly ctx: TreeContext,
+    parent: TreeNode,
+    readonly list: SessionList,
+    readonly session: SessionInfo,
+  ) {
+    super(parent);
+  }
+
+  get agent(): string {
+    return this.list.agent;
+  }
+
+  get section(): Section {
+    return this.list.section;
+  }
+
+  /** The same session keeps its id across refreshes and date groups; a move to the other section is a new item. */
+  get id(): string {
+    return `session:${JSON.stringify([this.agent, this.section, this.session.sessionId])}`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const session = this.session;
+    const label = sessionLabel(session);
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    const ms = updatedAtMs(session);
+    const age = ms === undefined ? undefined : relativeTime(ms, this.ctx.now());
+    // Without a folder grouping above it, the folder is part of what tells sessions apart.
+    const folder = this.list.cwd === undefined ? path.basename(session.cwd) : undefined;
+    item.description = [age, folder].filter(Boolean).join(' · ');
+    item.tooltip = this.tooltip(label, ms);
+    const archived = this.section === 'archived';
+    item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
+    item.contextValue = this.contextValue();
+    item.accessibilityInformation = {
+      label: `${label}, ${archived ? 'archived' : 'active'} session${age ? `, updated ${age} ago` : ''}`,
+    };
+    if (this.capabilities?.loadSession) {
+      item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
+    }
+    return item;
+  }
+
+  private get capabilities() {
+    return this.ctx.registry.agent(this.agent)?.capabilities;
+  }
+
+  /** `session:<active|archived>` then the allowed operations, matched by regexes in package.json menus. */
+  contextValue(): string {
+    const caps = this.capabilities;
+    const parts = ['session', this.section];
+    if (caps?.archive) parts.push('archivable');
+    if (caps?.delete) parts.push('deletable');
+    if (caps?.loadSession) parts.push('loadable');
+    return parts.join(':');
+  }
+
+  private tooltip(label: string, ms: number | undefined): vscode.MarkdownString {
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown('**');
+    md.appendText(label);
+    md.appendMarkdown('**\n\n');
+    const rows: [string, string][] = [
+      ['Updated', ms === undefined ? 'unknown' : new Date(ms).toLocaleString()],
+      ['Folder', this.session.cwd],
+      ['Session ID', this.session.sessionId],
+      ['State', this.section === 'archived' ? 'Archived' : 'Active'],
+      ['Agent', this.agent],
+    ];
+    for (const [name, value] of rows) {
+      md.appendMarkdown(`${name}: `);
+      md.appendText(value);
+      md.appendMarkdown('  \n');
+    }
+    return md;
+  }
+}

@@ -89,7 +89,8 @@ if (withTests) {
       entryPoints: [
         ...files('test/unit', ['.test.ts']),
         ...files('test/ui', ['.test.ts']),
-        ...files('test/interop', ['.test.ts']),
+        // (test/interop/integration runs inside the extension host: built as CommonJS below.)
+        ...files('test/interop', ['.test.ts']).filter((f) => !f.includes(join('test', 'interop', 'integration'))),
         ...files('test/agent', ['agent.ts', 'seed.ts']),
         ...files('bench', ['.bench.ts', 'run.ts']),
       ],
@@ -100,7 +101,7 @@ if (withTests) {
       format: 'cjs',
       external: ['vscode'],
       packages: 'external',
-      entryPoints: files('test/integration', ['.ts']),
+      entryPoints: [...files('test/integration', ['.ts']), ...files(join('test', 'interop', 'integration'), ['.ts'])],
     },
   );
 }

@@ -12,7 +12,9 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE_DIR = findPackageDir(dirname(fileURLToPath(import.meta.url)));
+// Bundled into a CommonJS test for the extension host, import.meta is empty: use __dirname there.
+const HERE = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+const PACKAGE_DIR = findPackageDir(HERE);
 const CACHE_DIR = process.env.ACP_SESSIONS_CACHE
   ? resolve(process.env.ACP_SESSIONS_CACHE)
   : join(homedir(), '.cache', 'acp-sessions');
@@ -124,7 +126,7 @@ export function ensureAgents() {
 }
 
 // Run as a program (not when bundled into a test under out/).
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[1].endsWith('agents.mjs')) {
+if (process.argv[1]?.endsWith('agents.mjs') && resolve(process.argv[1]) === join(HERE, 'agents.mjs')) {
   try {
     console.log(JSON.stringify(ensureAgents(), null, 2));
   } catch (e) {

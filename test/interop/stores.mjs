@@ -138,7 +138,7 @@ export function writeClaudeDemoStore(home, cwd, now = Date.now()) {
 }
 
 // Run as a program (not when bundled into a test under out/).
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[1].endsWith('stores.mjs')) {
+if (process.argv[1]?.endsWith('stores.mjs') && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const arg = (name) => {
     const i = process.argv.indexOf(name);
     return i > 0 ? process.argv[i + 1] : undefined;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSession, type SessionUpdate, type StoredSession } from './store';
 
-export async function tempStore(t: { after(fn: () => Promise<void>): void }): Promise<string> {
+export async function tempStore(t: { after(fn: () => unknown): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'acp-agent-store-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   return dir;

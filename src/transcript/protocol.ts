@@ -39,7 +39,7 @@ export interface TranscriptProblem {
   actions: HostAction[];
 }
 
-export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog';
+export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown';
 
 export type HostToWebview =
   /** Everything: sent after each `ready` (first load, tab shown again, window reload). */

@@ -1,0 +1,566 @@
+// Transcript panels: one webview editor tab per session. The host replays the session with
+// `session/load` into a Timeline, keeps applying live updates afterwards, and sends the
+// webview a snapshot after each `ready` and batched patches in between.
+import * as vscode from 'vscode';
+import type { SessionInfo, SessionUpdate } from '../acp/types';
+import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
+import { sessionLabel } from '../sessions/format';
+import { timelineToMarkdown } from '../transcript/export';
+import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
+import { PatchCollector } from '../transcript/patches';
+import {
+  isAllowedLink,
+  type HostAction,
+  type HostToWebview,
+  type TranscriptHeader,
+  type TranscriptProblem,
+  type WebviewState,
+  type WebviewToHost,
+} from '../transcript/protocol';
+import { Timeline } from '../transcript/timeline';
+
+export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
+
+/** How long changes wait before they go to the webview: one message per frame at most. */
+const FLUSH_MS = 16;
+
+/** What a test (or the API) can read about an open transcript, from the host's timeline. */
+export interface TranscriptState {
+  agentName: string;
+  sessionId: string;
+  title: string;
+  visible: boolean;
+  loading: boolean;
+  /** The replay finished (successfully or not) at least once. */
+  loaded: boolean;
+  live: boolean;
+  archived: boolean;
+  updateCount: number;
+  entityCount: number;
+  kinds: Partial<Record<EntityKind, number>>;
+  compactions: { compactionId: string; status: string; summary: string; error?: string }[];
+  problem?: TranscriptProblem;
+  /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
+  messagesPosted: number;
+  bytesPosted: number;
+}
+
+export interface TranscriptPanelsOptions {
+  /** Unarchives through the Sessions model, so the tree moves the session at once. */
+  unarchive?(agentName: string, sessionId: string): Promise<void>;
+}
+
+export class TranscriptPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, TranscriptPanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changeEmitter = new vscode.EventEmitter<{ agentName: string; sessionId: string }>();
+  /** Fires whenever a transcript's state changes (loading ends, an update is applied, ...). */
+  readonly onDidChangeState = this.changeEmitter.event;
+  /** When true, every message's JSON size is added to `bytesPosted` (costs a stringify). */
+  measureBytes = false;
+  private lastActive: TranscriptPanel | undefined;
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly agents: AgentRegistry,
+    readonly log: vscode.LogOutputChannel,
+    readonly options: TranscriptPanelsOptions = {},
+  ) {
+    this.disposables.push(
+      this.changeEmitter,
+      vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state: unknown) => this.restore(panel, state),
+      }),
+      vscode.commands.registerCommand('acpSessions.transcript.expandAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: true })),
+      vscode.commands.registerCommand('acpSessions.transcript.collapseAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: false })),
+      vscode.commands.registerCommand('acpSessions.transcript.exportMarkdown', () => this.active()?.exportMarkdown()),
+    );
+  }
+
+  /** Opens the session's transcript, or reveals its tab when it is already open. */
+  async open(agentName: string, session: SessionInfo): Promise<void> {
+    const existing = this.panels.get(panelKey(agentName, session.sessionId));
+    if (existing) {
+      existing.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, sessionLabel(session), vscode.ViewColumn.Active, this.webviewOptions());
+    this.add(new TranscriptPanel(this, agentName, session, panel));
+  }
+
+  /** Marks an open transcript archived or not; an archived session expects no live updates. */
+  setArchived(agentName: string, sessionId: string, archived: boolean): void {
+    this.panels.get(panelKey(agentName, sessionId))?.setArchived(archived);
+  }
+
+  /** The state of an open transcript, or undefined when no tab shows it. */
+  getState(agentName: string, sessionId: string): TranscriptState | undefined {
+    return this.panels.get(panelKey(agentName, sessionId))?.state();
+  }
+
+  /** Resolves with the state once the transcript's current replay has finished. */
+  async whenLoaded(agentName: string, sessionId: string): Promise<TranscriptState> {
+    const panel = this.panels.get(panelKey(agentName, sessionId));
+    if (!panel) throw new Error(`No transcript of ${sessionId} (${agentName}) is open.`);
+    await panel.replayDone;
+    return panel.state();
+  }
+
+  /** The transcript as Markdown, as "Export as Markdown" writes it. */
+  markdown(agentName: string, sessionId: string): string | undefined {
+    return this.panels.get(panelKey(agentName, sessionId))?.markdown();
+  }
+
+  dispose(): void {
+    for (const panel of [...this.panels.values()]) panel.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+
+  // --- internals for TranscriptPanel ---------------------------------------------------------
+
+  webviewOptions(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    const root = this.context.extensionUri;
+    return {
+      enableScripts: true,
+      // Rebuilt from the host's timeline when shown again: nothing to keep while hidden.
+      retainContextWhenHidden: false,
+      enableFindWidget: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(root, 'media'),
+        vscode.Uri.joinPath(root, 'dist', 'webview'),
+        vscode.Uri.joinPath(root, 'dist', 'codicons'),
+      ],
+    };
+  }
+
+  changed(panel: TranscriptPanel): void {
+    this.changeEmitter.fire({ agentName: panel.agentName, sessionId: panel.session.sessionId });
+  }
+
+  activated(panel: TranscriptPanel): void {
+    this.lastActive = panel;
+  }
+
+  removed(panel: TranscriptPanel): void {
+    const key = panelKey(panel.agentName, panel.session.sessionId);
+    if (this.panels.get(key) === panel) this.panels.delete(key);
+    if (this.lastActive === panel) this.lastActive = undefined;
+  }
+
+  private add(panel: TranscriptPanel): void {
+    this.panels.set(panelKey(panel.agentName, panel.session.sessionId), panel);
+    this.lastActive = panel;
+    void panel.load();
+  }
+
+  private active(): TranscriptPanel | undefined {
+    for (const panel of this.panels.values()) if (panel.isActive) return panel;
+    return this.lastActive;
+  }
+
+  /** A window reload: rebuild the tab from the agent (session/load again). */
+  private async restore(webviewPanel: vscode.WebviewPanel, raw: unknown): Promise<void> {
+    const state = raw as Partial<WebviewState> | undefined;
+    if (!state || typeof state.agentName !== 'string' || typeof state.sessionId !== 'string' || typeof state.cwd !== 'string') {
+      webviewPanel.dispose();
+      return;
+    }
+    const key = panelKey(state.agentName, state.sessionId);
+    if (this.panels.has(key)) {
+      webviewPanel.dispose();
+      this.panels.get(key)!.reveal();
+      return;
+    }
+    webviewPanel.webview.options = this.webviewOptions();
+    const session: SessionInfo = { sessionId: state.sessionId, cwd: state.cwd, title: state.title || null, updatedAt: state.updatedAt ?? null };
+    if (typeof state.archived === 'boolean') (session as SessionInfo & { archived?: boolean }).archived = state.archived;
+    this.add(new TranscriptPanel(this, state.agentName, session, webviewPanel));
+  }
+}
+
+class TranscriptPanel {
+  private timeline!: Timeline;
+  private readonly collector = new PatchCollector();
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private ready = false;
+  private loading = false;
+  private loaded = false;
+  private live = false;
+  private archived: boolean;
+  private problem: TranscriptProblem | undefined;
+  private liveSubscription: { dispose(): void } | undefined;
+  private disconnectSubscription: { dispose(): void } | undefined;
+  private loadCancellation: vscode.CancellationTokenSource | undefined;
+  private disposed = false;
+  /** session/load succeeded, so the agent holds the session open until session/close. */
+  private openOnAgent = false;
+  private readonly disposables: vscode.Disposable[] = [];
+  private messagesPosted = 0;
+  private bytesPosted = 0;
+  /** Settles when the current replay ends. */
+  replayDone: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly owner: TranscriptPanels,
+    readonly agentName: string,
+    readonly session: SessionInfo,
+    private readonly panel: vscode.WebviewPanel,
+  ) {
+    this.archived = (session as SessionInfo & { archived?: boolean }).archived === true;
+    this.resetTimeline();
+    this.collector.onPending = () => this.scheduleFlush();
+    panel.iconPath = vscode.Uri.joinPath(owner.context.extensionUri, 'media', 'acp-sessions.svg');
+    panel.webview.html = this.html();
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((message: WebviewToHost) => this.receive(message)),
+      panel.onDidChangeViewState(() => {
+        // Hidden webviews are discarded (no retainContextWhenHidden); the next `ready` rebuilds.
+        if (!panel.visible) this.ready = false;
+        if (panel.active) owner.activated(this);
+        owner.changed(this);
+      }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  get isActive(): boolean {
+    return !this.disposed && this.panel.active;
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  /** Replays the session from the start into a fresh timeline. */
+  load(): Promise<void> {
+    const run = this.runLoad();
+    this.replayDone = run.catch(() => undefined);
+    return this.replayDone;
+  }
+
+  private async runLoad(): Promise<void> {
+    this.stopLive();
+    this.loadCancellation?.cancel();
+    const cancellation = (this.loadCancellation = new vscode.CancellationTokenSource());
+    this.resetTimeline();
+    this.problem = undefined;
+    this.loading = true;
+    this.sendSnapshot();
+    const { agentName, session } = this;
+    try {
+      let client;
+      try {
+        client = await this.owner.agents.getClient(agentName);
+      } catch (error) {
+        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" is not available: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        return;
+      }
+      if (cancellation.token.isCancellationRequested) return;
+      if (!client.capabilities.loadSession) {
+        this.problem = {
+          kind: 'no-load',
+          message: `Agent "${agentName}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here.${client.capabilities.resume ? ' It can resume the session to continue it, but resuming does not send the earlier conversation.' : ''}`,
+          actions: [],
+        };
+        return;
+      }
+      this.disconnectSubscription?.dispose();
+      this.disconnectSubscription = client.onDidDisconnect((error) => {
+        if (this.disposed) return;
+        this.stopLive();
+        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" disconnected: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        this.markChanged();
+      });
+      const timeline = this.timeline;
+      try {
+        await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => timeline.apply(update), cancellation.token);
+      } catch (error) {
+        if (cancellation.token.isCancellationRequested || this.disposed) return;
+        this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
+        this.problem = this.archived
+          ? {
+              kind: 'archived-refused',
+              message: `Agent "${agentName}" did not replay this archived session (${messageOf(error)}). Unarchive it to read its transcript.`,
+              actions: ['unarchiveAndOpen', 'showLog'],
+            }
+          : { kind: 'load-failed', message: `The transcript could not be loaded: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        return;
+      }
+      this.openOnAgent = true;
+      if (cancellation.token.isCancellationRequested || this.disposed) return;
+      // Subscribed only now: during the replay the same listener list carries the replay.
+      if (!this.archived) this.startLive(client);
+    } finally {
+      if (this.loadCancellation === cancellation) {
+        this.loading = false;
+        this.loaded = true;
+        this.markChanged();
+        this.flush();
+      }
+    }
+  }
+
+  private startLive(client: { onSessionUpdate(id: string, l: (u: SessionUpdate) => void): { dispose(): void } }): void {
+    this.stopLive();
+    const timeline = this.timeline;
+    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
+      timeline.apply(update);
+      this.owner.changed(this);
+    });
+    this.live = true;
+  }
+
+  private stopLive(): void {
+    this.liveSubscription?.dispose();
+    this.liveSubscription = undefined;
+    this.live = false;
+  }
+
+  setArchived(archived: boolean): void {
+    if (this.archived === archived) return;
+    this.archived = archived;
+    if (archived) {
+      this.stopLive();
+    } else if (this.problem?.kind === 'archived-refused') {
+      void this.load();
+      return;
+    } else if (this.loaded && !this.loading) {
+      const client = this.owner.agents.connectedClient(this.agentName);
+      if (client?.capabilities.loadSession) this.startLive(client);
+    }
+    this.markChanged();
+  }
+
+  state(): TranscriptState {
+    const kinds: Partial<Record<EntityKind, number>> = {};
+    const compactions: TranscriptState['compactions'] = [];
+    for (const entity of this.timeline.entities) {
+      kinds[entity.kind] = (kinds[entity.kind] ?? 0) + 1;
+      if (entity.kind === 'compaction') compactions.push(compactionState(entity));
+    }
+    return {
+      agentName: this.agentName,
+      sessionId: this.session.sessionId,
+      title: this.title(),
+      visible: !this.disposed && this.panel.visible,
+      loading: this.loading,
+      loaded: this.loaded,
+      live: this.live,
+      archived: this.archived,
+      updateCount: this.timeline.updateCount,
+      entityCount: this.timeline.entities.length,
+      kinds,
+      compactions,
+      problem: this.problem,
+      messagesPosted: this.messagesPosted,
+      bytesPosted: this.bytesPosted,
+    };
+  }
+
+  markdown(): string {
+    return timelineToMarkdown(
+      { ...this.header(), title: this.title() },
+      this.timeline.entities,
+      this.timeline.state,
+    );
+  }
+
+  async exportMarkdown(): Promise<void> {
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown() });
+    await vscode.window.showTextDocument(document, { preview: false });
+  }
+
+  post(message: HostToWebview): void {
+    if (this.disposed) return;
+    this.messagesPosted++;
+    if (this.owner.measureBytes) this.bytesPosted += JSON.stringify(message).length;
+    void this.panel.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.loadCancellation?.cancel();
+    this.stopLive();
+    this.disconnectSubscription?.dispose();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    for (const d of this.disposables) d.dispose();
+    this.owner.removed(this);
+    this.panel.dispose();
+    // Closing the tab ends the session on the agent when it can.
+    const client = this.owner.agents.connectedClient(this.agentName);
+    if (client?.capabilities.close && this.openOnAgent) {
+      client.closeSession(this.session.sessionId).catch((error: unknown) =>
+        this.owner.log.warn(`[${this.agentName}] session/close of ${this.session.sessionId} failed: ${messageOf(error)}`),
+      );
+    }
+    this.owner.changed(this);
+  }
+
+  // --- webview messaging -------------------------------------------------------------------
+
+  private receive(message: WebviewToHost): void {
+    if (!message || typeof message !== 'object') return;
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendSnapshot();
+        break;
+      case 'openLink':
+        void this.openLink(message.href);
+        break;
+      case 'action':
+        void this.runAction(message.action);
+        break;
+    }
+  }
+
+  private async openLink(href: unknown): Promise<void> {
+    // Checked again here: the webview is not trusted to have done it.
+    if (typeof href !== 'string' || !isAllowedLink(href)) {
+      this.owner.log.warn(`Refused to open a link from a transcript: ${String(href).slice(0, 200)}`);
+      return;
+    }
+    const uri = vscode.Uri.parse(href, true);
+    if (!['http', 'https', 'mailto'].includes(uri.scheme)) return;
+    await vscode.env.openExternal(uri);
+  }
+
+  private async runAction(action: HostAction): Promise<void> {
+    switch (action) {
+      case 'retry':
+        await this.load();
+        break;
+      case 'showLog':
+        this.owner.log.show();
+        break;
+      case 'exportMarkdown':
+        await this.exportMarkdown();
+        break;
+      case 'unarchiveAndOpen':
+        try {
+          if (this.owner.options.unarchive) {
+            await this.owner.options.unarchive(this.agentName, this.session.sessionId);
+          } else {
+            const client = await this.owner.agents.getClient(this.agentName);
+            await client.unarchiveSession(this.session.sessionId);
+            void vscode.commands.executeCommand('acpSessions.refresh');
+          }
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Could not unarchive "${this.title()}": ${messageOf(error)}`);
+          return;
+        }
+        this.archived = false;
+        await this.load();
+        break;
+    }
+  }
+
+  private sendSnapshot(): void {
+    this.collector.clear();
+    if (!this.ready) return;
+    this.post({ type: 'snapshot', header: this.header(), entities: this.timeline.entities });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer === undefined) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (!this.ready) {
+      this.collector.clear();
+      return;
+    }
+    const { patches, stateChanged } = this.collector.drain();
+    // While replaying, the header's progress changes with every batch.
+    if (!patches.length && !stateChanged && !this.loading) return;
+    this.post({ type: 'update', patches, header: stateChanged || this.loading ? this.header() : undefined });
+    this.owner.changed(this);
+  }
+
+  /** Header-only changes (loading, archived, problems). */
+  private markChanged(): void {
+    this.panel.title = this.title();
+    this.collector.markState();
+    this.owner.changed(this);
+  }
+
+  private resetTimeline(): void {
+    this.collector.clear();
+    this.timeline = new Timeline(this.collector);
+  }
+
+  private title(): string {
+    const title = this.timeline.state.title ?? this.session.title ?? undefined;
+    return sessionLabel({ sessionId: this.session.sessionId, title });
+  }
+
+  private header(): TranscriptHeader {
+    const state = this.timeline.state;
+    const header: TranscriptHeader = {
+      agentName: this.agentName,
+      sessionId: this.session.sessionId,
+      cwd: this.session.cwd,
+      title: this.title(),
+      archived: this.archived,
+      loading: this.loading,
+      updateCount: this.timeline.updateCount,
+      live: this.live,
+      notices: state.notices,
+    };
+    const updatedAt = state.updatedAt ?? this.session.updatedAt ?? undefined;
+    if (updatedAt) header.updatedAt = updatedAt;
+    if (state.usage) header.usage = state.usage;
+    if (state.currentModeId) header.currentModeId = state.currentModeId;
+    if (this.problem) header.problem = this.problem;
+    return header;
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const root = this.owner.context.extensionUri;
+    const asset = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(root, ...path)).toString();
+    const nonce = makeNonce();
+    const csp = [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}">
+<link rel="stylesheet" href="${asset('media', 'transcript.css')}">
+<title>Transcript</title>
+</head>
+<body data-loading="true">
+<header id="header" class="header"></header>
+<main id="timeline" class="timeline" aria-label="Transcript" data-rows="0"></main>
+<script nonce="${nonce}" src="${asset('dist', 'webview', 'transcript.js')}"></script>
+</body>
+</html>`;
+  }
+}
+
+function compactionState(entity: CompactionEntity): TranscriptState['compactions'][number] {
+  const state: TranscriptState['compactions'][number] = { compactionId: entity.compactionId, status: entity.status, summary: partsText(entity.summary) };
+  if (entity.error !== undefined) state.error = entity.error;
+  return state;
+}
+
+function panelKey(agentName: string, sessionId: string): string {
+  return `${agentName}\u0000${sessionId}`;
+}
+
+function makeNonce(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+}

@@ -1,0 +1,86 @@
+// The transcript's header: session facts, replay progress, problems with their actions, and
+// the tab's own buttons. Rebuilt whole on change (it is a handful of elements).
+import type { HostAction, TranscriptHeader } from '../transcript/protocol';
+import { codicon, element } from './rows';
+
+const ACTION_LABELS: Record<HostAction, string> = {
+  unarchiveAndOpen: 'Unarchive and Open',
+  retry: 'Try Again',
+  showLog: 'Show Log',
+  exportMarkdown: 'Export as Markdown',
+};
+
+export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (action: HostAction) => void): void {
+  const title = element('h1', 'title', header.title || header.sessionId);
+  const facts = element('div', 'facts');
+  facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
+  if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
+  if (header.archived) facts.append(fact('archive', 'Archived', undefined, 'archived'));
+  if (header.currentModeId) facts.append(fact('symbol-enum', `Mode: ${header.currentModeId}`));
+  if (header.usage) {
+    const { used, size, cost } = header.usage;
+    facts.append(fact('dashboard', `Context ${compact(used)} / ${compact(size)}${cost ? ` · ${cost.amount.toFixed(2)} ${cost.currency}` : ''}`));
+  }
+
+  const toolbar = element('div', 'toolbar');
+  toolbar.setAttribute('role', 'toolbar');
+  toolbar.setAttribute('aria-label', 'Transcript');
+  toolbar.append(
+    button('unfold', 'Expand All Compactions', 'expandAll'),
+    button('fold', 'Collapse All Compactions', 'collapseAll'),
+    button('markdown', 'Export as Markdown', 'exportMarkdown'),
+  );
+
+  const children: Node[] = [title, facts, toolbar];
+  if (header.loading) {
+    const progress = element('div', 'progress');
+    progress.setAttribute('role', 'status');
+    progress.append(codicon('loading codicon-modifier-spin'), element('span', undefined, `Replaying session… ${header.updateCount.toLocaleString()} updates`));
+    children.push(element('div', 'progress-bar'), progress);
+  }
+  if (header.problem) {
+    const problem = element('div', `problem problem-${header.problem.kind}`);
+    problem.setAttribute('role', 'alert');
+    problem.append(codicon(header.problem.kind === 'no-load' ? 'info' : 'warning'), element('span', 'problem-text', header.problem.message));
+    const actions = element('div', 'problem-actions');
+    for (const action of header.problem.actions) {
+      const b = element('button', 'button', ACTION_LABELS[action]);
+      b.dataset.action = action;
+      actions.append(b);
+    }
+    problem.append(actions);
+    children.push(problem);
+  }
+  for (const notice of header.notices) {
+    const n = element('div', `notice severity-${notice.severity === 'error' || notice.severity === 'warning' ? notice.severity : 'info'}`);
+    n.append(codicon(notice.severity === 'error' ? 'error' : notice.severity === 'warning' ? 'warning' : 'info'), element('strong', undefined, notice.title));
+    if (notice.description) n.append(element('span', 'notice-description', notice.description));
+    children.push(n);
+  }
+  el.replaceChildren(...children);
+}
+
+function fact(icon: string, text: string, title?: string, className?: string): HTMLElement {
+  const span = element('span', `fact${className ? ` ${className}` : ''}`);
+  span.append(codicon(icon), document.createTextNode(text));
+  if (title) span.title = title;
+  return span;
+}
+
+function button(icon: string, label: string, action: string): HTMLElement {
+  const b = element('button', 'icon-button');
+  b.dataset.action = action;
+  b.title = label;
+  b.setAttribute('aria-label', label);
+  b.append(codicon(icon));
+  return b;
+}
+
+function formatDate(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+function compact(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n);
+}

@@ -1,0 +1,361 @@
+// One keyed DOM row per timeline entity, updated in place. Text is always set as text; the
+// only HTML is sanitized Markdown. Appended text goes into a text node at the end of the body
+// and is re-rendered as Markdown later (see main.ts), so a chunk never rebuilds the row.
+import {
+  bodyOf,
+  type CompactionEntity,
+  type Entity,
+  type MessageEntity,
+  type Part,
+  type PlanEntity,
+  type ToolCallEntity,
+  type UnknownEntity,
+} from '../transcript/model';
+import { isAllowedLink } from '../transcript/protocol';
+import { renderMarkdown } from './markdown';
+import { sanitizedFragment } from './sanitize';
+
+export interface Row {
+  key: string;
+  entity: Entity;
+  /** The row element: an <article>, or a <details> for collapsible kinds. */
+  el: HTMLElement;
+  /** Where the entity's text renders (messages, thoughts, compaction summaries). */
+  body?: HTMLElement;
+  /** The text node appended chunks go into. */
+  tail?: Text;
+  /** The body text changed since it was last rendered as Markdown. */
+  dirty: boolean;
+  /** Collapsible bodies that are built only when first opened (tool calls, unknown updates). */
+  lazyBody?: boolean;
+  built?: boolean;
+}
+
+const MESSAGE_HEADS = {
+  user_message: ['account', 'You'],
+  agent_message: ['hubot', 'Agent'],
+  thought: ['lightbulb', 'Thinking'],
+} as const;
+
+const TOOL_KIND_ICONS: Record<string, string> = {
+  read: 'file-code', edit: 'edit', delete: 'trash', move: 'arrow-swap', search: 'search',
+  execute: 'terminal', think: 'lightbulb', fetch: 'globe', switch_mode: 'arrow-swap', other: 'tools',
+};
+const TOOL_STATUS_ICONS: Record<string, string> = {
+  pending: 'circle-large-outline', in_progress: 'loading codicon-modifier-spin', completed: 'check', failed: 'error',
+};
+const PLAN_STATUS_ICONS: Record<string, string> = {
+  completed: 'pass-filled', in_progress: 'circle-large-filled', pending: 'circle-large-outline',
+};
+const SAFE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** Builds the row for a new entity. `open` is the user's remembered choice, if any. */
+export function createRow(entity: Entity, open: boolean | undefined): Row {
+  const collapsible = entity.kind === 'thought' || entity.kind === 'tool_call' || entity.kind === 'compaction' || entity.kind === 'unknown';
+  const el = document.createElement(collapsible ? 'details' : 'article');
+  el.dataset.key = entity.key;
+  el.dataset.kind = entity.kind;
+  const row: Row = { key: entity.key, entity, el, dirty: false };
+  if (collapsible) {
+    // Compactions still running start open so their summary is seen streaming in.
+    const defaultOpen = entity.kind === 'compaction' && entity.status === 'in_progress';
+    (el as HTMLDetailsElement).open = open ?? defaultOpen;
+    row.lazyBody = entity.kind === 'tool_call' || entity.kind === 'unknown';
+  } else {
+    el.tabIndex = -1;
+  }
+  updateRow(row, entity);
+  return row;
+}
+
+/** Re-renders a row for a replaced entity, keeping the element (and its open state). */
+export function updateRow(row: Row, entity: Entity): void {
+  row.entity = entity;
+  const el = row.el;
+  el.className = `row ${entity.kind}`;
+  switch (entity.kind) {
+    case 'user_message':
+    case 'agent_message':
+    case 'thought':
+      renderMessage(row, entity);
+      break;
+    case 'compaction':
+      renderCompaction(row, entity);
+      break;
+    case 'tool_call':
+      renderToolCall(row, entity);
+      break;
+    case 'plan':
+      renderPlan(row, entity);
+      break;
+    case 'unknown':
+      renderUnknown(row, entity);
+      break;
+  }
+}
+
+/** Adds appended text to the model and, as text, to the end of the body. */
+export function appendText(row: Row, text: string): void {
+  const parts = bodyOf(row.entity);
+  const last = parts?.[parts.length - 1];
+  if (!parts || last?.type !== 'text') return;
+  last.text += text;
+  if (!row.body) return;
+  if (!row.tail) {
+    const plain = element('div', 'plain');
+    row.tail = document.createTextNode('');
+    plain.append(row.tail);
+    row.body.append(plain);
+    row.body.parentElement?.querySelector(':scope > .empty')?.remove();
+  }
+  row.tail.appendData(text);
+  row.dirty = true;
+}
+
+/** Renders the body's text as (sanitized) Markdown. */
+export function renderBodyMarkdown(row: Row): void {
+  const parts = bodyOf(row.entity);
+  if (row.body && parts) fillBody(row, parts, true);
+}
+
+/** Builds a lazily built body (tool call, unknown update) the first time it is needed. */
+export function buildLazyBody(row: Row): void {
+  if (!row.lazyBody || row.built) return;
+  row.built = true;
+  updateRow(row, row.entity);
+}
+
+/** The element keyboard focus goes to for this row. */
+export function focusTarget(row: Row): HTMLElement {
+  return row.el.tagName === 'DETAILS' ? (row.el.querySelector(':scope > summary') as HTMLElement) : row.el;
+}
+
+// --- kinds ---------------------------------------------------------------------------------
+
+function renderMessage(row: Row, entity: MessageEntity): void {
+  const [icon, label] = MESSAGE_HEADS[entity.kind];
+  const head = element(entity.kind === 'thought' ? 'summary' : 'div', 'row-head');
+  head.append(codicon(icon), element('span', 'label', label));
+  const body = element('div', 'body');
+  row.el.replaceChildren(head, body);
+  row.body = body;
+  fillBody(row, entity.parts, false);
+}
+
+function renderCompaction(row: Row, entity: CompactionEntity): void {
+  const el = row.el;
+  el.dataset.status = entity.status;
+  el.classList.add(`status-${statusClass(entity.status)}`);
+  const head = element('summary', 'row-head');
+  let icon: string;
+  let label: string;
+  switch (entity.status) {
+    case 'in_progress':
+      icon = 'loading codicon-modifier-spin';
+      label = 'Compacting context…';
+      break;
+    case 'completed':
+      icon = 'fold';
+      label = 'Context compacted';
+      break;
+    case 'failed':
+      icon = 'error';
+      label = 'Context compaction failed';
+      break;
+    case 'cancelled':
+      icon = 'circle-slash';
+      label = 'Context compaction cancelled';
+      break;
+    default:
+      icon = 'question';
+      label = 'Context compaction';
+  }
+  head.append(codicon(icon), element('span', 'label', label));
+  if (!['in_progress', 'completed', 'failed', 'cancelled'].includes(entity.status)) {
+    head.append(element('span', 'status-unknown', entity.status));
+  }
+  if (entity.error) head.append(element('span', 'error-text', entity.error));
+  head.setAttribute('aria-label', `${label}${entity.error ? `: ${entity.error}` : ''}${head.querySelector('.status-unknown') ? ` (status ${entity.status})` : ''}`);
+  const children: Node[] = [head];
+  if (entity.summary.length === 0) {
+    children.push(element('div', 'empty', entity.status === 'in_progress' ? 'Waiting for the summary…' : 'The agent shared no summary for this compaction.'));
+  }
+  const body = element('div', 'body summary');
+  children.push(body);
+  el.replaceChildren(...children);
+  row.body = body;
+  fillBody(row, entity.summary, false);
+}
+
+function renderToolCall(row: Row, entity: ToolCallEntity): void {
+  const status = entity.status ?? 'pending';
+  const head = element('summary', 'row-head');
+  head.append(codicon(TOOL_KIND_ICONS[entity.toolKind ?? 'other'] ?? 'tools'), element('span', 'label', entity.title || entity.toolCallId));
+  const badge = element('span', `badge tool-status status-${statusClass(status)}`);
+  badge.append(codicon(TOOL_STATUS_ICONS[status] ?? 'question'), document.createTextNode(status.replace(/_/g, ' ')));
+  head.append(badge);
+  row.el.dataset.status = status;
+  const children: Node[] = [head];
+  if (row.built || (row.el as HTMLDetailsElement).open) {
+    row.built = true;
+    const body = element('div', 'tool-body');
+    if (entity.locations.length) {
+      const list = element('ul', 'locations');
+      for (const l of entity.locations) list.append(element('li', 'location', `${l.path}${l.line ? `:${l.line}` : ''}`));
+      body.append(list);
+    }
+    for (const item of entity.content) {
+      if (item.type === 'content') body.append(item.part.type === 'text' ? element('pre', 'tool-output', item.part.text) : renderPart(item.part));
+      else if (item.type === 'diff') {
+        const diff = element('div', 'diff');
+        diff.append(element('div', 'diff-path', item.path));
+        const pre = element('pre', 'diff-lines');
+        if (item.oldText !== undefined) for (const line of item.oldText.split('\n')) pre.append(element('span', 'diff-removed', `-${line}\n`));
+        for (const line of item.newText.split('\n')) pre.append(element('span', 'diff-added', `+${line}\n`));
+        diff.append(pre);
+        body.append(diff);
+      } else if (item.type === 'terminal') body.append(element('div', 'terminal', `Terminal ${item.terminalId}`));
+      else body.append(element('pre', 'json', item.json));
+    }
+    if (entity.rawInput !== undefined) body.append(rawDetails('Raw input', entity.rawInput));
+    if (entity.rawOutput !== undefined) body.append(rawDetails('Raw output', entity.rawOutput));
+    if (!body.childElementCount) body.append(element('div', 'empty', 'No output.'));
+    children.push(body);
+  }
+  row.el.replaceChildren(...children);
+}
+
+function renderPlan(row: Row, entity: PlanEntity): void {
+  const head = element('div', 'row-head');
+  head.append(codicon('checklist'), element('span', 'label', 'Plan'));
+  const children: Node[] = [head];
+  if (entity.entries.length) {
+    const list = element('ul', 'checklist');
+    for (const entry of entity.entries) {
+      const status = entry.status ?? 'pending';
+      const item = element('li', `plan-entry status-${statusClass(status)}`);
+      item.append(codicon(PLAN_STATUS_ICONS[status] ?? 'circle-large-outline'), element('span', 'plan-text', entry.content));
+      item.append(element('span', 'visually-hidden', ` (${status.replace(/_/g, ' ')})`));
+      if (entry.priority) item.append(element('span', `badge priority-${statusClass(entry.priority)}`, entry.priority));
+      list.append(item);
+    }
+    children.push(list);
+  }
+  if (entity.markdown) {
+    const md = element('div', 'body');
+    md.append(sanitizedFragment(renderMarkdown(entity.markdown)));
+    children.push(md);
+  }
+  if (entity.file) children.push(element('div', 'plan-file', entity.file));
+  row.el.replaceChildren(...children);
+}
+
+function renderUnknown(row: Row, entity: UnknownEntity): void {
+  const head = element('summary', 'row-head');
+  head.append(codicon(entity.problem ? 'warning' : 'question'), element('span', 'label', entity.problem ? `Malformed ${entity.sessionUpdate}` : `Update “${entity.sessionUpdate}”`));
+  if (entity.problem) head.append(element('span', 'problem', entity.problem));
+  const children: Node[] = [head];
+  if (row.built || (row.el as HTMLDetailsElement).open) {
+    row.built = true;
+    children.push(element('pre', 'json', entity.json));
+  }
+  row.el.replaceChildren(...children);
+}
+
+// --- bodies and parts ----------------------------------------------------------------------
+
+function fillBody(row: Row, parts: readonly Part[], markdown: boolean): void {
+  const body = row.body!;
+  const nodes: Node[] = [];
+  row.tail = undefined;
+  parts.forEach((part, index) => {
+    if (part.type !== 'text') return nodes.push(renderPart(part));
+    if (markdown) {
+      const md = element('div', 'md');
+      md.append(sanitizedFragment(renderMarkdown(part.text)));
+      nodes.push(md);
+    } else {
+      const plain = element('div', 'plain');
+      const text = document.createTextNode(part.text);
+      plain.append(text);
+      nodes.push(plain);
+      if (index === parts.length - 1) row.tail = text;
+    }
+  });
+  body.replaceChildren(...nodes);
+  row.dirty = !markdown && parts.some((p) => p.type === 'text');
+}
+
+function renderPart(part: Part): HTMLElement {
+  switch (part.type) {
+    case 'text':
+      return element('div', 'plain', part.text);
+    case 'image': {
+      if (part.data && SAFE_IMAGE_TYPES.has(part.mimeType) && /^[A-Za-z0-9+/=\s]*$/.test(part.data)) {
+        const img = document.createElement('img');
+        img.className = 'image';
+        img.alt = part.uri ? `Image ${part.uri}` : 'Image';
+        img.src = `data:${part.mimeType};base64,${part.data.replace(/\s/g, '')}`;
+        return img;
+      }
+      return chip('file-media', `Image (${part.mimeType})`, part.uri);
+    }
+    case 'audio':
+      return chip('unmute', `Audio (${part.mimeType})`);
+    case 'resource_link':
+      return chip('link', part.title || part.name, part.uri);
+    case 'resource': {
+      const details = element('details', 'resource');
+      const summary = element('summary');
+      summary.append(codicon('file'), element('span', 'label', part.uri));
+      details.append(summary, element('pre', 'resource-text', part.text ?? `(${part.mimeType ?? 'binary'} content)`));
+      return details;
+    }
+    case 'unknown': {
+      const details = element('details', 'resource');
+      const summary = element('summary');
+      summary.append(codicon('question'), element('span', 'label', `Unsupported content “${part.blockType}”`));
+      details.append(summary, element('pre', 'json', part.json));
+      return details;
+    }
+  }
+}
+
+/** A labelled chip; a link when `uri` is an allowed link, plain text otherwise. */
+function chip(icon: string, label: string, uri?: string): HTMLElement {
+  const linked = uri !== undefined && isAllowedLink(uri);
+  const el = element(linked ? 'a' : 'span', linked ? 'chip link' : 'chip');
+  el.append(codicon(icon), document.createTextNode(label));
+  if (uri !== undefined) el.title = uri;
+  if (linked) {
+    el.dataset.href = uri;
+    el.setAttribute('role', 'link');
+    el.tabIndex = 0;
+  }
+  return el;
+}
+
+function rawDetails(label: string, json: string): HTMLElement {
+  const details = element('details', 'raw');
+  details.append(element('summary', undefined, label), element('pre', 'json', json));
+  return details;
+}
+
+export function codicon(name: string): HTMLElement {
+  const icon = document.createElement('span');
+  icon.className = `codicon codicon-${name}`;
+  icon.setAttribute('aria-hidden', 'true');
+  return icon;
+}
+
+export function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** A status string as a CSS class fragment (agents' strings are arbitrary). */
+function statusClass(status: string): string {
+  return status.replace(/[^a-zA-Z0-9_-]/g, '-').slice(0, 40) || 'unknown';
+}

@@ -233,3 +233,55 @@ export function ensureReplayFiles(dir: string, name: string, options: ReplayOpti
   writeFileSync(meta, JSON.stringify({ key, lines: updates.length, bytes }));
   return { ndjson, updatesJson, sessionId, lines: updates.length, bytes };
 }
+
+export const LIST_FOLDERS = ['/bench/workspace/alpha', '/bench/workspace/beta', '/bench/workspace/gamma'];
+
+/**
+ * The listing store: `count` small active sessions spread over `folders`, with
+ * distinct dates, written with the reference agent's own store code. Cached in `dir`.
+ */
+export async function ensureSessionStore(
+  dir: string,
+  count: number,
+  writeSession: (dir: string, record: StoredSessionLike) => Promise<void>,
+  folders = LIST_FOLDERS,
+): Promise<string> {
+  const marker = join(dir, `.bench-store-${count}`);
+  if (existsSync(marker)) return dir;
+  mkdirSync(dir, { recursive: true });
+  const rand = prng(5);
+  const start = Date.UTC(2025, 0, 1);
+  const records: StoredSessionLike[] = [];
+  for (let i = 0; i < count; i++) {
+    const sessionId = `sess_${String(i).padStart(5, '0')}`;
+    records.push({
+      sessionId,
+      cwd: folders[i % folders.length],
+      title: makeText(rand, 20, 60).replace(/\s+/g, ' '),
+      updatedAt: new Date(start + i * 60_000 + Math.floor(rand() * 30_000)).toISOString(),
+      archived: false,
+      deleted: false,
+      updates: [
+        { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: makeText(rand, 40, 120) } },
+        { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: makeText(rand, 40, 200) } },
+      ] as SessionUpdate[],
+    });
+  }
+  // Parallel in small groups: each write is atomic (fsync and rename).
+  for (let i = 0; i < records.length; i += 64) {
+    await Promise.all(records.slice(i, i + 64).map((r) => writeSession(dir, r)));
+  }
+  writeFileSync(marker, new Date().toISOString());
+  return dir;
+}
+
+/** The shape of the reference agent's StoredSession (test/agent/store.ts). */
+export interface StoredSessionLike {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  updatedAt: string;
+  archived: boolean;
+  deleted: boolean;
+  updates: SessionUpdate[];
+}

@@ -23,7 +23,7 @@ const FIGURES: Figure[] = [
   { id: '2', name: 'messages', script: 'messages.bench.mjs', defaultRuns: 1 },
   { id: '3', name: 'render', script: 'render.bench.mjs', defaultRuns: 5 },
   { id: '4', name: 'streaming', script: 'streaming.bench.mjs', defaultRuns: 5 },
-  { id: '5', name: 'listing', script: 'listing.bench.mjs', defaultRuns: 5 },
+  { id: '5', name: 'listing', script: 'listing.bench.mjs', defaultRuns: 3 },
   { id: '6', name: 'size', script: 'size.bench.mjs', defaultRuns: 3 },
   { id: '7', name: 'memory', script: 'memory.bench.mjs', nodeArgs: ['--expose-gc'], defaultRuns: 3 },
   { id: '8', name: 'e2e', script: 'e2e.bench.mjs', defaultRuns: 3 },

@@ -10,11 +10,14 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-// Bundled into a CommonJS test for the extension host, import.meta is empty: use __dirname there.
-const HERE = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-const PACKAGE_DIR = findPackageDir(HERE);
+// No import.meta: this file is also bundled into CommonJS tests for the extension host. Any file
+// inside the repository (this one, a bundle under out/, the running script) leads to the root.
+const PACKAGE_DIR = findPackageDir([
+  typeof __dirname === 'string' ? __dirname : undefined,
+  process.argv[1] ? dirname(resolve(process.argv[1])) : undefined,
+  process.cwd(),
+]);
 const CACHE_DIR = process.env.ACP_SESSIONS_CACHE
   ? resolve(process.env.ACP_SESSIONS_CACHE)
   : join(homedir(), '.cache', 'acp-sessions');
@@ -27,13 +30,17 @@ export const AGENTS = {
   gemini: { pkg: '@google/gemini-cli', bin: 'bundle/gemini.js', args: ['--acp'] },
 };
 
-/** test/interop/agents/, found from here or from a bundle of this file under out/. */
-function findPackageDir(start) {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'test', 'interop', 'agents');
-    if (existsSync(join(candidate, 'package-lock.json'))) return candidate;
-    if (dirname(dir) === dir) throw new Error(`test/interop/agents/package-lock.json not found above ${start}`);
+/** test/interop/agents/, found above the first of `starts` that lies inside the repository. */
+function findPackageDir(starts) {
+  for (const start of starts) {
+    if (!start) continue;
+    for (let dir = start; ; dir = dirname(dir)) {
+      const candidate = join(dir, 'test', 'interop', 'agents');
+      if (existsSync(join(candidate, 'package-lock.json'))) return candidate;
+      if (dirname(dir) === dir) break;
+    }
   }
+  throw new Error(`test/interop/agents/package-lock.json not found above ${starts.filter(Boolean).join(' or ')}`);
 }
 
 const say = (message) => process.stderr.write(`[agents] ${message}\n`);
@@ -126,7 +133,7 @@ export function ensureAgents() {
 }
 
 // Run as a program (not when bundled into a test under out/).
-if (process.argv[1]?.endsWith('agents.mjs') && resolve(process.argv[1]) === join(HERE, 'agents.mjs')) {
+if (process.argv[1] && resolve(process.argv[1]) === join(PACKAGE_DIR, '..', 'agents.mjs')) {
   try {
     console.log(JSON.stringify(ensureAgents(), null, 2));
   } catch (e) {

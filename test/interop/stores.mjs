@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /** Claude Code keeps a folder per working directory: every non-alphanumeric becomes '-'. */
 export function claudeProjectDir(home, cwd) {
@@ -138,7 +137,7 @@ export function writeClaudeDemoStore(home, cwd, now = Date.now()) {
 }
 
 // Run as a program (not when bundled into a test under out/).
-if (process.argv[1]?.endsWith('stores.mjs') && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && /[\\/]test[\\/]interop[\\/]stores\.mjs$/.test(resolve(process.argv[1]))) {
   const arg = (name) => {
     const i = process.argv.indexOf(name);
     return i > 0 ? process.argv[i + 1] : undefined;

@@ -1,0 +1,199 @@
+// The extension, in a real VS Code extension host, pointed at real agents through the one
+// setting a user writes (`acpSessions.agents`): their sessions show in the Sessions tree,
+// delete works end to end, and agents that need a login or cannot list get a clear item.
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AcpSessionsApi } from '../../../src/extension';
+import { ensureAgents, type InteropAgentName } from '../agents.mjs';
+import { claudeProjectDir, writeClaudeSession, writeCodexSession } from '../stores.mjs';
+
+interface Row {
+  node: unknown;
+  label: string;
+  description: string;
+  contextValue: string;
+}
+
+const installed = ensureAgents();
+let api: AcpSessionsApi;
+const homes: string[] = [];
+
+function tempHome(): { home: string; project: string } {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-interop-ext-')));
+  const project = join(home, 'work', 'my-project');
+  mkdirSync(project, { recursive: true });
+  mkdirSync(join(home, '.codex'));
+  homes.push(home);
+  return { home, project };
+}
+
+/** The entry a user would write, with the agent's store in `home` (see test/interop/support.ts). */
+function entry(name: InteropAgentName, label: string, home: string) {
+  const agent = installed.agents[name];
+  return {
+    name: label,
+    // The extension host's own Node (24): what a user's PATH `node` would be.
+    command: process.execPath,
+    args: [agent.script, ...agent.args],
+    cwd: home,
+    env: {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+      CODEX_HOME: join(home, '.codex'),
+      GEMINI_CLI_HOME: home,
+      IS_SANDBOX: '1',
+      ANTHROPIC_API_KEY: '',
+      OPENAI_API_KEY: '',
+      CODEX_API_KEY: '',
+      GEMINI_API_KEY: '',
+      GOOGLE_API_KEY: '',
+    },
+  };
+}
+
+async function configure(agents: unknown[]): Promise<void> {
+  const config = vscode.workspace.getConfiguration('acpSessions');
+  await config.update('scope', 'all', vscode.ConfigurationTarget.Global);
+  await config.update('agents', agents, vscode.ConfigurationTarget.Global);
+}
+
+function text(label: string | vscode.TreeItemLabel | undefined): string {
+  return typeof label === 'string' ? label : label?.label ?? '';
+}
+
+/** Every row the Sessions view shows, expanded (walking the view's own data provider). */
+function rows(): Row[] {
+  const view = api.sessions.view;
+  const out: Row[] = [];
+  const walk = (node: unknown) => {
+    const item = view.getTreeItem(node as never);
+    out.push({ node, label: text(item.label), description: String(item.description ?? ''), contextValue: item.contextValue ?? '' });
+    for (const child of view.getChildren(node as never)) walk(child);
+  };
+  for (const root of view.getChildren()) walk(root);
+  return out;
+}
+
+/** Re-reads the tree on every change until `find` returns something (mocha's timeout is the hang guard). */
+async function waitForTree<T>(find: (rows: Row[]) => T | undefined): Promise<T> {
+  for (;;) {
+    const changed = new Promise<void>((resolve) => {
+      const subscription = api.sessions.view.onDidChangeTreeData(() => {
+        subscription.dispose();
+        resolve();
+      });
+    });
+    const found = find(rows());
+    if (found !== undefined && found !== false) return found;
+    await changed;
+  }
+}
+
+const sessionRows = (all: Row[]) => all.filter((r) => r.contextValue.startsWith('session:'));
+
+suiteSetup(async () => {
+  api = (await vscode.extensions.getExtension('acp-sessions.acp-sessions')!.activate()) as AcpSessionsApi;
+});
+
+suiteTeardown(async () => {
+  await configure([]);
+  await vscode.workspace.getConfiguration('acpSessions').update('scope', undefined, vscode.ConfigurationTarget.Global);
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+});
+
+suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.claude.version}`, () => {
+  let home: string;
+  let project: string;
+  const ids = {
+    login: '0a1b2c3d-0000-4000-8000-0000000000a1',
+    parser: '0a1b2c3d-0000-4000-8000-0000000000a2',
+    doomed: '0a1b2c3d-0000-4000-8000-0000000000a3',
+  };
+
+  suiteSetup(async () => {
+    ({ home, project } = tempHome());
+    writeClaudeSession(home, {
+      sessionId: ids.login, cwd: project, title: 'Fix the login bug', updatedAt: new Date(Date.now() - 3_600_000).toISOString(),
+      turns: [['The login fails after a password reset.', 'Fixed: the reset now clears the old session.']],
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.parser, cwd: project, title: 'Split the parser', updatedAt: new Date(Date.now() - 7_200_000).toISOString(),
+      turns: [['Split the parser.', 'Started with the lexer.'], ['Go on.', 'The parser reads tokens now.']],
+      compactedAfter: 1,
+      summary: 'The lexer is done; the parser is next.',
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.doomed, cwd: project, title: 'Throwaway experiment', updatedAt: new Date(Date.now() - 86_400_000 * 3).toISOString(),
+      turns: [['Try something.', 'Tried.']],
+    });
+    await configure([entry('claude', 'Claude', home)]);
+  });
+
+  test('the tree shows claude\'s sessions by title under the Claude agent', async () => {
+    const titles = await waitForTree((all) => {
+      const titles = sessionRows(all).map((r) => r.label).sort();
+      return titles.length === 3 ? titles : undefined;
+    });
+    assert.deepEqual(titles, ['Fix the login bug', 'Split the parser', 'Throwaway experiment']);
+    const agent = api.agents.agents.find((a) => a.name === 'Claude');
+    assert.equal(agent?.agentInfo?.name, '@agentclientprotocol/claude-agent-acp');
+    // Delete is offered (claude advertises it), archive is not (it does not).
+    const row = sessionRows(rows()).find((r) => r.label === 'Fix the login bug')!;
+    assert.match(row.contextValue, /:deletable/);
+    assert.doesNotMatch(row.contextValue, /:archivable/);
+  });
+
+  test('deleting a session from the tree removes its transcript file and its item', async () => {
+    const file = join(claudeProjectDir(home, project), `${ids.doomed}.jsonl`);
+    assert.ok(existsSync(file));
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Throwaway experiment'));
+    api.sessions.messages.answerNextModal('Delete');
+    await vscode.commands.executeCommand('acpSessions.delete', row.node);
+    assert.equal(existsSync(file), false);
+    const titles = await waitForTree((all) => {
+      const titles = sessionRows(all).map((r) => r.label);
+      return titles.includes('Throwaway experiment') ? undefined : titles.sort();
+    });
+    assert.deepEqual(titles, ['Fix the login bug', 'Split the parser']);
+  });
+});
+
+suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.version} without a login`, () => {
+  suiteSetup(async () => {
+    const { home, project } = tempHome();
+    writeCodexSession(home, {
+      sessionId: '0196a1b2-0000-7000-8000-0000000000b1', cwd: project, startedAt: '2025-05-01T10:00:00.000Z',
+      turns: [['Add a README', 'Added README.md.']],
+    });
+    await configure([entry('codex', 'Codex', home)]);
+  });
+
+  test('the agent shows "sign-in required" with a Retry, not an error', async () => {
+    const state = await waitForTree(() => {
+      const agent = api.agents.agents.find((a) => a.name === 'Codex');
+      return agent?.state.kind === 'needsAuthentication' || agent?.state.kind === 'failed' ? agent.state.kind : undefined;
+    });
+    assert.equal(state, 'needsAuthentication');
+    const labels = await waitForTree((all) => (all.some((r) => /sign-in required/i.test(r.label)) ? all.map((r) => r.label) : undefined));
+    assert.ok(labels.some((l) => /retry/i.test(l)), labels.join(' | '));
+  });
+});
+
+suite(`Real agents in the Sessions view: gemini-cli ${installed.agents.gemini.version} --acp`, () => {
+  suiteSetup(async () => {
+    const { home } = tempHome();
+    await configure([entry('gemini', 'Gemini CLI', home)]);
+  });
+
+  test('an agent without session/list gets a "does not list its sessions" item, not an error', async () => {
+    const labels = await waitForTree((all) => {
+      const agent = api.agents.agents.find((a) => a.name === 'Gemini CLI');
+      return agent?.state.kind === 'connected' && all.length > 1 ? all.map((r) => r.label) : undefined;
+    });
+    assert.ok(labels.some((l) => /does not list its sessions/i.test(l)), labels.join(' | '));
+    assert.ok(!labels.some((l) => /error|failed/i.test(l)), labels.join(' | '));
+  });
+});

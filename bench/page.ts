@@ -1,0 +1,112 @@
+// A headless Debian Chromium (through playwright-core, with the test host's flags) showing the
+// real production webview bundle in a page that mimics the transcript webview: the panel's
+// HTML shell, media/transcript.css, codicons, a dark theme's variables and acquireVsCodeApi.
+// Floor pages are served from the same origin, so both run under the same conditions.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ROOT } from './lib';
+import { PROD_WEBVIEW, STAGE } from './stage';
+
+export const ORIGIN = 'http://bench.invalid';
+
+/** The variables VS Code puts on the webview's <html> (a dark theme), for a realistic cascade. */
+const THEME = [
+  '--vscode-font-family: system-ui, "Ubuntu", "Droid Sans", sans-serif',
+  '--vscode-font-size: 13px',
+  '--vscode-font-weight: normal',
+  '--vscode-editor-font-family: "Droid Sans Mono", monospace',
+  '--vscode-editor-font-size: 14px',
+  '--vscode-foreground: #cccccc',
+  '--vscode-descriptionForeground: #9d9d9d',
+  '--vscode-editor-background: #1f1f1f',
+  '--vscode-widget-border: #313131',
+  '--vscode-panel-border: #2b2b2b',
+  '--vscode-textLink-foreground: #4daafc',
+  '--vscode-textCodeBlock-background: #2b2b2b',
+  '--vscode-focusBorder: #0078d4',
+  '--vscode-progressBar-background: #0078d4',
+  '--vscode-errorForeground: #f85149',
+  '--vscode-button-background: #0078d4',
+  '--vscode-button-foreground: #ffffff',
+].join('; ');
+
+/** The panel's HTML (src/ui/transcriptPanel.ts html()) with plain URLs instead of webview URIs. */
+export const WEBVIEW_HTML = `<!DOCTYPE html>
+<html lang="en" style='${THEME}'>
+<head>
+<meta charset="UTF-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="codicon.css">
+<link rel="stylesheet" href="transcript.css">
+<title>Transcript</title>
+<style>body { background: var(--vscode-editor-background); color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); margin: 0; padding: 0 20px; }</style>
+</head>
+<body data-loading="true">
+<header id="header" class="header"></header>
+<main id="timeline" class="timeline" aria-label="Transcript" data-rows="0"></main>
+<script src="transcript.js"></script>
+</body>
+</html>`;
+
+/** A page with the same theme and body style but no webview code: for the floors. */
+export const FLOOR_HTML = `<!DOCTYPE html>
+<html lang="en" style='${THEME}'>
+<head>
+<meta charset="UTF-8">
+<style>
+body { background: var(--vscode-editor-background); color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); margin: 0; padding: 0 20px; }
+.row { display: block; margin: 0 0 8px; white-space: pre-wrap; content-visibility: auto; contain-intrinsic-size: auto 48px; }
+</style>
+</head>
+<body><main id="timeline"></main></body>
+</html>`;
+
+/** Runs in every page before its scripts: the webview API stand-in and a long-task log. */
+function initScript() {
+  const bench = { fromWebview: [] as unknown[], longTasks: [] as { start: number; duration: number }[] };
+  (window as any).__bench = bench;
+  (window as any).acquireVsCodeApi = () => ({
+    postMessage: (m: unknown) => bench.fromWebview.push(m),
+    getState: () => undefined,
+    setState: () => {},
+  });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) bench.longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+export interface BenchBrowser {
+  /** A fresh page at ORIGIN/<path> serving `files` (name -> body) besides the webview's own. */
+  open(path: 'webview.html' | 'floor.html', files?: Record<string, string>): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launch(): Promise<BenchBrowser> {
+  const host = await import(join(ROOT, 'test/host/server.mjs'));
+  const browser = await host.openBrowser({ viewport: { width: 1280, height: 800 } });
+  const assets: Record<string, { body: Buffer | string; type: string }> = {
+    'webview.html': { body: WEBVIEW_HTML, type: 'text/html' },
+    'floor.html': { body: FLOOR_HTML, type: 'text/html' },
+    'transcript.js': { body: readFileSync(PROD_WEBVIEW), type: 'text/javascript' },
+    'transcript.css': { body: readFileSync(join(ROOT, 'media/transcript.css')), type: 'text/css' },
+    'codicon.css': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.css')), type: 'text/css' },
+    'codicon.ttf': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.ttf')), type: 'font/ttf' },
+  };
+  return {
+    async open(path, files = {}) {
+      const page = await browser.context.newPage();
+      await page.addInitScript(initScript);
+      await page.route(`${ORIGIN}/**`, (route) => {
+        const name = new URL(route.request().url()).pathname.slice(1);
+        if (name in files) return route.fulfill({ body: files[name], contentType: 'application/json' });
+        const asset = assets[name];
+        if (!asset) return route.fulfill({ status: 404, body: `bench: no ${name}` });
+        return route.fulfill({ body: asset.body, contentType: asset.type });
+      });
+      await page.goto(`${ORIGIN}/${path}`);
+      return page;
+    },
+    close: () => browser.close(),
+  };
+}

@@ -62,6 +62,8 @@ export class SessionList {
   error: unknown;
   /** A further page is being fetched (the list shows what it has meanwhile). */
   loadingMore = false;
+  /** How many `session/list` requests this list has sent (the log and tests read it). */
+  listRequests = 0;
   /** The client this content came from: a new client after a restart means stale content. */
   loadedFrom: AcpClient | undefined;
   private generation = 0;
@@ -181,6 +183,7 @@ export class SessionList {
         if (this.cwd !== undefined) params.cwd = this.cwd;
         if (archived !== undefined) params.archived = archived;
         if (cursor !== undefined) params.cursor = cursor;
+        this.listRequests++;
         const page = await client.listSessions(params);
         if (!current()) return;
         for (const session of page.sessions) {

@@ -235,6 +235,13 @@ class SessionCommands {
 
   async delete(nodes: readonly SessionNode[]): Promise<CommandSummary> {
     if (nodes.length === 0) return { done: [], gone: [], failed: [], refused: 'nothing selected' };
+    // Refuse before asking: a confirmation for something the agent cannot do would mislead.
+    const unable = [...new Set(nodes.map((n) => n.agent))].filter((a) => this.deps.registry.agent(a)?.capabilities?.delete !== true);
+    if (unable.length > 0) {
+      const refused = `Agent "${unable[0]}" cannot delete sessions: it does not advertise sessionCapabilities.delete.`;
+      void this.deps.messages.show('warning', refused);
+      return { done: [], gone: [], failed: [], refused };
+    }
     const labels = nodes.map((n) => sessionLabel(n.session));
     const question = nodes.length === 1 ? `Delete the session "${labels[0]}"?` : `Delete ${nodes.length} sessions?`;
     const agents = [...new Set(nodes.map((n) => n.agent))];

@@ -1,0 +1,438 @@
+// The Sessions tree inside a real VS Code extension host, against the reference agent as a real
+// process configured in USER settings: the sections per filter, paging, archive/unarchive/undo/
+// delete changing both the tree and the store on disk, capability gating, failures, crashes and
+// live session_info_update. The tree is read through the view's own data provider, and driven
+// with the real commands.
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AcpSessionsApi } from '../../src/extension';
+import { readSession, writeSession, type StoredSession } from '../agent/store';
+
+const EXTENSION_ID = 'acp-sessions.acp-sessions';
+const repoRoot = process.env.ACP_REPO_ROOT ?? join(__dirname, '..', '..', '..');
+const agentScript = join(repoRoot, 'out', 'test', 'agent', 'agent.mjs');
+const ELSEWHERE = '/elsewhere/other-project';
+
+interface Row {
+  node: any;
+  item: vscode.TreeItem;
+  label: string;
+  children: Row[];
+}
+
+let api: AcpSessionsApi;
+let agentCounter = 0;
+const stores: string[] = [];
+
+function config() {
+  return vscode.workspace.getConfiguration('acpSessions');
+}
+
+function workspaceFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(folder, 'the integration run opens a workspace folder');
+  return folder;
+}
+
+/** Waits for a condition the extension makes true (bounded: a hang guard, not a speed limit). */
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function record(sessionId: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
+  return {
+    sessionId,
+    cwd,
+    title: `Title of ${sessionId}`,
+    updatedAt: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
+    archived: false,
+    deleted: false,
+    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `hello ${sessionId}` } }],
+    ...extra,
+  };
+}
+
+/**
+ * A store with sessions in the workspace folder (w1..w3 active, w4 archived) and in another
+ * folder (o1 active, o2 archived).
+ */
+async function seededStore(extra: StoredSession[] = []): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'acp-sessions-it-'));
+  stores.push(dir);
+  const folder = workspaceFolder();
+  for (const r of [
+    record('w1', folder, 1),
+    record('w2', folder, 2),
+    record('w3', folder, 30),
+    record('w4', folder, 4, { archived: true }),
+    record('o1', ELSEWHERE, 1.5),
+    record('o2', ELSEWHERE, 5, { archived: true }),
+    ...extra,
+  ]) {
+    await writeSession(dir, r);
+  }
+  return dir;
+}
+
+/** Configures one reference agent (a fresh name, so a fresh process) in the user settings. */
+async function useAgent(store: string, flags: string[] = []): Promise<string> {
+  const name = `Reference ${++agentCounter}`;
+  await config().update(
+    'agents',
+    [{ name, command: process.execPath, args: [agentScript, '--store', store, ...flags] }],
+    vscode.ConfigurationTarget.Global,
+  );
+  await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
+  return name;
+}
+
+async function rows(parent?: any): Promise<Row[]> {
+  const provider = api.sessions.view;
+  const children = await provider.getChildren(parent);
+  const result: Row[] = [];
+  for (const node of children ?? []) {
+    const item = await provider.getTreeItem(node);
+    const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+    const expandable = item.collapsibleState !== undefined && item.collapsibleState !== vscode.TreeItemCollapsibleState.None;
+    result.push({ node, item, label, children: expandable ? await rows(node) : [] });
+  }
+  return result;
+}
+
+function flatten(list: Row[]): Row[] {
+  return list.flatMap((r) => [r, ...flatten(r.children)]);
+}
+
+/** The whole tree once nothing in it is loading any more. */
+async function settledTree(): Promise<Row[]> {
+  return until('the tree has settled', async () => {
+    const tree = await rows();
+    const busy = flatten(tree).some((r) => r.item.contextValue === 'message:loading' || r.label === 'Loading more…');
+    return busy ? undefined : tree;
+  });
+}
+
+function agentRow(tree: Row[], agent: string): Row {
+  const row = tree.find((r) => r.label === agent);
+  assert.ok(row, `agent ${agent} is in the tree (${tree.map((r) => r.label).join(', ')})`);
+  return row;
+}
+
+function sectionRow(tree: Row[], agent: string, label: 'Active' | 'Archived'): Row | undefined {
+  return agentRow(tree, agent).children.find((r) => r.label === label);
+}
+
+function sessionIds(row: Row | undefined): string[] {
+  return flatten(row?.children ?? []).filter((r) => r.node?.session).map((r) => r.node.session.sessionId);
+}
+
+function sessionRow(tree: Row[], sessionId: string): Row {
+  const row = flatten(tree).find((r) => r.node?.session?.sessionId === sessionId);
+  assert.ok(row, `session ${sessionId} is in the tree`);
+  return row;
+}
+
+async function sections(agent: string): Promise<{ active: string[]; archived: string[] }> {
+  const tree = await settledTree();
+  return { active: sessionIds(sectionRow(tree, agent, 'Active')), archived: sessionIds(sectionRow(tree, agent, 'Archived')) };
+}
+
+/** A Markdown tooltip as read text (appendText escapes punctuation and spaces). */
+function tooltipText(item: vscode.TreeItem): string {
+  const value = typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
+  return value.replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
+}
+
+/** The next message the Sessions view shows from now on. */
+function nextMessage() {
+  const seen = api.sessions.messages.shown.length;
+  return () => until('a message is shown', () => api.sessions.messages.shown[seen]);
+}
+
+suite('Sessions tree', () => {
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<AcpSessionsApi>(EXTENSION_ID);
+    assert.ok(ext);
+    api = await ext.activate();
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+    for (const dir of stores) rmSync(dir, { recursive: true, force: true });
+  });
+
+  teardown(async () => {
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
+  });
+
+  test('the agent node shows the connection state and the name and version from initialize', async () => {
+    const agent = await useAgent(await seededStore());
+    const tree = await settledTree();
+    const row = agentRow(tree, agent);
+    assert.match(String(row.item.description), /^ACP Reference Agent \d\S* · connected$/);
+    assert.match(tooltipText(row.item), /State: connected/);
+    assert.equal(row.item.contextValue, 'agent:connected');
+  });
+
+  test('Active lists the unarchived and Archived the archived sessions of the workspace folder, newest first', async () => {
+    const agent = await useAgent(await seededStore());
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+  });
+
+  test('the "all folders" scope lists every folder, each session naming its folder', async () => {
+    const agent = await useAgent(await seededStore());
+    await vscode.commands.executeCommand('acpSessions.scopeAll');
+    await until('the scope is all', () => api.sessions.model.scope.kind === 'all');
+    assert.deepEqual(await sections(agent), { active: ['w1', 'o1', 'w2', 'w3'], archived: ['w4', 'o2'] });
+    const tree = await settledTree();
+    assert.match(String(sessionRow(tree, 'o1').item.description), /other-project/);
+    await vscode.commands.executeCommand('acpSessions.scopeWorkspace');
+    await until('the scope is the workspace', () => api.sessions.model.scope.kind === 'folders');
+    assert.deepEqual((await sections(agent)).active, ['w1', 'w2', 'w3']);
+  });
+
+  test('a session item has its title, age, tooltip and a contextValue with the allowed operations', async () => {
+    await useAgent(await seededStore());
+    const tree = await settledTree();
+    const row = sessionRow(tree, 'w2');
+    assert.equal(row.label, 'Title of w2');
+    assert.equal(row.item.description, '2 h');
+    const tooltip = tooltipText(row.item);
+    for (const part of ['Title of w2', 'w2', workspaceFolder(), 'Active']) assert.ok(tooltip.includes(part), `tooltip has ${part}`);
+    assert.equal(row.item.contextValue, 'session:active:archivable:deletable:loadable');
+    assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable');
+    assert.ok(row.item.id, 'items have stable ids');
+    const again = sessionRow(await settledTree(), 'w2');
+    assert.equal(again.item.id, row.item.id);
+  });
+
+  test('paging: Load more follows nextCursor to the end', async () => {
+    const folder = workspaceFolder();
+    const many = ['p1', 'p2', 'p3', 'p4', 'p5'].map((id, i) => record(id, folder, 10 + i));
+    await config().update('pageSize', 2, vscode.ConfigurationTarget.Global);
+    await until('the page size is 2', () => api.sessions.model.pageSize === 2);
+    const agent = await useAgent(await seededStore(many), ['--page-size', '2']);
+    const expected = ['w1', 'w2', 'p1', 'p2', 'p3', 'p4', 'p5', 'w3'];
+    let tree = await settledTree();
+    assert.deepEqual(sessionIds(sectionRow(tree, agent, 'Active')), expected.slice(0, 2));
+    for (let shown = 2; shown < expected.length; shown += 2) {
+      const loadMore = flatten(sectionRow(tree, agent, 'Active')!.children).find((r) => r.item.contextValue === 'loadMore');
+      assert.ok(loadMore, `a Load more item after ${shown} sessions`);
+      await vscode.commands.executeCommand('acpSessions.loadMore', loadMore.node);
+      tree = await settledTree();
+      assert.deepEqual(sessionIds(sectionRow(tree, agent, 'Active')), expected.slice(0, shown + 2));
+    }
+    assert.ok(!flatten(tree).some((r) => r.item.contextValue === 'loadMore'), 'no Load more at the end');
+  });
+
+  test('archive moves the session to Archived in the tree and on disk; Undo in the notification restores it', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const row = sessionRow(await settledTree(), 'w2');
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
+    assert.equal((await readSession(store, 'w2'))?.archived, true);
+    const shown = await message();
+    assert.equal(shown.text, 'Archived "Title of w2".');
+    assert.deepEqual(shown.actions, ['Undo']);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
+    await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+  });
+
+  test('unarchive moves the session back to Active in the tree and on disk', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    await vscode.commands.executeCommand('acpSessions.unarchive', sessionRow(await settledTree(), 'w4').node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w4', 'w3'], archived: [] });
+    assert.equal((await readSession(store, 'w4'))?.archived, false);
+  });
+
+  test('archiving several selected sessions gives one summary message', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const tree = await settledTree();
+    const selected = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w3').node];
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', selected[0], selected);
+    assert.equal((await message()).text, 'Archived 2 sessions.');
+    assert.deepEqual(await sections(agent), { active: ['w2'], archived: ['w1', 'w4', 'w3'] });
+    const count = api.sessions.messages.shown.length;
+    await (await settledTree());
+    assert.equal(api.sessions.messages.shown.length, count, 'one message, not one per session');
+  });
+
+  test('delete asks in a modal naming the session, then removes it from both sections and the store', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const messages = api.sessions.messages;
+    messages.answerNextModal('Delete');
+    const confirm = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.delete', sessionRow(await settledTree(), 'w4').node);
+    const asked = await confirm();
+    assert.equal(asked.modal, true);
+    assert.equal(asked.text, 'Delete the session "Title of w4"?');
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: [] });
+    assert.equal((await readSession(store, 'w4'))?.deleted, true);
+  });
+
+  test('delete of several names the count; cancelling deletes nothing', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const tree = await settledTree();
+    const selected = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w4').node];
+    api.sessions.messages.answerNextModal(undefined);
+    const confirm = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.delete', selected[0], selected);
+    assert.equal((await confirm()).text, 'Delete 2 sessions?');
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+    assert.equal((await readSession(store, 'w1'))?.deleted, false);
+  });
+
+  test('without archive: no Archived section, no archive operation, and the archive command refuses', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--no-archive']);
+    const tree = await settledTree();
+    assert.deepEqual(agentRow(tree, agent).children.map((r) => r.label), ['Active']);
+    const row = sessionRow(tree, 'w1');
+    assert.equal(row.item.contextValue, 'session:active:deletable:loadable');
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    assert.match((await message()).text, /cannot archive sessions: it does not advertise sessionCapabilities\.archive/);
+    assert.equal((await readSession(store, 'w1'))?.archived, false);
+  });
+
+  test('without delete: no delete operation, and the delete command refuses without asking', async () => {
+    const store = await seededStore();
+    await useAgent(store, ['--no-delete']);
+    const row = sessionRow(await settledTree(), 'w1');
+    assert.equal(row.item.contextValue, 'session:active:archivable:loadable');
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.delete', row.node);
+    const shown = await message();
+    assert.equal(shown.modal, false);
+    assert.match(shown.text, /cannot delete sessions/);
+    assert.equal((await readSession(store, 'w1'))?.deleted, false);
+  });
+
+  test('without list: one item explains why there are no sessions', async () => {
+    const agent = await useAgent(await seededStore(), ['--no-list']);
+    const tree = await settledTree();
+    assert.deepEqual(agentRow(tree, agent).children.map((r) => r.label), ['This agent does not list its sessions.']);
+  });
+
+  test('-32002 on archive: the message says the session is gone and it leaves the tree', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const row = sessionRow(await settledTree(), 'w2');
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true })); // deleted elsewhere
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    const shown = await message();
+    assert.match(shown.text, /"Title of w2" no longer exists on the agent/);
+    assert.equal(shown.severity, 'warning');
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+  });
+
+  test('an agent failure keeps the tree as it was and the message gives the agent\'s error', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--fail', 'session/unarchive=-32603']);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.unarchive', sessionRow(await settledTree(), 'w4').node);
+    const shown = await message();
+    assert.equal(shown.severity, 'error');
+    assert.match(shown.text, /Could not unarchive "Title of w4": reference agent: session\/unarchive failed on purpose/);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+    assert.equal((await readSession(store, 'w4'))?.archived, true);
+  });
+
+  test('a failing session/list shows an error item with Retry', async () => {
+    const agent = await useAgent(await seededStore(), ['--fail', 'session/list=-32603']);
+    const tree = await settledTree();
+    const labels = sectionRow(tree, agent, 'Active')!.children.map((r) => r.label);
+    assert.match(labels[0], /Could not list sessions: .*session\/list failed on purpose/);
+    assert.equal(labels[1], 'Retry');
+  });
+
+  test('an agent that crashes shows the failed state, and Refresh recovers it', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--exit-at', 'archive']);
+    const row = sessionRow(await settledTree(), 'w1');
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    const failed = await until('the agent shows as failed', async () => {
+      const a = agentRow(await rows(), agent);
+      return String(a.item.description).startsWith('failed:') ? a : undefined;
+    });
+    assert.match(String(failed.item.description), /exit/);
+    assert.equal(failed.item.contextValue, 'agent:failed');
+    assert.deepEqual(failed.children.map((r) => r.label).slice(-1), ['Restart Agent']);
+    await vscode.commands.executeCommand('acpSessions.refresh');
+    await until('the agent is connected again', () => api.agents.agent(agent)?.state.kind === 'connected');
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+  });
+
+  test('an agent that exits while listing shows the failed state with the reason', async () => {
+    const agent = await useAgent(await seededStore(), ['--exit-at', 'list']);
+    const failed = await until('the agent shows as failed', async () => {
+      const a = agentRow(await rows(), agent);
+      return a.item.contextValue === 'agent:failed' ? a : undefined;
+    });
+    assert.match(String(failed.item.description), /code 3/);
+    assert.match(tooltipText(failed.item), /State: failed/);
+  });
+
+  test('session_info_update from the agent moves a session between the sections without a refetch', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    await settledTree();
+    const client = await api.agents.getClient(agent);
+    const lists = [api.sessions.model.list(agent, 'active', workspaceFolder()), api.sessions.model.list(agent, 'archived', workspaceFolder())];
+    const requests = () => lists.map((l) => l.listRequests);
+    const before = requests();
+    // With w1 open on this connection, the agent reports its archive (archive RFD).
+    await client.loadSession('w1', workspaceFolder(), () => undefined);
+    await client.archiveSession('w1');
+    await until('w1 moved to Archived', async () => (await sections(agent)).archived.includes('w1'));
+    assert.deepEqual(await sections(agent), { active: ['w2', 'w3'], archived: ['w1', 'w4'] });
+    assert.deepEqual(requests(), before, 'no session/list was sent');
+  });
+
+  test('grouping by date puts sessions under Today, Yesterday, This Week and Older', async () => {
+    const agent = await useAgent(await seededStore());
+    await vscode.commands.executeCommand('acpSessions.groupByDate');
+    try {
+      await until('the tree is grouped', async () => {
+        const tree = await settledTree();
+        return sectionRow(tree, agent, 'Active')!.children.some((r) => r.item.contextValue === 'dateGroup');
+      });
+      const groups = sectionRow(await settledTree(), agent, 'Active')!.children.map((r) => r.label);
+      assert.ok(groups.length >= 1 && groups.every((g) => ['Today', 'Yesterday', 'This Week', 'Older'].includes(g)), groups.join());
+      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 'w2', 'w3']);
+    } finally {
+      await vscode.commands.executeCommand('acpSessions.ungroup');
+    }
+  });
+});

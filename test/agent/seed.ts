@@ -553,7 +553,7 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
       else if (i >= TOPICS.length) (t.updates[0] as { title?: string }).title = title;
       if (i % 7 === 3) t.raw({ sessionUpdate: 'checkpoint_created', checkpointId: `ckpt-${i}`, label: 'before refactor' });
     }
-    const archived = i >= 8 && i % 4 === 1;
+    const archived = i >= 8 && (i % 5 === 1 || i % 7 === 2);
     const record: StoredSession = {
       sessionId,
       cwd,

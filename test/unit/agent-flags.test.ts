@@ -128,3 +128,13 @@ test('a bad flag exits with code 2 and a message that names it', async (t) => {
     assert.match(agent.stderr, message);
   }
 });
+
+test('--delay MS holds every reply, including errors, for at least MS', async (t) => {
+  const agent = start(t, ['--store', await storeWith(t), '--delay', '150']);
+  for (const [method, params] of [['initialize', { protocolVersion: 1 }], ['session/list', {}], ['session/archive', { sessionId: 'unknown' }]] as const) {
+    const started = performance.now();
+    await agent.request(method, params);
+    // A lower bound only: it cannot fail on a slow machine.
+    assert.ok(performance.now() - started >= 145, method);
+  }
+});

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../../src/extension';
 import { ensureAgents, type InteropAgentName } from '../agents.mjs';
-import { claudeProjectDir, writeClaudeSession, writeCodexSession } from '../stores.mjs';
+import { claudeProjectDir, writeClaudeSession, writeCodexAuth, writeCodexSession } from '../stores.mjs';
 
 interface Row {
   node: unknown;
@@ -146,6 +146,20 @@ suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.cla
     assert.doesNotMatch(row.contextValue, /:archivable/);
   });
 
+  test('opening a compacted transcript from the tree shows a completed compaction row with its summary', async () => {
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Split the parser'));
+    await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+    const state = await api.transcripts.whenLoaded('Claude', ids.parser);
+    assert.equal(state.problem, undefined);
+    assert.deepEqual(
+      state.compactions.map((c) => [c.status, c.summary]),
+      [['completed', 'The lexer is done; the parser is next.']],
+    );
+    // Claude replays from the compaction on: the turn after it, and nothing unknown.
+    assert.deepEqual(state.kinds, { compaction: 1, user_message: 1, agent_message: 1 });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   test('deleting a session from the tree removes its transcript file and its item', async () => {
     const file = join(claudeProjectDir(home, project), `${ids.doomed}.jsonl`);
     assert.ok(existsSync(file));
@@ -158,6 +172,70 @@ suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.cla
       return titles.includes('Throwaway experiment') ? undefined : titles.sort();
     });
     assert.deepEqual(titles, ['Fix the login bug', 'Split the parser']);
+  });
+});
+
+suite('Add Agent… with the real agents installed', () => {
+  const saved = { PATH: process.env.PATH, HOME: process.env.HOME, IS_SANDBOX: process.env.IS_SANDBOX };
+
+  suiteSetup(async () => {
+    await configure([]);
+    // As after `npm install -g`: the bins on the PATH the extension host (and the agent) sees;
+    // a temporary HOME so the agent never reads the machine's own sessions.
+    const { home } = tempHome();
+    process.env.PATH = [join(installed.dir, 'node_modules', '.bin'), join(process.execPath, '..'), saved.PATH].join(':');
+    process.env.HOME = home;
+    process.env.IS_SANDBOX = '1';
+  });
+
+  suiteTeardown(async () => {
+    await configure([]);
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  test('the Claude preset writes a plain user entry that starts claude-agent-acp', async () => {
+    const written = await vscode.commands.executeCommand('acpSessions.addAgent', 'claude');
+    assert.deepEqual(written, { name: 'Claude', command: 'claude-agent-acp', args: [] });
+    const inspected = vscode.workspace.getConfiguration('acpSessions').inspect('agents');
+    assert.deepEqual(inspected?.globalValue, [{ name: 'Claude', command: 'claude-agent-acp', args: [] }]);
+    const info = await waitForTree(() => {
+      const agent = api.agents.agents.find((a) => a.name === 'Claude');
+      return agent?.state.kind === 'connected' ? agent.agentInfo : undefined;
+    });
+    assert.equal(info?.name, '@agentclientprotocol/claude-agent-acp');
+  });
+
+  test('adding the same agent again writes nothing', async () => {
+    const written = await vscode.commands.executeCommand('acpSessions.addAgent', 'claude');
+    assert.equal(written, undefined);
+    const inspected = vscode.workspace.getConfiguration('acpSessions').inspect('agents');
+    assert.equal((inspected?.globalValue as unknown[]).length, 1);
+  });
+});
+
+suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.version}`, () => {
+  const id = '0196a1b2-0000-7000-8000-0000000000c1';
+
+  suiteSetup(async () => {
+    const { home, project } = tempHome();
+    writeCodexAuth(home);
+    writeCodexSession(home, {
+      sessionId: id, cwd: project, startedAt: '2025-05-03T09:30:00.000Z',
+      turns: [['Write tests for the parser', 'Wrote 3 tests.'], ['Run them', 'All 3 pass.']],
+    });
+    await configure([entry('codex', 'Codex', home)]);
+  });
+
+  test('the tree lists codex\'s session and its transcript opens with every message', async () => {
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Write tests for the parser'));
+    await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+    const state = await api.transcripts.whenLoaded('Codex', id);
+    assert.equal(state.problem, undefined);
+    assert.deepEqual(state.kinds, { user_message: 2, agent_message: 2 });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
 

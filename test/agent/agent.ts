@@ -90,8 +90,9 @@ function closeSession(sessionId: string): void {
 }
 
 const listCache = new Map<string, { key: string; record: StoredSession }>();
+/** Every session's metadata (transcripts are read only by load and resume). */
 async function storedSessions(): Promise<StoredSession[]> {
-  return listStoredSessions(opts.store, { cache: listCache, onInvalid: (file, error) => log(`skipping ${file}: ${error.message}`) });
+  return listStoredSessions(opts.store, { cache: listCache, withoutUpdates: true, onInvalid: (file, error) => log(`skipping ${file}: ${error.message}`) });
 }
 
 /** What every handler shares: exit points, --fail, auth, --delay and --malformed-before. */

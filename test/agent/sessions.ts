@@ -72,6 +72,7 @@ export function listPage(
   archiveSupported: boolean,
 ): { sessions: ListedSession[]; nextCursor?: string } {
   let archived: ArchivedFilter;
+  // The SDK's schema lets any string through (an open enum), so the RFD's -32602 is ours to send.
   if (params.archived === undefined || params.archived === null) archived = 'exclude';
   else if (!archiveSupported) throw new InvalidListParams('the `archived` filter needs the archive capability, which this agent does not advertise');
   else if (params.archived === 'exclude' || params.archived === 'include' || params.archived === 'only') archived = params.archived;

@@ -160,6 +160,8 @@ export interface ListStoredOptions {
   onInvalid?: (file: string, error: Error) => void;
   /** Reuses parsed records across calls while a file is unchanged (same inode, size, mtime). */
   cache?: Map<string, { key: string; record: StoredSession }>;
+  /** Returns (and caches) records with `updates: []`, for listing without holding transcripts. */
+  withoutUpdates?: boolean;
 }
 
 /** Every session in the store, tombstones included (with `deleted: true`), in no particular order. */
@@ -178,7 +180,7 @@ export async function listStoredSessions(storeDir: string, options: ListStoredOp
     const file = join(storeDir, name);
     const stem = name.slice(0, -JSON_SUFFIX.length);
     try {
-      const record = await readCached(file, options.cache);
+      const record = await readCached(file, options.cache, options.withoutUpdates ?? false);
       if (record === undefined) continue; // removed between readdir and read
       if (record.sessionId !== sessionIdFromStem(stem)) throw new Error(`${file}: holds session ${JSON.stringify(record.sessionId)}, not the one its name says`);
       sessions.push(deletedStems.has(stem) && !record.deleted ? { ...record, deleted: true } : record);
@@ -190,14 +192,18 @@ export async function listStoredSessions(storeDir: string, options: ListStoredOp
   return sessions;
 }
 
-async function readCached(file: string, cache: ListStoredOptions['cache']): Promise<StoredSession | undefined> {
+async function readCached(file: string, cache: ListStoredOptions['cache'], withoutUpdates: boolean): Promise<StoredSession | undefined> {
+  const parse = async () => {
+    const record = parseSessionFile(await readFile(file, 'utf8'), file);
+    return withoutUpdates ? { ...record, updates: [] } : record;
+  };
   try {
-    if (!cache) return parseSessionFile(await readFile(file, 'utf8'), file);
+    if (!cache) return await parse();
     const info = await stat(file);
     const key = `${info.ino}:${info.size}:${info.mtimeMs}`;
     const hit = cache.get(file);
     if (hit && hit.key === key) return hit.record;
-    const record = parseSessionFile(await readFile(file, 'utf8'), file);
+    const record = await parse();
     cache.set(file, { key, record });
     return record;
   } catch (error) {

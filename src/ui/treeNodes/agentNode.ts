@@ -2,6 +2,7 @@
 // version from `initialize`, and under it the sections or one item saying why there are none.
 import * as vscode from 'vscode';
 import type { Agent, AgentState } from '../../sessions/agentRegistry';
+import { presetFor } from '../../sessions/agentPresets';
 import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
 import { SectionNode } from './sectionNode';
@@ -58,7 +59,7 @@ export class AgentNode extends TreeNode {
           new MessageNode(
             this,
             'warning',
-            `Sign-in required${methods ? ` (${methods})` : ''}: sign in with the agent's own tool, then retry.`,
+            `Sign-in required${methods ? ` (${methods})` : ''}: ${presetFor(agent.config, agent.agentInfo?.name)?.login ?? "sign in with the agent's own tool, then retry."}`,
             { tooltip: state.reason },
           ),
           new RetryNode(this, { agent: agent.name }),

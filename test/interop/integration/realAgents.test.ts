@@ -249,7 +249,7 @@ suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.vers
     await configure([entry('codex', 'Codex', home)]);
   });
 
-  test('the agent shows "sign-in required" with a Retry, not an error', async () => {
+  test('the agent shows "sign-in required", how to log in and a Retry, not an error', async () => {
     const state = await waitForTree(() => {
       const agent = api.agents.agents.find((a) => a.name === 'Codex');
       return agent?.state.kind === 'needsAuthentication' || agent?.state.kind === 'failed' ? agent.state.kind : undefined;
@@ -257,6 +257,8 @@ suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.vers
     assert.equal(state, 'needsAuthentication');
     const labels = await waitForTree((all) => (all.some((r) => /sign-in required/i.test(r.label)) ? all.map((r) => r.label) : undefined));
     assert.ok(labels.some((l) => /retry/i.test(l)), labels.join(' | '));
+    // It says what to do for this agent, recognised by its agentInfo.
+    assert.ok(labels.some((l) => /sign-in required.*`codex login`/i.test(l)), labels.join(' | '));
   });
 });
 

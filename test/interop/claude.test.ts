@@ -145,3 +145,37 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     assert.deepEqual(log.problems, []);
   });
 });
+
+describe(`claude-agent-acp ${installed.agents.claude.version} with 1005 sessions in one folder`, () => {
+  const { home, project, cleanup } = tempHome();
+  let client: AcpClient;
+  const log = new RecordingLog();
+  const count = 1005;
+
+  before(async () => {
+    for (let i = 0; i < count; i++) {
+      writeClaudeSession(home, {
+        sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, cwd: project, title: `Session ${i}`,
+        updatedAt: new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 60_000).toISOString(), turns: [['Question', 'Answer']],
+      });
+    }
+    client = await startClient(agentConfig('claude', home), log);
+  });
+
+  after(async () => {
+    await client?.dispose();
+    cleanup();
+  });
+
+  test('a full page (a large reply) and its nextCursor lead to every session exactly once', async () => {
+    const first = await client.listSessions({ cwd: project });
+    assert.ok(first.nextCursor, 'claude pages at 1000 sessions');
+    const second = await client.listSessions({ cwd: project, cursor: first.nextCursor });
+    assert.equal(second.nextCursor, undefined);
+    const ids = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+    assert.equal(ids.length, count);
+    assert.equal(new Set(ids).size, count);
+    assert.equal(first.sessions[0].title, `Session ${count - 1}`);
+    assert.deepEqual(log.problems, []);
+  });
+});

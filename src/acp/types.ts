@@ -4,6 +4,7 @@ import type * as schema from '@agentclientprotocol/sdk/unstable';
 
 export type {
   AgentCapabilities,
+  AuthMethod,
   ContentBlock,
   Implementation,
   InitializeResponse,
@@ -47,3 +48,65 @@ export interface AgentConfig {
   /** Opt into the v2 draft; falls back to v1 when the agent answers 1. */
   protocol?: 1 | 2;
 }
+
+/** Where the client writes its own and the agent's log lines; a `vscode.LogOutputChannel` fits. */
+export interface Logger {
+  trace(message: string, ...args: unknown[]): void;
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+/** JSON-RPC traffic tracing, as language clients' `trace.server`. */
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+/** What the client tells the agent about itself in `initialize`. */
+export interface ClientInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+export interface AcpClientOptions {
+  clientInfo: ClientInfo;
+  log: Logger;
+  /** Read before each message, so a settings change applies at once. */
+  trace?: () => TraceLevel;
+  /** Longest line accepted from the agent; a longer one closes the connection. Default 64 MiB. */
+  maxMessageBytes?: number;
+  /** How long the agent may take to answer `initialize`. Default 30000. */
+  initializeTimeoutMs?: number;
+  /** The agent's working directory when its config names none. */
+  defaultCwd?: string;
+  /** How long `dispose` waits after SIGTERM before SIGKILL. Default 2000. */
+  killGraceMs?: number;
+}
+
+/** What the agent advertised, reduced to the methods this client uses. */
+export interface AdvertisedCapabilities {
+  /** v1 `loadSession`; v2: replay through `session/resume` (part of the baseline session surface). */
+  loadSession: boolean;
+  list: boolean;
+  archive: boolean;
+  delete: boolean;
+  resume: boolean;
+  close: boolean;
+  authMethods: schema.AuthMethod[];
+}
+
+/** `session/list` parameters; keep `cwd` and `archived` the same while following a cursor. */
+export interface ListSessionsParams {
+  cwd?: string;
+  archived?: ArchivedFilter;
+  cursor?: string;
+}
+
+export interface ListSessionsResult {
+  sessions: SessionInfo[];
+  /** Absent at the end of the list. Opaque: never parse or persist it. */
+  nextCursor?: string;
+}
+
+/** Receives one session's `session/update` payloads in the order the agent sent them. */
+export type SessionUpdateListener = (update: SessionUpdate) => void;

@@ -1,0 +1,128 @@
+// Typed errors of the ACP client, so callers branch on `instanceof` instead of on codes and texts.
+
+/** JSON-RPC and ACP error codes this client tells apart. */
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  RequestCancelled: -32800,
+  AuthRequired: -32000,
+  ResourceNotFound: -32002,
+} as const;
+
+/** An error response from the agent to one of our requests. */
+export class AcpError extends Error {
+  constructor(
+    /** The JSON-RPC error code the agent answered with. */
+    readonly code: number,
+    /** The method we called. */
+    readonly method: string,
+    /** The agent's own message, verbatim. */
+    readonly agentMessage: string,
+    /** The error's `data`, if the agent sent any. */
+    readonly data?: unknown,
+  ) {
+    super(`${method} failed (${code}): ${agentMessage}`);
+    this.name = new.target.name;
+  }
+}
+
+/** -32002: the session is unknown, deleted or expired. */
+export class ResourceNotFoundError extends AcpError {}
+/** -32602: the agent rejected the parameters (e.g. an unknown `archived` filter value). */
+export class InvalidParamsError extends AcpError {}
+/** -32601: the agent does not implement the method, whatever it advertised. */
+export class MethodNotFoundError extends AcpError {}
+/** -32000: the agent wants the user to authenticate first. */
+export class AuthRequiredError extends AcpError {}
+/** -32800: the request was cancelled (by us, or the agent gave up). */
+export class RequestCancelledError extends AcpError {}
+
+/** Maps an agent's error response to the typed error for its code. */
+export function acpErrorFor(code: number, method: string, message: string, data?: unknown): AcpError {
+  switch (code) {
+    case ErrorCodes.ResourceNotFound:
+      return new ResourceNotFoundError(code, method, message, data);
+    case ErrorCodes.InvalidParams:
+      return new InvalidParamsError(code, method, message, data);
+    case ErrorCodes.MethodNotFound:
+      return new MethodNotFoundError(code, method, message, data);
+    case ErrorCodes.AuthRequired:
+      return new AuthRequiredError(code, method, message, data);
+    case ErrorCodes.RequestCancelled:
+      return new RequestCancelledError(code, method, message, data);
+    default:
+      return new AcpError(code, method, message, data);
+  }
+}
+
+/** Thrown before anything is sent: the agent did not advertise what the call needs. */
+export class UnsupportedCapabilityError extends Error {
+  constructor(
+    readonly agentName: string,
+    readonly method: string,
+    /** The capability that was missing, in the protocol's words (`sessionCapabilities.archive`). */
+    readonly capability: string,
+  ) {
+    super(`Agent "${agentName}" does not support ${method}: it did not advertise ${capability}.`);
+    this.name = 'UnsupportedCapabilityError';
+  }
+}
+
+/** Formats the last lines of an agent's stderr for an error message. */
+function withStderr(message: string, stderrTail: readonly string[]): string {
+  if (stderrTail.length === 0) return message;
+  return `${message}\nLast lines of its stderr:\n${stderrTail.map((l) => `  ${l}`).join('\n')}`;
+}
+
+/** The agent could not be started: missing executable, exit during start, no answer to `initialize`. */
+export class AgentStartError extends Error {
+  constructor(
+    readonly agentName: string,
+    /** What went wrong, in one sentence without the agent's name. */
+    readonly reason: string,
+    readonly stderrTail: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(withStderr(`Could not start agent "${agentName}": ${reason}`, stderrTail), options);
+    this.name = 'AgentStartError';
+  }
+}
+
+/** The connection to a running agent ended: it exited, crashed, closed its output, or we disposed it. */
+export class AgentDisconnectedError extends Error {
+  constructor(
+    readonly agentName: string,
+    /** Why, in one sentence without the agent's name (e.g. `exited with code 3`). */
+    readonly reason: string,
+    readonly exitCode: number | null,
+    readonly signal: NodeJS.Signals | null,
+    readonly stderrTail: readonly string[],
+  ) {
+    super(withStderr(`Agent "${agentName}" disconnected: ${reason}`, stderrTail));
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The agent sent a line longer than the limit. The connection is closed (and the agent
+ * stopped) rather than skipping the line, because a skipped response would leave its
+ * request waiting forever and a skipped update would silently corrupt a transcript.
+ */
+export class MessageTooLargeError extends AgentDisconnectedError {
+  constructor(
+    agentName: string,
+    readonly limitBytes: number,
+    stderrTail: readonly string[],
+  ) {
+    super(
+      agentName,
+      `it sent a message longer than the limit of ${limitBytes} bytes (setting acpSessions.maxMessageSize); the connection was closed`,
+      null,
+      null,
+      stderrTail,
+    );
+  }
+}

@@ -1,0 +1,290 @@
+// ACP's stdio framing for vscode-jsonrpc: one JSON object per `\n`-terminated line (not LSP's
+// Content-Length headers), read and written by our own MessageReader and MessageWriter.
+import type { Readable, Writable } from 'node:stream';
+import {
+  AbstractMessageReader,
+  AbstractMessageWriter,
+  type DataCallback,
+  type Disposable,
+  type Message,
+  type MessageWriter,
+} from 'vscode-jsonrpc/node';
+import type { Logger, TraceLevel } from './types';
+
+/**
+ * A notification that never goes over the wire: the reader hands vscode-jsonrpc the
+ * consecutive `session/update` notifications of one read chunk as one message with this
+ * method, because vscode-jsonrpc dispatches one message per `setImmediate` and a 100,000-update
+ * replay would otherwise spend most of its time waiting for the event loop. Keeping the batch
+ * in vscode-jsonrpc's queue keeps its place relative to responses: a `session/load` response
+ * is handled after every update the agent sent before it.
+ */
+export const SESSION_UPDATE_BATCH = '$/acpSessions/sessionUpdateBatch';
+
+/** The params of a {@link SESSION_UPDATE_BATCH} message: `session/update` params in wire order. */
+export interface SessionUpdateBatch {
+  notifications: unknown[];
+}
+
+/** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
+const LF = 0x0a;
+
+/** At most this much of a bad line is quoted in the log. */
+const PREVIEW_CHARS = 200;
+
+/** Logs each message sent and received, as language clients' `trace.server` does. */
+export class MessageTracer {
+  /** Method and start time of the requests we sent, to name their responses. */
+  private readonly sentRequests = new Map<number | string, { method: string; start: number }>();
+  /** Method and arrival time of the agent's requests, to name our responses. */
+  private readonly receivedRequests = new Map<number | string, { method: string; start: number }>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly level: () => TraceLevel,
+    private readonly agentName: string,
+  ) {}
+
+  /** The level now; read once per chunk or message so that a setting change applies at once. */
+  current(): TraceLevel {
+    return this.level();
+  }
+
+  sent(message: Message, level: TraceLevel): void {
+    if (level === 'off') return;
+    const m = message as { id?: number | string | null; method?: string; params?: unknown; result?: unknown; error?: unknown };
+    if (m.method !== undefined && m.id !== undefined && m.id !== null) {
+      this.sentRequests.set(m.id, { method: m.method, start: Date.now() });
+      this.write(level, `Sending request '${m.method} - (${m.id})'.`, 'Params', m.params);
+    } else if (m.method !== undefined) {
+      this.write(level, `Sending notification '${m.method}'.`, 'Params', m.params);
+    } else {
+      const request = m.id !== undefined && m.id !== null ? this.receivedRequests.get(m.id) : undefined;
+      if (request) this.receivedRequests.delete(m.id!);
+      const name = `${request?.method ?? 'unknown'} - (${m.id})`;
+      const took = request ? ` Processing request took ${Date.now() - request.start}ms` : '';
+      if (m.error !== undefined) this.write(level, `Sending response '${name}'.${took}`, 'Error', m.error);
+      else this.write(level, `Sending response '${name}'.${took}`, 'Result', m.result);
+    }
+  }
+
+  received(message: Message, level: TraceLevel): void {
+    if (level === 'off') return;
+    const m = message as { id?: number | string | null; method?: string; params?: unknown; result?: unknown; error?: unknown };
+    if (m.method !== undefined && m.id !== undefined && m.id !== null) {
+      this.receivedRequests.set(m.id, { method: m.method, start: Date.now() });
+      this.write(level, `Received request '${m.method} - (${m.id})'.`, 'Params', m.params);
+    } else if (m.method !== undefined) {
+      this.write(level, `Received notification '${m.method}'.`, 'Params', m.params);
+    } else {
+      const request = m.id !== undefined && m.id !== null ? this.sentRequests.get(m.id) : undefined;
+      if (request) this.sentRequests.delete(m.id!);
+      const name = `${request?.method ?? 'unknown'} - (${m.id})`;
+      const took = request ? ` in ${Date.now() - request.start}ms` : '';
+      if (m.error !== undefined) {
+        const e = m.error as { code?: unknown; message?: unknown };
+        this.write(level, `Received response '${name}'${took}. Request failed: ${String(e?.message)} (${String(e?.code)}).`, 'Error', m.error);
+      } else {
+        this.write(level, `Received response '${name}'${took}.`, 'Result', m.result);
+      }
+    }
+  }
+
+  private write(level: TraceLevel, text: string, label: string, data: unknown): void {
+    // Tracing is something the user turned on on purpose, so it logs at info and shows by default.
+    if (level === 'verbose' && data !== undefined) {
+      this.log.info(`[${this.agentName}] ${text}\n${label}: ${JSON.stringify(data, null, 4)}`);
+    } else {
+      this.log.info(`[${this.agentName}] ${text}`);
+    }
+  }
+}
+
+export interface NdjsonReaderOptions {
+  agentName: string;
+  log: Logger;
+  tracer: MessageTracer;
+  /** Longest line accepted, in bytes, counted while buffering. */
+  maxMessageBytes: number;
+  /** Called once when a line exceeds the limit; the reader reads nothing after that. */
+  onMessageTooLarge: () => void;
+}
+
+/**
+ * Splits the agent's stdout on `\n` in the raw Buffers (no string concatenation of the
+ * stream), parses each line once, and hands vscode-jsonrpc the parsed objects, batching
+ * consecutive `session/update` notifications (see {@link SESSION_UPDATE_BATCH}).
+ */
+export class NdjsonMessageReader extends AbstractMessageReader {
+  private callback: DataCallback | undefined;
+  /** Pieces of the line that is not complete yet. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private stopped = false;
+  private readonly onData = (chunk: Buffer) => this.read(chunk);
+  private readonly onEnd = () => this.end();
+  private readonly onStreamError = (error: Error) => {
+    if (!this.stopped) this.fireError(error);
+  };
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly options: NdjsonReaderOptions,
+  ) {
+    super();
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    this.readable.on('data', this.onData);
+    this.readable.on('end', this.onEnd);
+    this.readable.on('error', this.onStreamError);
+    return { dispose: () => this.stop() };
+  }
+
+  /** Queues a message behind everything read so far (used for the end of the connection). */
+  inject(message: Message): void {
+    this.callback?.(message);
+  }
+
+  override dispose(): void {
+    this.stop();
+    super.dispose();
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    this.partial = [];
+    this.partialBytes = 0;
+    this.readable.off('data', this.onData);
+    this.readable.off('end', this.onEnd);
+    // The error listener stays: an 'error' without a listener would be an uncaught exception.
+    // Keep draining what the agent still writes, so that it never blocks on a full pipe.
+    this.readable.resume();
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.stopped) return;
+    const level = this.options.tracer.current();
+    let batch: unknown[] | undefined;
+    let start = 0;
+    let newline = chunk.indexOf(LF);
+    while (newline !== -1) {
+      let text: string;
+      if (this.partialBytes > 0) {
+        const length = this.partialBytes + newline;
+        if (length > this.options.maxMessageBytes) return this.tooLarge(batch);
+        this.partial.push(chunk.subarray(0, newline));
+        text = Buffer.concat(this.partial, length).toString('utf8');
+        this.partial = [];
+        this.partialBytes = 0;
+      } else {
+        if (newline - start > this.options.maxMessageBytes) return this.tooLarge(batch);
+        text = chunk.toString('utf8', start, newline);
+      }
+      start = newline + 1;
+      newline = chunk.indexOf(LF, start);
+
+      const message = this.parse(text);
+      if (message === undefined) continue;
+      if (level !== 'off') this.options.tracer.received(message, level);
+      const m = message as { method?: unknown; id?: unknown; params?: unknown };
+      if (m.method === 'session/update' && m.id === undefined) {
+        (batch ??= []).push(m.params);
+        continue;
+      }
+      if (m.method === SESSION_UPDATE_BATCH) {
+        this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${SESSION_UPDATE_BATCH}.`);
+        continue;
+      }
+      if (batch) {
+        this.deliverBatch(batch);
+        batch = undefined;
+      }
+      this.callback!(message);
+    }
+    if (batch) this.deliverBatch(batch);
+    if (start < chunk.length) {
+      this.partialBytes += chunk.length - start;
+      if (this.partialBytes > this.options.maxMessageBytes) return this.tooLarge(undefined);
+      this.partial.push(start === 0 ? chunk : chunk.subarray(start));
+    }
+  }
+
+  private deliverBatch(notifications: unknown[]): void {
+    const params: SessionUpdateBatch = { notifications };
+    this.callback!({ jsonrpc: '2.0', method: SESSION_UPDATE_BATCH, params } as Message);
+  }
+
+  /** The parsed message, or undefined (logged) for a line that is not a JSON-RPC object. */
+  private parse(text: string): Message | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (text.trim() === '') return undefined;
+      this.options.log.warn(
+        `[${this.options.agentName}] Skipped a line that is not JSON (${(error as Error).message}): ${preview(text)}`,
+      );
+      return undefined;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.options.log.warn(`[${this.options.agentName}] Skipped a line that is not a JSON-RPC message object: ${preview(text)}`);
+      return undefined;
+    }
+    return value as Message;
+  }
+
+  private end(): void {
+    // A last line without its `\n` is still a message (a writer may end without one).
+    if (this.partialBytes > 0 && !this.stopped) this.read(Buffer.from([LF]));
+    this.fireClose();
+  }
+
+  private tooLarge(batch: unknown[] | undefined): void {
+    // What came before the long line is complete and still delivered.
+    if (batch) this.deliverBatch(batch);
+    this.stop();
+    this.options.onMessageTooLarge();
+  }
+}
+
+function preview(text: string): string {
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… (${text.length} characters)` : text;
+}
+
+/** Writes each message as one line of JSON (JSON.stringify escapes every newline inside it). */
+export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
+  private errorCount = 0;
+
+  constructor(
+    private readonly writable: Writable,
+    private readonly tracer: MessageTracer,
+  ) {
+    super();
+  }
+
+  write(message: Message): Promise<void> {
+    const level = this.tracer.current();
+    if (level !== 'off') this.tracer.sent(message, level);
+    const line = `${JSON.stringify(message)}\n`;
+    return new Promise((resolve, reject) => {
+      if (this.writable.destroyed || this.writable.writableEnded) {
+        reject(new Error('The agent\'s input is closed.'));
+        return;
+      }
+      this.writable.write(line, 'utf8', (error) => {
+        if (error) {
+          this.fireError(error, message, ++this.errorCount);
+          reject(error);
+        } else {
+          resolve();
+        }
+      });
+    });
+  }
+
+  end(): void {
+    this.writable.end();
+  }
+}

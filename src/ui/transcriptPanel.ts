@@ -93,6 +93,11 @@ export class TranscriptPanels implements vscode.Disposable {
     this.panels.get(panelKey(agentName, sessionId))?.setArchived(archived);
   }
 
+  /** How many transcript tabs are open. */
+  get openCount(): number {
+    return this.panels.size;
+  }
+
   /** The state of an open transcript, or undefined when no tab shows it. */
   getState(agentName: string, sessionId: string): TranscriptState | undefined {
     return this.panels.get(panelKey(agentName, sessionId))?.state();
@@ -305,6 +310,8 @@ class TranscriptPanel {
     const timeline = this.timeline;
     this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
       timeline.apply(update);
+      // The archive RFD: the agent says so when it archives a session that is open.
+      if (timeline.state.archived === true) this.setArchived(true);
       this.owner.changed(this);
     });
     this.live = true;

@@ -1,0 +1,259 @@
+// Transcripts inside a real VS Code extension host: a seeded store served by the reference
+// agent (a real process, configured in USER settings), opened from the Sessions tree; the
+// panel's state is read from the host's timeline through the extension's API, never by sleeping.
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AcpSessionsApi } from '../../src/extension';
+import { seedStore, type SeedResult } from '../agent/seed';
+
+const EXTENSION_ID = 'acp-sessions.acp-sessions';
+const repoRoot = process.env.ACP_REPO_ROOT ?? join(__dirname, '..', '..', '..');
+const agentScript = join(repoRoot, 'out', 'test', 'agent', 'agent.mjs');
+
+let api: AcpSessionsApi;
+let counter = 0;
+const dirs: string[] = [];
+
+function config() {
+  return vscode.workspace.getConfiguration('acpSessions');
+}
+
+function workspaceFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(folder, 'the integration run opens a workspace folder');
+  return folder;
+}
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Waits for a condition the extension makes true (a hang guard, not a speed limit). */
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function seeded(): Promise<{ store: string; seed: SeedResult }> {
+  const store = tempDir('acp-transcript-it-');
+  const seed = await seedStore({ store, folders: [workspaceFolder()], count: 12, seed: 3 });
+  return { store, seed };
+}
+
+/**
+ * Configures a fresh reference agent. With `capture`, a small tee process in front of it
+ * appends every line the client sends to that file, so a test can see what went over the wire.
+ */
+async function useAgent(store: string, flags: string[] = [], capture?: string): Promise<string> {
+  const name = `Transcript agent ${++counter}`;
+  let command = process.execPath;
+  let args = [agentScript, '--store', store, ...flags];
+  if (capture) {
+    writeFileSync(capture, '');
+    const tee = `
+      const { spawn } = require('node:child_process');
+      const { appendFileSync } = require('node:fs');
+      const [capture, ...rest] = process.argv.slice(1);
+      const child = spawn(process.execPath, rest, { stdio: ['pipe', 'inherit', 'inherit'] });
+      process.stdin.on('data', (c) => { appendFileSync(capture, c); child.stdin.write(c); });
+      process.stdin.on('end', () => child.stdin.end());
+      child.stdin.on('error', () => {});
+      process.on('SIGTERM', () => child.kill('SIGTERM'));
+      child.on('exit', (code) => process.exit(code ?? 1));`;
+    args = ['-e', tee, capture, ...args];
+    command = process.execPath;
+  }
+  await config().update('agents', [{ name, command, args }], vscode.ConfigurationTarget.Global);
+  await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
+  return name;
+}
+
+/** The tree node of a session, once the tree has listed it. */
+async function sessionNode(agentName: string, sessionId: string): Promise<unknown> {
+  const view = api.sessions.view;
+  const find = async (parent?: unknown): Promise<unknown> => {
+    for (const node of (await view.getChildren(parent as never)) ?? []) {
+      const n = node as { session?: { sessionId: string }; agent?: string };
+      if (n.session?.sessionId === sessionId && n.agent === agentName) return node;
+      const item = await view.getTreeItem(node);
+      if (item.collapsibleState) {
+        const found = await find(node);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return until(`session ${sessionId} is in the tree`, () => find());
+}
+
+function transcriptTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('acpSessions.transcript'));
+}
+
+/** The transcript tabs, once the workbench's tab model has caught up with the open panels. */
+async function openTabs(): Promise<vscode.Tab[]> {
+  return until('the tab model shows every open transcript', () => {
+    const tabs = transcriptTabs();
+    return tabs.length === api.transcripts.openCount ? tabs : undefined;
+  });
+}
+
+async function closeAllTranscripts(): Promise<void> {
+  const tabs = await openTabs();
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+  await until('every transcript is closed', () => api.transcripts.openCount === 0);
+}
+
+suite('Transcript', () => {
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<AcpSessionsApi>(EXTENSION_ID);
+    assert.ok(ext);
+    api = await ext.activate();
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+  });
+
+  teardown(closeAllTranscripts);
+
+  suiteTeardown(async () => {
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('opening a seeded session from the tree shows its whole transcript with every compaction', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const id = seed.special.compactions;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    const state = await api.transcripts.whenLoaded(agent, id);
+    assert.equal(state.loading, false);
+    assert.equal(state.problem, undefined);
+    assert.equal(state.title, 'Long refactor with several context compactions');
+    assert.deepEqual(
+      state.compactions.map((c) => c.status),
+      ['completed', 'completed', 'completed', 'completed', 'failed', 'cancelled', '_vendor_status', 'completed', 'completed'],
+    );
+    assert.match(state.compactions[0].summary, /Retained context after module 1/);
+    assert.match(state.compactions[4].error ?? '', /rate limit/);
+    assert.equal(state.kinds.unknown, 2);
+    assert.ok((state.kinds.tool_call ?? 0) >= 9 && (state.kinds.agent_message ?? 0) >= 9 && state.kinds.user_message === 1);
+    const stored = seed.sessions.find((s) => s.sessionId === id)!;
+    assert.equal(state.updateCount, stored.updates.length);
+    assert.equal(state.live, true, 'live updates are applied after the replay');
+    const tabs = await openTabs();
+    assert.equal(tabs.length, 1);
+    assert.equal(tabs[0].label, 'Long refactor with several context compactions');
+  });
+
+  test('opening the same session again reveals its tab instead of opening another', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const node = await sessionNode(agent, seed.special.long);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', node);
+    await api.transcripts.whenLoaded(agent, seed.special.long);
+    await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
+    await vscode.commands.executeCommand('acpSessions.openTranscript', node);
+    assert.equal(api.transcripts.openCount, 1);
+    assert.equal((await openTabs()).length, 1);
+    await until('the transcript tab is active again', () => transcriptTabs()[0]?.isActive);
+  });
+
+  test('Export as Markdown opens an untitled Markdown editor with the compaction summaries', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const id = seed.special.compactions;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    await api.transcripts.whenLoaded(agent, id);
+    await until('the transcript tab is active', () => transcriptTabs()[0]?.isActive);
+    await vscode.commands.executeCommand('acpSessions.transcript.exportMarkdown');
+    const editor = await until('an exported Markdown editor is active', () =>
+      vscode.window.activeTextEditor?.document.languageId === 'markdown' ? vscode.window.activeTextEditor : undefined,
+    );
+    const text = editor.document.getText();
+    assert.equal(editor.document.isUntitled, true);
+    assert.match(text, /^# Long refactor with several context compactions/);
+    assert.match(text, /### Context compaction \(completed\)\n\n> ## Retained context after module 1/);
+    assert.match(text, /### Context compaction \(failed\)\n\nError: .*rate limit/);
+    assert.match(text, /### Context compaction \(_vendor_status\)/);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test('an agent without loadSession gets an explanation, not an empty page', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--no-load']);
+    const session = seed.sessions.find((s) => s.sessionId === seed.special.long)!;
+    await api.transcripts.open(agent, { sessionId: session.sessionId, cwd: session.cwd, title: session.title });
+    const state = await api.transcripts.whenLoaded(agent, session.sessionId);
+    assert.equal(state.problem?.kind, 'no-load');
+    assert.match(state.problem!.message, /does not advertise loadSession/);
+    assert.equal(state.entityCount, 0);
+  });
+
+  test('an archived session the agent refuses to replay says so and offers Unarchive and Open', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--fail', 'session/load=-32602']);
+    const session = seed.sessions.find((s) => s.archived)!;
+    await api.transcripts.open(agent, { sessionId: session.sessionId, cwd: session.cwd, title: session.title, archived: true } as never);
+    const state = await api.transcripts.whenLoaded(agent, session.sessionId);
+    assert.equal(state.archived, true);
+    assert.equal(state.problem?.kind, 'archived-refused');
+    assert.deepEqual(state.problem?.actions, ['unarchiveAndOpen', 'showLog']);
+    assert.match(state.problem!.message, /failed on purpose/);
+  });
+
+  test('a failed replay of an active session keeps what arrived and offers to try again', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--fail', 'session/load=-32603']);
+    const session = seed.sessions.find((s) => s.sessionId === seed.special.long)!;
+    await api.transcripts.open(agent, { sessionId: session.sessionId, cwd: session.cwd, title: session.title });
+    const state = await api.transcripts.whenLoaded(agent, session.sessionId);
+    assert.equal(state.problem?.kind, 'load-failed');
+    assert.deepEqual(state.problem?.actions, ['retry', 'showLog']);
+  });
+
+  test('archiving an open session marks its transcript archived and stops live updates', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const id = seed.special.long;
+    const node = await sessionNode(agent, id);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', node);
+    assert.equal((await api.transcripts.whenLoaded(agent, id)).live, true);
+    await vscode.commands.executeCommand('acpSessions.archive', node);
+    const state = await until('the transcript is archived', () => {
+      const s = api.transcripts.getState(agent, id);
+      return s?.archived ? s : undefined;
+    });
+    assert.equal(state.live, false);
+    api.transcripts.setArchived(agent, id, false);
+    assert.equal(api.transcripts.getState(agent, id)?.archived, false);
+    assert.equal(api.transcripts.getState(agent, id)?.live, true, 'unarchived: live updates apply again');
+  });
+
+  test('closing the tab closes the session on the agent', async () => {
+    const { store, seed } = await seeded();
+    const capture = join(tempDir('acp-transcript-capture-'), 'client-to-agent.ndjson');
+    const agent = await useAgent(store, [], capture);
+    const id = seed.special.long;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    await api.transcripts.whenLoaded(agent, id);
+    await closeAllTranscripts();
+    assert.equal(api.transcripts.getState(agent, id), undefined);
+    const sent = await until('session/close was sent', () => {
+      const lines = readFileSync(capture, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      return lines.find((m) => m.method === 'session/close');
+    });
+    assert.deepEqual(sent.params, { sessionId: id });
+  });
+});

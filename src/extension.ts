@@ -1,9 +1,23 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
+import type { AgentRegistry } from './sessions/agentRegistry';
+import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
+import { TranscriptPanels } from './ui/transcriptPanel';
 
-export function activate(context: vscode.ExtensionContext): void {
+/** What `activate` returns: the live parts, for integration tests and other extensions. */
+export interface AcpSessionsApi {
+  readonly log: vscode.LogOutputChannel;
+  /** One ACP client per configured agent, with its state (sessions issue). */
+  readonly agents: AgentRegistry;
+  /** The sessions model, the Sessions tree's data provider and its messages (sessions issue). */
+  readonly sessions: SessionsApi;
+  /** Open transcripts, with their state for tests (transcript issue). */
+  readonly transcripts: TranscriptPanels;
+}
+
+export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   const log = vscode.window.createOutputChannel('ACP Sessions', { log: true });
   context.subscriptions.push(log);
 
@@ -22,6 +36,20 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 
   registerAddAgent(context);
+  // WIRING (sessions issue): the agent registry and the Sessions tree go here.
+  // The transcript panels are looked up when a transcript opens (they are created below).
+  const { agents, sessions } = activateSessions(context, log, () => transcripts);
+  // WIRING (transcript issue): the transcript panels go here.
+  const transcripts = new TranscriptPanels(context, agents, log, {
+    // Through the model, so the tree moves the session to Active at once.
+    unarchive: async (agentName, sessionId) => {
+      const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
+      if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(`the agent answered "${outcome.status}"`);
+    },
+  });
+  context.subscriptions.push(transcripts);
+
+  return { log, agents, sessions, transcripts };
 }
 
 export function deactivate(): void {}

@@ -32,12 +32,18 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   );
 
   const children: Node[] = [title, facts, toolbar];
+  // Always one line, so that the page below does not move when the replay ends.
+  const progress = element('div', 'progress');
+  progress.setAttribute('role', 'status');
+  const count = `${header.updateCount.toLocaleString()} update${header.updateCount === 1 ? '' : 's'}`;
   if (header.loading) {
-    const progress = element('div', 'progress');
-    progress.setAttribute('role', 'status');
-    progress.append(codicon('loading codicon-modifier-spin'), element('span', undefined, `Replaying session… ${header.updateCount.toLocaleString()} updates`));
-    children.push(element('div', 'progress-bar'), progress);
+    progress.append(codicon('loading codicon-modifier-spin'), element('span', undefined, `Replaying session… ${count}`));
+    children.push(element('div', 'progress-bar'));
+  } else {
+    const after = header.live ? ' · following live updates' : header.archived ? ' · archived, no live updates' : '';
+    progress.append(codicon(header.problem ? 'warning' : 'check'), element('span', undefined, `${count} replayed${after}`));
   }
+  children.push(progress);
   if (header.problem) {
     const problem = element('div', `problem problem-${header.problem.kind}`);
     problem.setAttribute('role', 'alert');

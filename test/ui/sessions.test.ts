@@ -1,0 +1,139 @@
+// The Sessions view in a real browser driving a real VS Code, against the reference agent:
+// archive through a row's inline action, unarchive from the Archived section, delete through
+// the context menu and the modal dialog; each step checked in the tree and in the store on
+// disk. Screenshots of both sections go to test-results/screenshots/.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { readSession, writeSession, type StoredSession } from '../agent/store';
+import { repoRoot, startWorkbench, type Workbench } from './harness';
+
+const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
+
+let work: string;
+let store: string;
+let wb: Workbench;
+let page: Page;
+let pane: Locator;
+
+function session(sessionId: string, title: string, cwd: string, hoursAgo: number, archived = false): StoredSession {
+  return {
+    sessionId,
+    cwd,
+    title,
+    updatedAt: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
+    archived,
+    deleted: false,
+    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: title } }],
+  };
+}
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'acp-ui-sessions-'));
+  const folder = join(work, 'project');
+  mkdirSync(folder);
+  store = join(work, 'store');
+  for (const s of [
+    session('s-parser', 'Refactor the parser', folder, 1),
+    session('s-notes', 'Write the release notes', folder, 2),
+    session('s-flaky', 'Fix the flaky test', folder, 3),
+    session('s-spike', 'Old performance spike', folder, 26, true),
+  ]) {
+    await writeSession(store, s);
+  }
+  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  wb = await startWorkbench({ agents, folders: [folder] });
+  page = wb.page;
+  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
+  mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
+  writeFileSync(join(wb.dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'acpSessions.agents': agents }, null, 2));
+  pane = await wb.openSessionsView();
+});
+
+after(async () => {
+  await wb?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function row(label: string): Locator {
+  return pane.locator('.monaco-list-row', { hasText: label });
+}
+
+/** The labels of the tree's rows, top to bottom (the tree is virtualised; it is small here). */
+async function labels(): Promise<string[]> {
+  return pane.locator('.monaco-list-row .label-name').allInnerTexts();
+}
+
+/** Which section a session row is in: the nearest section header above it. */
+async function sectionOf(title: string): Promise<string | undefined> {
+  const all = await labels();
+  const index = all.indexOf(title);
+  if (index < 0) return undefined;
+  return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
+}
+
+async function until(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+async function expandArchived(): Promise<void> {
+  const header = row('Archived').first();
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  await until('Archived is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
+}
+
+test('the Active section lists the workspace\'s sessions under the agent', async () => {
+  await row('Refactor the parser').waitFor({ timeout: 60_000 });
+  assert.equal(await sectionOf('Refactor the parser'), 'Active');
+  assert.equal(await sectionOf('Fix the flaky test'), 'Active');
+  await wb.screenshot('sessions-active');
+});
+
+test('the inline Archive action moves a session to Archived and the agent stores it archived', async () => {
+  const target = row('Write the release notes');
+  await target.hover();
+  await target.locator('.action-label[aria-label="Archive"]').click();
+  await until('the agent stores it archived', async () => (await readSession(store, 's-notes'))?.archived === true);
+  // The notification (with its Undo) is in the notification center, whether or not a toast shows.
+  await wb.runCommand('Notifications: Show Notifications');
+  const notification = page.locator('.notifications-center .notification-list-item', { hasText: 'Archived "Write the release notes".' });
+  await notification.waitFor();
+  assert.ok(await notification.locator('.monaco-button', { hasText: 'Undo' }).count(), 'the notification offers Undo');
+  await page.keyboard.press('Escape');
+  await expandArchived();
+  await until('the session is under Archived', async () => (await sectionOf('Write the release notes')) === 'Archived');
+  assert.equal((await readSession(store, 's-notes'))?.archived, true);
+  await wb.screenshot('sessions-archived');
+});
+
+test('the inline Unarchive action in Archived moves a session back to Active', async () => {
+  await expandArchived();
+  const target = row('Old performance spike');
+  await target.waitFor();
+  assert.equal(await sectionOf('Old performance spike'), 'Archived');
+  await target.hover();
+  await target.locator('.action-label[aria-label="Unarchive"]').click();
+  await until('the session is under Active', async () => (await sectionOf('Old performance spike')) === 'Active');
+  assert.equal((await readSession(store, 's-spike'))?.archived, false);
+});
+
+test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
+  await row('Fix the flaky test').click({ button: 'right' });
+  await page.locator('.monaco-menu .action-item', { hasText: 'Delete…' }).click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /Delete the session "Fix the flaky test"\?/);
+  await wb.screenshot('sessions-delete-confirmation');
+  await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+  await until('the session is gone from the tree', async () => (await row('Fix the flaky test').count()) === 0);
+  assert.equal((await readSession(store, 's-flaky'))?.deleted, true);
+  await expandArchived();
+  await wb.screenshot('sessions-both-sections');
+});

@@ -34,18 +34,21 @@ function session(sessionId: string, title: string, cwd: string, hoursAgo: number
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'acp-ui-sessions-'));
   const folder = join(work, 'project');
+  const library = join(work, 'library');
   mkdirSync(folder);
+  mkdirSync(library);
   store = join(work, 'store');
   for (const s of [
     session('s-parser', 'Refactor the parser', folder, 1),
     session('s-notes', 'Write the release notes', folder, 2),
     session('s-flaky', 'Fix the flaky test', folder, 3),
     session('s-spike', 'Old performance spike', folder, 26, true),
+    session('s-lib', 'Port the library to ESM', library, 5),
   ]) {
     await writeSession(store, s);
   }
   const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
-  wb = await startWorkbench({ agents, folders: [folder] });
+  wb = await startWorkbench({ agents, folders: [folder, library] });
   page = wb.page;
   // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
   mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
@@ -89,11 +92,29 @@ async function expandArchived(): Promise<void> {
   await until('Archived is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
 }
 
-test('the Active section lists the workspace\'s sessions under the agent', async () => {
+test('the Active section lists the sessions of each workspace folder, grouped by folder', async () => {
   await row('Refactor the parser').waitFor({ timeout: 60_000 });
+  await row('Port the library to ESM').waitFor();
   assert.equal(await sectionOf('Refactor the parser'), 'Active');
   assert.equal(await sectionOf('Fix the flaky test'), 'Active');
+  const all = await labels();
+  const folderOf = (title: string) => all.slice(0, all.indexOf(title)).reverse().find((l) => l === 'project' || l === 'library');
+  assert.equal(folderOf('Refactor the parser'), 'project');
+  assert.equal(folderOf('Port the library to ESM'), 'library');
   await wb.screenshot('sessions-active');
+});
+
+test('Find Session… searches the loaded sessions and opens the picked one\'s transcript', async () => {
+  await wb.runCommand('ACP Sessions: Find Session…');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' }).waitFor();
+  await input.fill('library');
+  const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' });
+  await pick.waitFor();
+  assert.equal(await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor the parser' }).count(), 0);
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab', { hasText: 'Port the library to ESM' }).waitFor();
 });
 
 test('the inline Archive action moves a session to Archived and the agent stores it archived', async () => {

@@ -63,6 +63,8 @@ export interface WebviewState {
   updatedAt?: string;
   archived?: boolean;
   scrollTop?: number;
+  /** The row at the top of the view and its offset: restores the place even when rows above are not laid out yet. */
+  anchor?: { key: string; offset: number };
   /** Keys of rows whose open state the user chose (true open, false closed). */
   open?: Record<string, boolean>;
 }

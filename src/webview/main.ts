@@ -28,8 +28,8 @@ let queue: HostToWebview[] = [];
 let frameScheduled = false;
 let header: TranscriptHeader | undefined;
 let state: WebviewState | undefined = vscode.getState();
-/** Scroll position to restore after a reload or re-show, until it is reached. */
-let restoreScrollTop = state?.scrollTop;
+/** The place to restore after a reload or re-show, until its row has arrived. */
+let restoreAnchor = state?.anchor ?? (state?.scrollTop ? { key: '', offset: -state.scrollTop } : undefined);
 let atBottom = false;
 let lastAppendAt = 0;
 let quietTimer: ReturnType<typeof setTimeout> | undefined;
@@ -153,10 +153,17 @@ function setHeader(next: TranscriptHeader): void {
 
 function afterChanges(): void {
   timelineEl.dataset.rows = String(rows.size);
-  if (restoreScrollTop !== undefined && rows.size) {
-    scroller.scrollTop = restoreScrollTop;
-    // Keep trying while the replay still adds rows below; stop once reached or loaded.
-    if (Math.abs(scroller.scrollTop - restoreScrollTop) < 2 || !header?.loading) restoreScrollTop = undefined;
+  if (restoreAnchor && rows.size) {
+    const row = rows.get(restoreAnchor.key);
+    if (row) {
+      pinAnchor(row.el, restoreAnchor.offset);
+      restoreAnchor = undefined;
+    } else if (!restoreAnchor.key) {
+      scroller.scrollTop = -restoreAnchor.offset;
+      restoreAnchor = undefined;
+    } else if (!header?.loading) {
+      restoreAnchor = undefined;
+    }
   } else if (header?.live && atBottom) {
     // Following live output: one scroll per frame at most.
     scroller.scrollTop = scroller.scrollHeight;
@@ -275,11 +282,44 @@ window.addEventListener(
     requestAnimationFrame(() => {
       scrollFrame = false;
       atBottom = scroller.scrollTop + window.innerHeight >= scroller.scrollHeight - 4;
-      saveState({ scrollTop: scroller.scrollTop });
+      saveState({ scrollTop: scroller.scrollTop, anchor: topAnchor() });
     });
   },
   { passive: true },
 );
+
+/**
+ * Keeps a restored row where it was on screen for a moment: rows above it get their real
+ * height only once rendered (content-visibility), which would push it away. Any user input
+ * ends the pin.
+ */
+let pin: { el: HTMLElement; offset: number; until: number } | undefined;
+function pinAnchor(el: HTMLElement, offset: number): void {
+  const first = pin === undefined;
+  pin = { el, offset, until: performance.now() + 1500 };
+  if (first) requestAnimationFrame(holdPin);
+}
+function holdPin(): void {
+  if (!pin) return;
+  const delta = pin.el.getBoundingClientRect().top - pin.offset;
+  if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
+  if (performance.now() < pin.until && pin.el.isConnected) requestAnimationFrame(holdPin);
+  else pin = undefined;
+}
+for (const type of ['wheel', 'keydown', 'mousedown', 'touchstart']) {
+  window.addEventListener(type, () => (pin = undefined), { passive: true, capture: true });
+}
+
+/** The row just below the sticky header, and where it stands. */
+function topAnchor(): WebviewState['anchor'] {
+  const top = headerEl.getBoundingClientRect().bottom + 1;
+  // Rows have gaps between them: probe a little lower when the first point misses.
+  for (const y of [top, top + 12, top + 24]) {
+    const rowEl = document.elementFromPoint(Math.min(40, window.innerWidth - 1), y)?.closest?.('.row') as HTMLElement | null;
+    if (rowEl?.dataset.key) return { key: rowEl.dataset.key, offset: rowEl.getBoundingClientRect().top };
+  }
+  return undefined;
+}
 
 function saveState(patch: Partial<WebviewState>): void {
   state = { ...(state ?? { agentName: '', sessionId: '', cwd: '', title: '' }), ...patch };

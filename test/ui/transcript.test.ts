@@ -163,6 +163,36 @@ test('a compaction row expands and collapses by keyboard, and arrow keys move be
   assert.equal(focused, 'tool_call');
 });
 
+test('a tab hidden and shown again is rebuilt from the host with its open rows and place kept', async () => {
+  const frame = await openFromTree('Long refactor with several context compactions');
+  await frame.locator('body[data-loading="false"]').waitFor();
+  const failed = frame.locator('details.compaction[data-status="failed"]');
+  await failed.locator('summary').click();
+  await frame.locator('details.compaction[data-status="failed"][open]').waitFor();
+  // Put the failed compaction just under the header, then let the scroll be recorded.
+  await failed.evaluate((e) => window.scrollBy(0, e.getBoundingClientRect().top - document.getElementById('header')!.getBoundingClientRect().bottom - 5));
+  await page.waitForTimeout(300);
+  const place = () => failed.evaluate((e) => Math.round(e.getBoundingClientRect().top));
+  const before = await place();
+  const key = await failed.getAttribute('data-key');
+  // Another editor hides the tab: its webview is discarded (no retainContextWhenHidden).
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input').fill('>File: New Untitled Text File');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'New Untitled Text File' }).first().click();
+  await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+  await page.locator('.tabs-container .tab', { hasText: 'Long refactor with several context compactions' }).click();
+  const shown = webview();
+  await shown.locator('#timeline:not([data-rows="0"])').waitFor();
+  const row = shown.locator(`details[data-key="${key}"]`);
+  assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'the row the user opened is still open');
+  // Past the Markdown pass and the restore's hold: the place must stay put on its own.
+  await page.waitForTimeout(2000);
+  const after = await row.evaluate((e) => Math.round(e.getBoundingClientRect().top));
+  assert.ok(Math.abs(after - before) <= 2, `the row is back where it was on screen (${before} then ${after})`);
+  await closeEditors();
+  await page.keyboard.press('Escape');
+});
+
 test('an in-progress compaction turns completed while its summary streams in, in place', async () => {
   const frame = await openFromTree(STREAM_TITLE);
   const row = frame.locator('details.compaction');

@@ -466,11 +466,8 @@ export class AcpClient {
           resolve(result);
         },
         (error: unknown) => {
-          if (error instanceof ResponseError && error.code > -32100 && error.code <= -32090) {
-            // vscode-jsonrpc's own transport codes (write failed, connection disposed): the disconnect explains it.
-            if (this.disconnected) pending.reject(this.disconnected);
-            return;
-          }
+          // Every error here is the agent's answer: write failures end the connection instead
+          // (see NdjsonMessageWriter), and the connection is disposed only after pending requests failed.
           settle();
           reject(
             error instanceof ResponseError

@@ -268,18 +268,18 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     const level = this.tracer.current();
     if (level !== 'off') this.tracer.sent(message, level);
     const line = `${JSON.stringify(message)}\n`;
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       if (this.writable.destroyed || this.writable.writableEnded) {
-        reject(new Error('The agent\'s input is closed.'));
+        this.fireError(new Error('The agent\'s input is closed.'), message, ++this.errorCount);
+        resolve();
         return;
       }
       this.writable.write(line, 'utf8', (error) => {
-        if (error) {
-          this.fireError(error, message, ++this.errorCount);
-          reject(error);
-        } else {
-          resolve();
-        }
+        // A failed write means the agent is gone or going: the owner ends the connection on the
+        // error event and fails the request then, with the exit status. Resolving here keeps
+        // vscode-jsonrpc from inventing an error code the agent could have sent itself.
+        if (error) this.fireError(error, message, ++this.errorCount);
+        resolve();
       });
     });
   }

@@ -51,6 +51,10 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       registry.onDidChangeState(() => this.refresh()),
       registry.onDidChangeAgents(() => this.refresh()),
       model.onDidChange(() => this.refresh()),
+      // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
+      this.treeView.onDidChangeSelection((e) =>
+        vscode.commands.executeCommand('setContext', 'acpSessions.sessionSelected', e.selection.some((n) => n instanceof SessionNode)),
+      ),
     );
     this.updateDescription();
   }

@@ -420,6 +420,16 @@ suite('Sessions tree', () => {
     assert.deepEqual(requests(), before, 'no session/list was sent');
   });
 
+  test('Copy Session ID puts the ids of the selected sessions on the clipboard', async () => {
+    await useAgent(await seededStore());
+    const tree = await settledTree();
+    await vscode.commands.executeCommand('acpSessions.copySessionId', sessionRow(tree, 'w2').node);
+    assert.equal(await vscode.env.clipboard.readText(), 'w2');
+    const both = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w4').node];
+    await vscode.commands.executeCommand('acpSessions.copySessionId', both[0], both);
+    assert.equal(await vscode.env.clipboard.readText(), 'w1\nw4');
+  });
+
   test('grouping by date puts sessions under Today, Yesterday, This Week and Older', async () => {
     const agent = await useAgent(await seededStore());
     await vscode.commands.executeCommand('acpSessions.groupByDate');

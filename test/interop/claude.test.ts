@@ -10,7 +10,7 @@ import type { CompactionEntity, MessageEntity } from '../../src/transcript/model
 import { partsText } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { claudeProjectDir, writeClaudeSession } from './stores.mjs';
-import { RecordingLog, agentConfig, installed, nextUpdate, startClient, tempHome } from './support';
+import { RecordingLog, agentConfig, hoursAgo, stopAgent, installed, nextUpdate, startClient, tempHome } from './support';
 
 const SUMMARY = 'The user asked to split the parser into a lexer and a parser. The lexer is done and tested; the parser still reads tokens from a string.';
 
@@ -24,17 +24,19 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     doomed: '0a1b2c3d-0000-4000-8000-000000000004',
     elsewhere: '0a1b2c3d-0000-4000-8000-000000000005',
   };
+  // Recent: Claude Code deletes transcripts older than its cleanupPeriodDays (30) when it starts.
+  const dates = { parser: hoursAgo(2), elsewhere: hoursAgo(4), login: hoursAgo(5), big: hoursAgo(30), doomed: hoursAgo(72) };
   const bigAnswer = 'x'.repeat(1024 * 1024 * 3) + ' end of a 3 MiB answer';
   let client: AcpClient;
   const log = new RecordingLog();
 
   before(async () => {
     writeClaudeSession(home, {
-      sessionId: ids.login, cwd: project, title: 'Fix the login bug', updatedAt: '2025-05-01T10:00:00.000Z',
+      sessionId: ids.login, cwd: project, title: 'Fix the login bug', updatedAt: dates.login,
       turns: [['The login fails after a password reset.', 'The reset does not clear the old session; fixed.']],
     });
     writeClaudeSession(home, {
-      sessionId: ids.parser, cwd: project, title: 'Split the parser', updatedAt: '2025-05-03T12:00:00.000Z',
+      sessionId: ids.parser, cwd: project, title: 'Split the parser', updatedAt: dates.parser,
       turns: [
         ['Split the parser into a lexer and a parser.', 'Starting with the lexer.'],
         ['Test the lexer.', 'The lexer has 12 passing tests.'],
@@ -44,22 +46,22 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
       summary: SUMMARY,
     });
     writeClaudeSession(home, {
-      sessionId: ids.big, cwd: project, title: 'A very long answer', updatedAt: '2025-04-20T08:00:00.000Z',
+      sessionId: ids.big, cwd: project, title: 'A very long answer', updatedAt: dates.big,
       turns: [['Print the whole log.', bigAnswer]],
     });
     writeClaudeSession(home, {
-      sessionId: ids.doomed, cwd: project, title: 'Throwaway experiment', updatedAt: '2025-04-10T08:00:00.000Z',
+      sessionId: ids.doomed, cwd: project, title: 'Throwaway experiment', updatedAt: dates.doomed,
       turns: [['Try something.', 'Tried.']],
     });
     writeClaudeSession(home, {
-      sessionId: ids.elsewhere, cwd: other, title: 'Another folder', updatedAt: '2025-05-02T08:00:00.000Z',
+      sessionId: ids.elsewhere, cwd: other, title: 'Another folder', updatedAt: dates.elsewhere,
       turns: [['Hello from elsewhere.', 'Hi.']],
     });
     client = await startClient(agentConfig('claude', home), log);
   });
 
   after(async () => {
-    await client?.dispose();
+    await stopAgent(client);
     cleanup();
   });
 
@@ -78,10 +80,10 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     assert.deepEqual(
       sessions.map((s) => [s.sessionId, s.cwd, s.title, s.updatedAt]),
       [
-        [ids.parser, project, 'Split the parser', '2025-05-03T12:00:00.000Z'],
-        [ids.login, project, 'Fix the login bug', '2025-05-01T10:00:00.000Z'],
-        [ids.big, project, 'A very long answer', '2025-04-20T08:00:00.000Z'],
-        [ids.doomed, project, 'Throwaway experiment', '2025-04-10T08:00:00.000Z'],
+        [ids.parser, project, 'Split the parser', dates.parser],
+        [ids.login, project, 'Fix the login bug', dates.login],
+        [ids.big, project, 'A very long answer', dates.big],
+        [ids.doomed, project, 'Throwaway experiment', dates.doomed],
       ],
     );
   });
@@ -156,14 +158,14 @@ describe(`claude-agent-acp ${installed.agents.claude.version} with 1005 sessions
     for (let i = 0; i < count; i++) {
       writeClaudeSession(home, {
         sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, cwd: project, title: `Session ${i}`,
-        updatedAt: new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 60_000).toISOString(), turns: [['Question', 'Answer']],
+        updatedAt: new Date(Date.parse(hoursAgo(48)) + i * 60_000).toISOString(), turns: [['Question', 'Answer']],
       });
     }
     client = await startClient(agentConfig('claude', home), log);
   });
 
   after(async () => {
-    await client?.dispose();
+    await stopAgent(client);
     cleanup();
   });
 

@@ -10,7 +10,7 @@ import type { MessageEntity } from '../../src/transcript/model';
 import { partsText } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { writeCodexAuth, writeCodexSession } from './stores.mjs';
-import { RecordingLog, agentConfig, installed, startClient, tempHome } from './support';
+import { RecordingLog, agentConfig, stopAgent, installed, startClient, tempHome } from './support';
 
 const ids = {
   readme: '0196a1b2-0000-7000-8000-000000000001',
@@ -42,7 +42,7 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
   });
 
   after(async () => {
-    await client?.dispose();
+    await stopAgent(client);
     cleanup();
   });
 
@@ -111,7 +111,7 @@ describe(`codex-acp ${installed.agents.codex.version} without credentials`, () =
   });
 
   after(async () => {
-    await client?.dispose();
+    await stopAgent(client);
     cleanup();
   });
 

@@ -54,6 +54,9 @@ export function prepareDemoAgent(name, { folder, node = process.execPath, home }
         GEMINI_CLI_HOME: home,
         // claude-agent-acp refuses to run as root outside a sandbox; the demo's HOME is one.
         IS_SANDBOX: '1',
+        // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       },
     },
     home,

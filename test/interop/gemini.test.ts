@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AcpClient } from '../../src/acp/client';
 import { AuthRequiredError, UnsupportedCapabilityError } from '../../src/acp/errors';
-import { RecordingLog, agentConfig, installed, startClient, tempHome } from './support';
+import { RecordingLog, agentConfig, stopAgent, installed, startClient, tempHome } from './support';
 
 describe(`gemini-cli ${installed.agents.gemini.version} --acp`, () => {
   const { home, project, cleanup } = tempHome();
@@ -16,7 +16,7 @@ describe(`gemini-cli ${installed.agents.gemini.version} --acp`, () => {
   });
 
   after(async () => {
-    await client?.dispose();
+    await stopAgent(client);
     cleanup();
   });
 

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { AGENT_PRESETS, findExecutable, presetFor, splitArgs, uniqueAgentName } from '../../src/sessions/agentPresets';
-import { agentConfig, installed, startClient, tempHome } from './support';
+import { agentConfig, stopAgent, installed, startClient, tempHome } from './support';
 
 const bin = join(installed.dir, 'node_modules', '.bin');
 // As after `npm install -g`: the agents' bins and a Node on the PATH.
@@ -26,7 +26,7 @@ describe('Add Agent presets with the agents installed', () => {
         assert.equal(presetFor(preset.entry, client.agentInfo?.name), preset);
         assert.ok(client.agentInfo && preset.agentInfoNames.includes(client.agentInfo.name), `agentInfo ${JSON.stringify(client.agentInfo)}`);
       } finally {
-        await client.dispose();
+        await stopAgent(client);
       }
     });
   }

@@ -35,7 +35,8 @@ export function tempHome(): { home: string; project: string; cleanup(): void } {
   mkdirSync(project, { recursive: true });
   // CODEX_HOME is pinned below, and codex refuses to start when it does not exist.
   mkdirSync(join(home, '.codex'));
-  return { home, project, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+  // Retries: an agent's own children may still be finishing a write when the test ends.
+  return { home, project, cleanup: () => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 /**
@@ -56,6 +57,9 @@ export function agentConfig(name: InteropAgentName, home: string, node = process
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,
       IS_SANDBOX: '1',
+      // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       // No credentials from the machine: the tests must not depend on (or use) anyone's account.
       ANTHROPIC_API_KEY: '',
       OPENAI_API_KEY: '',
@@ -74,6 +78,30 @@ export function startClient(config: AgentConfig, log = new RecordingLog()): Prom
     // Real agents start slower than ours (codex starts its app server first).
     initializeTimeoutMs: 120_000,
   });
+}
+
+/**
+ * Disposes the client and waits until every process of the agent's group is gone: claude-agent-acp's
+ * Claude Code child finishes writing ~/.claude a moment after the agent itself exits.
+ */
+export async function stopAgent(client: AcpClient | undefined): Promise<void> {
+  if (!client) return;
+  const pid = client.pid;
+  await client.dispose();
+  if (pid === undefined || process.platform === 'win32') return;
+  for (;;) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return; // ESRCH: the group is empty
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whole seconds: the agents report a file's mtime, and a test compares dates exactly. */
+export function hoursAgo(hours: number): string {
+  return new Date(Math.floor(Date.now() / 1000) * 1000 - hours * 3_600_000).toISOString();
 }
 
 /** Resolves with the first value `take` returns for a live update of `sessionId`. */

@@ -45,6 +45,9 @@ function entry(name: InteropAgentName, label: string, home: string) {
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,
       IS_SANDBOX: '1',
+      // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       ANTHROPIC_API_KEY: '',
       OPENAI_API_KEY: '',
       CODEX_API_KEY: '',
@@ -101,7 +104,7 @@ suiteSetup(async () => {
 suiteTeardown(async () => {
   await configure([]);
   await vscode.workspace.getConfiguration('acpSessions').update('scope', undefined, vscode.ConfigurationTarget.Global);
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
+  for (const home of homes) rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.claude.version}`, () => {

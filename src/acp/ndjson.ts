@@ -121,6 +121,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private stopped = false;
+  /** `session/update` params of the chunk being read, not yet handed on. */
+  private batch: unknown[] | undefined;
+  /** The trace level for the chunk being read. */
+  private level: TraceLevel = 'off';
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -165,50 +169,73 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private read(chunk: Buffer): void {
     if (this.stopped) return;
-    const level = this.options.tracer.current();
-    let batch: unknown[] | undefined;
-    let start = 0;
-    let newline = chunk.indexOf(LF);
-    while (newline !== -1) {
-      let text: string;
-      if (this.partialBytes > 0) {
-        const length = this.partialBytes + newline;
-        if (length > this.options.maxMessageBytes) return this.tooLarge(batch);
-        this.partial.push(chunk.subarray(0, newline));
-        text = Buffer.concat(this.partial, length).toString('utf8');
-        this.partial = [];
-        this.partialBytes = 0;
-      } else {
-        if (newline - start > this.options.maxMessageBytes) return this.tooLarge(batch);
-        text = chunk.toString('utf8', start, newline);
+    const max = this.options.maxMessageBytes;
+    const first = chunk.indexOf(LF);
+    if (first === -1) {
+      this.partialBytes += chunk.length;
+      if (this.partialBytes > max) return this.tooLarge();
+      this.partial.push(chunk);
+      return;
+    }
+    this.level = this.options.tracer.current();
+    // The line that began in earlier chunks.
+    const firstLength = this.partialBytes + first;
+    if (firstLength > max) return this.tooLarge();
+    if (this.partialBytes > 0) {
+      this.partial.push(chunk.subarray(0, first));
+      this.line(Buffer.concat(this.partial, firstLength).toString('utf8'));
+      this.partial = [];
+      this.partialBytes = 0;
+    } else {
+      this.line(chunk.toString('utf8', 0, first));
+    }
+    // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
+    // character), then split as a string; one decode per line costs more than the parse.
+    const last = chunk.lastIndexOf(LF);
+    if (last > first) {
+      const text = chunk.toString('utf8', first + 1, last);
+      const mayBeTooLong = last - first - 1 > max;
+      let start = 0;
+      for (;;) {
+        const newline = text.indexOf('\n', start);
+        const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
+        if (mayBeTooLong && Buffer.byteLength(line) > max) return this.tooLarge();
+        this.line(line);
+        if (newline === -1 || this.stopped) break;
+        start = newline + 1;
       }
-      start = newline + 1;
-      newline = chunk.indexOf(LF, start);
+    }
+    this.flushBatch();
+    if (last + 1 < chunk.length) {
+      this.partialBytes = chunk.length - last - 1;
+      if (this.partialBytes > max) return this.tooLarge();
+      this.partial.push(chunk.subarray(last + 1));
+    }
+  }
 
-      const message = this.parse(text);
-      if (message === undefined) continue;
-      if (level !== 'off') this.options.tracer.received(message, level);
-      const m = message as { method?: unknown; id?: unknown; params?: unknown };
-      if (m.method === 'session/update' && m.id === undefined) {
-        (batch ??= []).push(m.params);
-        continue;
-      }
-      if (m.method === SESSION_UPDATE_BATCH) {
-        this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${SESSION_UPDATE_BATCH}.`);
-        continue;
-      }
-      if (batch) {
-        this.deliverBatch(batch);
-        batch = undefined;
-      }
-      this.callback!(message);
+  /** Parses one line and queues it: `session/update` notifications into the current batch. */
+  private line(text: string): void {
+    const message = this.parse(text);
+    if (message === undefined) return;
+    if (this.level !== 'off') this.options.tracer.received(message, this.level);
+    const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (m.method === 'session/update' && m.id === undefined) {
+      (this.batch ??= []).push(m.params);
+      return;
     }
-    if (batch) this.deliverBatch(batch);
-    if (start < chunk.length) {
-      this.partialBytes += chunk.length - start;
-      if (this.partialBytes > this.options.maxMessageBytes) return this.tooLarge(undefined);
-      this.partial.push(start === 0 ? chunk : chunk.subarray(start));
+    if (m.method === SESSION_UPDATE_BATCH) {
+      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${SESSION_UPDATE_BATCH}.`);
+      return;
     }
+    this.flushBatch();
+    this.callback!(message);
+  }
+
+  private flushBatch(): void {
+    if (this.batch === undefined) return;
+    const notifications = this.batch;
+    this.batch = undefined;
+    this.deliverBatch(notifications);
   }
 
   private deliverBatch(notifications: unknown[]): void {
@@ -241,9 +268,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.fireClose();
   }
 
-  private tooLarge(batch: unknown[] | undefined): void {
+  private tooLarge(): void {
     // What came before the long line is complete and still delivered.
-    if (batch) this.deliverBatch(batch);
+    this.flushBatch();
     this.stop();
     this.options.onMessageTooLarge();
   }

@@ -87,6 +87,22 @@ test('a line over the size limit closes the connection with MessageTooLargeError
   assert.ok(log.at('error').some((m) => m.includes('longer than the limit')));
 });
 
+test('an oversized line inside one read is caught too, after delivering the messages before it', async (t) => {
+  const config = scriptedAgent('burst', `
+    handlers['session/list'] = (m) => {
+      const update = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'plan', entries: [] } } });
+      const long = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { sessions: [], _meta: { pad: 'y'.repeat(400) } } });
+      process.stdout.write(update + '\\n' + long + '\\n' + update + '\\n');
+    };
+  `);
+  const { client } = await startClient(t, config, { maxMessageBytes: 300 });
+  const received: unknown[] = [];
+  client.onSessionUpdate('s', (u) => received.push(u));
+  const error = await rejection(client.listSessions());
+  assert.ok(error instanceof MessageTooLargeError, String(error));
+  assert.deepEqual(received, [{ sessionUpdate: 'plan', entries: [] }]);
+});
+
 test('a last line without its newline is still read when the agent ends its output', async (t) => {
   const config = scriptedAgent('abrupt', `
     handlers['session/list'] = (m) => {

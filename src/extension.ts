@@ -28,7 +28,11 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   context.subscriptions.push(
     vscode.commands.registerCommand('acpSessions.showLog', () => log.show()),
     vscode.commands.registerCommand('acpSessions.openSettings', () =>
-      vscode.commands.executeCommand('workbench.action.openSettings', 'acpSessions.agents'),
+      // In a remote window (SSH, containers, code-server) machine-scoped settings are listed
+      // only on the Remote tab; the User tab would say "No Settings Found".
+      vscode.env.remoteName
+        ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'acpSessions.agents' })
+        : vscode.commands.executeCommand('workbench.action.openSettings', 'acpSessions.agents'),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) updateAgentCount();

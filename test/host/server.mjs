@@ -38,7 +38,7 @@ export const QUIET_SETTINGS = {
 };
 
 /**
- * Starts the server. `machineSettings` go to <server-data>/data/Machine/settings.json: in a
+ * Starts the server. `machineSettings` go to <user-data>/Machine/settings.json: in a
  * browser window on a VS Code server these are the settings of the machine the extension host
  * runs on, which is where machine-scoped settings such as `acpSessions.agents` are read from
  * (the browser's own user settings live in its IndexedDB and cannot be preset from outside).
@@ -62,7 +62,7 @@ export async function startServer({
     home: join(root, 'home'),
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-  writeMachineSettings(dirs.serverData, { ...QUIET_SETTINGS, ...machineSettings });
+  writeMachineSettings(dirs.userData, { ...QUIET_SETTINGS, ...machineSettings });
   port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const logFile = join(root, 'server.log');
@@ -155,9 +155,12 @@ function safeRead(file) {
   try { return readFileSync(file, 'utf8'); } catch { return ''; }
 }
 
-/** Writes the remote machine's settings.json (see startServer). */
-export function writeMachineSettings(serverDataDir, settings) {
-  const dir = join(serverDataDir, 'data', 'Machine');
+/**
+ * Writes the remote machine's settings.json (see startServer). The server keeps it under its
+ * --user-data-dir (<server-data-dir>/data when that flag is not given).
+ */
+export function writeMachineSettings(userDataDir, settings) {
+  const dir = join(userDataDir, 'Machine');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
 }

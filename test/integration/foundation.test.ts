@@ -58,7 +58,7 @@ suite('Foundation', () => {
   });
 
   test('agents in a workspace\'s .vscode/settings.json are ignored', async () => {
-    await extension().activate();
+    const api = await extension().activate();
     const { names, marker } = workspaceAgents();
     const inspected = vscode.workspace.getConfiguration('acpSessions').inspect<Array<{ name: string }>>('agents');
     const effective = vscode.workspace.getConfiguration('acpSessions').get<Array<{ name: string }>>('agents') ?? [];
@@ -66,6 +66,7 @@ suite('Foundation', () => {
       assert.ok(!effective.some((a) => a.name === name), `the effective setting does not contain ${name}`);
       assert.ok(!readAgentConfigs().some((a) => a.name === name), `the extension does not configure ${name}`);
       assert.ok(!(inspected?.globalValue ?? []).some((a) => a.name === name), `${name} is not a user setting`);
+      assert.ok(!api.agents.agents.some((a) => a.name === name), `the agent registry has no ${name}`);
     }
     // The view was opened above, which is when configured agents are started.
     await vscode.commands.executeCommand('workbench.view.extension.acpSessions');

@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// `npm test`: builds, then runs the test layers and prints each layer's counts and, as the very
+// last line, `N passed, N failed` summed over them. Usage:
+//   node scripts/test.mjs [unit|integration|ui|interop]...    (default: unit integration ui)
+// Exits non-zero when a test failed or a layer ran no test at all.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LAYERS = ['unit', 'integration', 'ui', 'interop'];
+const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
+// A hang guard per layer, not a speed limit: a layer still running after this is stuck.
+const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
+
+const requested = process.argv.slice(2);
+for (const layer of requested) {
+  if (!LAYERS.includes(layer)) {
+    console.error(`unknown layer "${layer}"; use one of: ${LAYERS.join(', ')}`);
+    process.exit(2);
+  }
+}
+const layers = requested.length ? requested : DEFAULT_LAYERS;
+
+/** Test files under `dir` (recursively) whose name ends with `suffix`, sorted. */
+function testFiles(dir, suffix) {
+  const found = [];
+  const walk = (d) => {
+    let entries;
+    try { entries = readdirSync(d); } catch { return; }
+    for (const name of entries) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith(suffix)) found.push(path);
+    }
+  };
+  walk(dir);
+  return found.sort();
+}
+
+/** Runs a command with inherited output in its own process group; resolves with its exit code. */
+function run(command, args, { env = process.env, cwd = ROOT } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env, stdio: 'inherit', detached: true });
+    const guard = setTimeout(() => {
+      console.error(`\n${relative(ROOT, args[0] ?? command)}: still running after ${LAYER_TIMEOUT_MS / 60000} min; stopping it`);
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    }, LAYER_TIMEOUT_MS);
+    const interrupt = () => { try { process.kill(-child.pid, 'SIGINT'); } catch { /* gone */ } };
+    process.on('SIGINT', interrupt);
+    child.on('exit', (code, signal) => {
+      clearTimeout(guard);
+      process.off('SIGINT', interrupt);
+      // Whatever the layer left behind in its group (servers, browsers, agents) ends with it.
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+/** Counts from node:test's TAP summary (`# pass N`, `# fail N`, `# cancelled N`). */
+function tapCounts(file) {
+  let text = '';
+  try { text = readFileSync(file, 'utf8'); } catch { return undefined; }
+  const count = (key) => {
+    const all = [...text.matchAll(new RegExp(`^# ${key} (\\d+)$`, 'gm'))];
+    return all.length ? Number(all[all.length - 1][1]) : undefined;
+  };
+  const pass = count('pass');
+  if (pass === undefined) return undefined;
+  return { passed: pass, failed: (count('fail') ?? 0) + (count('cancelled') ?? 0), skipped: (count('skipped') ?? 0) + (count('todo') ?? 0) };
+}
+
+/** A node:test layer: every `*.test.mjs` under out/test/<name>, spec output on screen. */
+async function nodeTestLayer(name, { concurrency } = {}) {
+  const files = testFiles(join(ROOT, 'out', 'test', name), '.test.mjs');
+  if (files.length === 0) return { passed: 0, failed: 0, note: `no tests in out/test/${name}` };
+  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  const tap = join(ROOT, 'test-results', `${name}.tap`);
+  rmSync(tap, { force: true });
+  const args = [
+    '--test',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+  ];
+  if (concurrency) args.push(`--test-concurrency=${concurrency}`);
+  const code = await run(process.execPath, [...args, ...files]);
+  const counts = tapCounts(tap);
+  if (!counts) return { passed: 0, failed: 1, note: `node --test exited ${code} without a summary` };
+  // A non-zero exit with no failing test (a crash outside any test) still fails the layer.
+  if (code !== 0 && counts.failed === 0) return { ...counts, failed: 1, note: `node --test exited ${code}` };
+  return counts;
+}
+
+/**
+ * The integration layer: the mocha suite inside a real VS Code extension host, started through
+ * @vscode/test-electron's runTests with our launcher as the "VS Code executable".
+ */
+async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js')) {
+  const { ensureHost } = await import('../test/host/setup.mjs');
+  ensureHost();
+  const { runTests } = await import('@vscode/test-electron');
+  const work = mkdtempSync(join(tmpdir(), 'acp-integration-'));
+  // The workspace tries to name an agent; the extension must ignore it (foundation suite).
+  const folder = join(work, 'workspace');
+  mkdirSync(join(folder, '.vscode'), { recursive: true });
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({
+    'acpSessions.agents': [{
+      name: 'workspace-agent',
+      command: '/bin/sh',
+      args: ['-c', `touch '${join(folder, 'workspace-agent-ran')}'`],
+    }],
+  }, null, 2));
+  const resultFile = join(work, 'result.json');
+  let code = 0;
+  try {
+    await runTests({
+      vscodeExecutablePath: join(ROOT, 'test', 'host', 'launcher'),
+      extensionDevelopmentPath: ROOT,
+      extensionTestsPath: testsPath,
+      launchArgs: [folder],
+      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT },
+    });
+  } catch (e) {
+    code = e?.code ?? 1;
+  }
+  let result;
+  try { result = JSON.parse(readFileSync(resultFile, 'utf8')); } catch { /* the run broke before mocha finished */ }
+  rmSync(work, { recursive: true, force: true });
+  if (!result) return { passed: 0, failed: 1, note: `the extension host run exited ${code} without results` };
+  if (code !== 0 && result.failed === 0) return { passed: result.passed, failed: 1, note: `the run exited ${code}` };
+  return { passed: result.passed, failed: result.failed, skipped: result.pending };
+}
+
+/** The real agents: our client under node:test, then the extension in its host (test/interop/integration). */
+async function interopLayer() {
+  const client = await nodeTestLayer('interop');
+  const extension = await integrationLayer(join(ROOT, 'out', 'test', 'interop', 'integration', 'index.js'));
+  const note = [client.note, extension.note].filter(Boolean).join('; ');
+  return {
+    passed: client.passed + extension.passed,
+    failed: client.failed + extension.failed,
+    skipped: (client.skipped ?? 0) + (extension.skipped ?? 0),
+    ...(note ? { note } : {}),
+  };
+}
+
+async function uiLayer() {
+  const { ensureHost } = await import('../test/host/setup.mjs');
+  ensureHost();
+  // The UI tests share two cores with a VS Code server and a browser each: one file at a time.
+  return nodeTestLayer('ui', { concurrency: 1 });
+}
+
+function build() {
+  for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) {
+      console.error(`build failed: node ${args.join(' ')}`);
+      console.log('0 passed, 1 failed');
+      process.exit(1);
+    }
+  }
+}
+
+build();
+const results = [];
+for (const layer of layers) {
+  console.log(`\n=== ${layer} ===`);
+  let result;
+  try {
+    if (layer === 'unit') result = await nodeTestLayer('unit');
+    else if (layer === 'integration') result = await integrationLayer();
+    else if (layer === 'ui') result = await uiLayer();
+    else result = await interopLayer();
+  } catch (e) {
+    result = { passed: 0, failed: 1, note: e?.message ?? String(e) };
+  }
+  results.push({ layer, ...result });
+}
+
+console.log('');
+let passed = 0;
+let failed = 0;
+let empty = false;
+for (const r of results) {
+  passed += r.passed;
+  failed += r.failed;
+  if (r.passed + r.failed === 0) empty = true;
+  const extra = [r.skipped ? `${r.skipped} skipped` : '', r.note ?? ''].filter(Boolean).join('; ');
+  console.log(`${r.layer}: ${r.passed} passed, ${r.failed} failed${extra ? ` (${extra})` : ''}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || empty ? 1 : 0);

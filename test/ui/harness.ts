@@ -1,0 +1,147 @@
+// Drives the real workbench like a person: VS Code's server (from code-server) with this
+// extension loaded from the working tree (the current build), in Debian's Chromium through
+// playwright-core. UI tests: `const wb = await startWorkbench({ agents })` ... `await wb.close()`.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+
+/** An entry of `acpSessions.agents`. */
+export interface AgentEntry {
+  name: string;
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  protocol?: 1 | 2;
+}
+
+export interface WorkbenchOptions {
+  /** Written to `acpSessions.agents` in the remote machine's settings before the window opens. */
+  agents?: AgentEntry[];
+  /** Workspace folders: one opens as a folder, several as a multi-root workspace. */
+  folders?: string[];
+  /** More settings for the remote machine's settings.json (any non-application scope). */
+  settings?: Record<string, unknown>;
+  /** The extension to load as extensionDevelopmentPath; defaults to this repository. */
+  extensionPath?: string;
+  /** Show the browser (for debugging a test by hand). */
+  headed?: boolean;
+}
+
+export interface Workbench {
+  page: Page;
+  context: BrowserContext;
+  /** The workbench address. */
+  url: string;
+  /** The server's folders (server data, extensions, ...), e.g. to inspect logs. */
+  dirs: Record<string, string>;
+  /** Saves test-results/screenshots/<name>.png and returns its path. */
+  screenshot(name: string): Promise<string>;
+  /** The content of the active webview (editor tab or view). */
+  webviewFrame(): FrameLocator;
+  /** Runs a command from the palette by its full title, e.g. "ACP Sessions: Show Log". */
+  runCommand(title: string): Promise<void>;
+  /** Clicks the ACP Sessions activity bar entry and returns the Sessions view's pane. */
+  openSessionsView(): Promise<Locator>;
+  close(): Promise<void>;
+}
+
+/** The repository root: the nearest folder above this (bundled) file with our package.json. */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'acp-sessions') return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the acp-sessions repository above the UI test');
+    dir = parent;
+  }
+}
+
+interface HostModule {
+  startServer(options: { machineSettings?: Record<string, unknown> }): Promise<{
+    origin: string;
+    dirs: Record<string, string>;
+    remoteUri(path: string): string;
+    workbenchUrl(options: { folders?: string[]; payload?: [string, string][] }): string;
+    stop(): Promise<void>;
+  }>;
+  openBrowser(options: { headless?: boolean }): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }>;
+}
+
+/** The host module, loaded from the repository at run time (it finds its lockfiles beside it). */
+async function hostModule(): Promise<HostModule> {
+  const url = pathToFileURL(join(repoRoot(), 'test', 'host', 'server.mjs')).href;
+  return (await import(url)) as HostModule;
+}
+
+const ACTIVITY_BAR_ENTRY = '.activitybar a[aria-label^="ACP Sessions"]';
+
+export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
+  const root = repoRoot();
+  const host = await hostModule();
+  const extensionPath = resolve(options.extensionPath ?? root);
+  if (!existsSync(join(extensionPath, 'dist', 'extension.js'))) {
+    throw new Error(`${extensionPath}/dist/extension.js is missing: build first (node esbuild.mjs)`);
+  }
+  const machineSettings: Record<string, unknown> = { ...options.settings };
+  if (options.agents) machineSettings['acpSessions.agents'] = options.agents;
+  const server = await host.startServer({ machineSettings });
+  let browser: Awaited<ReturnType<HostModule['openBrowser']>> | undefined;
+  try {
+    browser = await host.openBrowser({ headless: !options.headed });
+    const { page, context } = browser;
+    const url = server.workbenchUrl({
+      folders: options.folders ?? [],
+      payload: [
+        ['extensionDevelopmentPath', server.remoteUri(extensionPath)],
+        ['skipWelcome', 'true'],
+        ['skipReleaseNotes', 'true'],
+      ],
+    });
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor();
+    // Ready for a person once the extension's contributions are in: its activity bar entry.
+    await page.locator(ACTIVITY_BAR_ENTRY).waitFor();
+    const opened = browser;
+    const shots = join(root, 'test-results', 'screenshots');
+    return {
+      page,
+      context,
+      url,
+      dirs: server.dirs,
+      async screenshot(name) {
+        mkdirSync(shots, { recursive: true });
+        const path = join(shots, `${name}.png`);
+        await page.screenshot({ path });
+        return path;
+      },
+      webviewFrame() {
+        return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+      },
+      async runCommand(title) {
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor();
+        await input.fill(`>${title}`);
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+        await row.click();
+      },
+      async openSessionsView() {
+        await page.locator(ACTIVITY_BAR_ENTRY).click();
+        const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
+        await pane.waitFor();
+        return pane;
+      },
+      async close() {
+        await opened.close();
+        await server.stop();
+      },
+    };
+  } catch (e) {
+    await browser?.close();
+    await server.stop();
+    throw e;
+  }
+}

@@ -539,7 +539,7 @@ export class AcpClient {
     const tail = [...this.stderrTail];
     const error = this.tooLarge
       ? new MessageTooLargeError(this.name, this.maxMessageBytes, tail)
-      : new AgentDisconnectedError(this.name, this.describeEnd('while connected'), this.exit?.code ?? null, this.exit?.signal ?? null, tail);
+      : new AgentDisconnectedError(this.name, this.describeEnd(this.started ? 'while connected' : 'during start'), this.exit?.code ?? null, this.exit?.signal ?? null, tail);
     this.disconnected = error;
     if (this.started) this.log.error(error.message);
     this.rejectPending(error);

@@ -1,10 +1,11 @@
 // The ACP client's framing and process life, against tiny real processes for the conditions the
 // reference agent cannot produce (split writes, oversized lines, agent-to-client requests, hangs).
 import assert from 'node:assert/strict';
+import { realpathSync } from 'node:fs';
 import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { AgentDisconnectedError, AgentStartError, MessageTooLargeError } from '../../src/acp/errors';
-import { CLIENT_INFO, CapturingLog, isAlive, rejection, scriptedAgent, startClient } from './acp-helpers';
+import { CLIENT_INFO, CapturingLog, isAlive, rejection, scriptedAgent, startClient, tempDir } from './acp-helpers';
 
 test('a missing executable gives one AgentStartError naming the agent and the command', async () => {
   const log = new CapturingLog();
@@ -49,6 +50,20 @@ test('an agent that exits during start gives its exit code and last stderr lines
   assert.match(error.message, /exited with code 7 before answering initialize/);
   assert.deepEqual(error.stderrTail, ['fatal: no credentials']);
   assert.match(error.message, /fatal: no credentials/);
+});
+
+test('the agent runs with its configured args, env (over ours) and cwd; defaultCwd applies when cwd is unset', async (t) => {
+  const dir = tempDir(t);
+  const report = `process.stderr.write('SEEN ' + JSON.stringify({ args: process.argv.slice(1), env: process.env.ACP_TEST_VALUE, path: !!process.env.PATH, cwd: process.cwd() }) + '\\n');`;
+  const configured = scriptedAgent('configured', report);
+  configured.args!.push('first', 'second arg');
+  const { log } = await startClient(t, { ...configured, env: { ACP_TEST_VALUE: 'from settings' }, cwd: dir });
+  const seen = JSON.parse(await waitFor(() => stderrLine(log, 'configured', 'SEEN ')));
+  assert.deepEqual(seen, { args: ['first', 'second arg'], env: 'from settings', path: true, cwd: realpathSync(dir) });
+
+  const other = tempDir(t);
+  const { log: log2 } = await startClient(t, scriptedAgent('defaulted', report), { defaultCwd: other });
+  assert.equal(JSON.parse(await waitFor(() => stderrLine(log2, 'defaulted', 'SEEN '))).cwd, realpathSync(other));
 });
 
 test('messages split across writes, also inside a UTF-8 character, are reassembled', async (t) => {

@@ -4,7 +4,7 @@
 //   node scripts/test.mjs [unit|integration|ui|interop]...    (default: unit integration ui)
 // Exits non-zero when a test failed or a layer ran no test at all.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,10 @@ const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
 
-const requested = process.argv.slice(2);
+// `--update-screenshots`: after a passing ui layer, copy its screenshots to media/screenshots/
+// for the README (they stay out of the VSIX).
+const updateScreenshots = process.argv.includes('--update-screenshots');
+const requested = process.argv.slice(2).filter((a) => a !== '--update-screenshots');
 for (const layer of requested) {
   if (!LAYERS.includes(layer)) {
     console.error(`unknown layer "${layer}"; use one of: ${LAYERS.join(', ')}`);
@@ -179,6 +182,15 @@ for (const layer of layers) {
     result = { passed: 0, failed: 1, note: e?.message ?? String(e) };
   }
   results.push({ layer, ...result });
+}
+
+const ui = results.find((r) => r.layer === 'ui');
+if (updateScreenshots && ui && ui.failed === 0 && ui.passed > 0) {
+  const from = join(ROOT, 'test-results', 'screenshots');
+  const to = join(ROOT, 'media', 'screenshots');
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from).filter((n) => n.endsWith('.png'))) cpSync(join(from, name), join(to, name));
+  console.log(`\nscreenshots copied to ${relative(ROOT, to)}/`);
 }
 
 console.log('');

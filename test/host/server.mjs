@@ -30,6 +30,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const QUIET_SETTINGS = {
   'chat.disableAIFeatures': true,
   'workbench.startupEditor': 'none',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'workbench.tips.enabled': false,
   'update.mode': 'none',
   'extensions.autoCheckUpdates': false,

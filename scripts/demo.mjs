@@ -139,7 +139,10 @@ async function main() {
       } else {
         await page.getByText('No agent is configured yet').waitFor();
       }
-      await page.mouse.move(800, 400); // no hover tooltip in the picture
+      // No hover tooltip in the picture: the pointer leaves, the focus moves into the tree.
+      await page.mouse.move(800, 400);
+      await page.locator('.pane-body .monaco-list').first().focus();
+      await page.locator('.workbench-hover-container, .monaco-hover').first().waitFor({ state: 'hidden' }).catch(() => {});
       const file = resolve(screenshot);
       mkdirSync(dirname(file), { recursive: true });
       await page.screenshot({ path: file });

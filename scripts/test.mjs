@@ -15,8 +15,8 @@ const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
 
-// `--update-screenshots`: after a passing ui layer, copy its screenshots to media/screenshots/
-// for the README (they stay out of the VSIX).
+// `--update-screenshots`: after a passing ui layer, copy the screenshots the README shows to
+// media/screenshots/ (they stay out of the VSIX).
 const updateScreenshots = process.argv.includes('--update-screenshots');
 const requested = process.argv.slice(2).filter((a) => a !== '--update-screenshots');
 for (const layer of requested) {
@@ -189,7 +189,9 @@ if (updateScreenshots && ui && ui.failed === 0 && ui.passed > 0) {
   const from = join(ROOT, 'test-results', 'screenshots');
   const to = join(ROOT, 'media', 'screenshots');
   mkdirSync(to, { recursive: true });
-  for (const name of readdirSync(from).filter((n) => n.endsWith('.png'))) cpSync(join(from, name), join(to, name));
+  // Only the pictures the README shows.
+  const shown = new Set([...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/media\/screenshots\/([\w.-]+\.png)/g)].map((m) => m[1]));
+  for (const name of readdirSync(from).filter((n) => shown.has(n))) cpSync(join(from, name), join(to, name));
   console.log(`\nscreenshots copied to ${relative(ROOT, to)}/`);
 }
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ROOT } from './lib';
+import { ROOT, log } from './lib';
 import { PROD_WEBVIEW, STAGE } from './stage';
 
 export const ORIGIN = 'http://bench.invalid';
@@ -96,6 +96,8 @@ export async function launch(): Promise<BenchBrowser> {
   return {
     async open(path, files = {}) {
       const page = await browser.context.newPage();
+      page.on('crash', () => log(`page ${path} crashed`));
+      page.on('pageerror', (error) => log(`page ${path}: ${error.message}`));
       await page.addInitScript(initScript);
       await page.route(`${ORIGIN}/**`, (route) => {
         const name = new URL(route.request().url()).pathname.slice(1);

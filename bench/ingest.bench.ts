@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import { client as sdkClient, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { ensureReplayFiles, REPLAY_100K } from './generate';
-import { DATA_DIR, ROOT, gc, log, report, scale, spawnNode, stop, type Measurement } from './lib';
+import { DATA_DIR, ROOT, args, gc, log, report, scale, spawnNode, stop, type Measurement } from './lib';
 import { ourIngest, createTimeline } from './ours';
 
 const REPLAY_AGENT = join(ROOT, 'bench/replayAgent.mjs');
@@ -83,6 +83,11 @@ async function main() {
   });
   log(`ingest: ${files.lines} lines, ${(files.bytes / 1e6).toFixed(1)} MB`);
 
+  // `--variant=ours` runs only our client, for profiling it (node --cpu-prof).
+  if (args().get('variant') === 'ours') {
+    log(`ingest: ours ${(await ourIngest(REPLAY_AGENT, files.ndjson, files.sessionId, files.lines)).toFixed(0)} ms`);
+    return;
+  }
   const floorMs = await floor(files.ndjson, files.sessionId, files.lines);
   gc();
   const oursMs = await ourIngest(REPLAY_AGENT, files.ndjson, files.sessionId, files.lines);

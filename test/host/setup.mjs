@@ -26,11 +26,9 @@ function pinned(name) {
   return { dep, version };
 }
 
-/** What the marker records: the exact package.json and lockfile an install came from. */
+/** What the marker records: the lockfile an install came from (it fixes what gets installed). */
 function fingerprint(name) {
-  const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(HOST_DIR, name, file)));
-  return hash.digest('hex');
+  return createHash('sha256').update(readFileSync(join(HOST_DIR, name, 'package-lock.json'))).digest('hex');
 }
 
 function isInstalled(target, print) {

@@ -158,7 +158,7 @@ async function main() {
   await new Promise((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
-    server.exited.then(() => { console.error('demo: the VS Code server exited'); done(); });
+    server.exited.then(() => { if (!cleaned) console.error('demo: the VS Code server exited'); done(); });
   });
   await cleanup();
 }

@@ -24,6 +24,22 @@ export function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Runs the server as a child and ends the whole process group when stdin closes, i.e. when
+ * whoever started it dies without stopping it (a killed test run must not leave servers behind).
+ */
+const ORPHAN_GUARD = `
+const { spawn } = require('node:child_process');
+const [main, ...args] = process.argv.slice(1);
+const server = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+const endGroup = () => { try { process.kill(-process.pid, 'SIGKILL'); } catch {} process.exit(1); };
+process.stdin.on('end', endGroup);
+process.stdin.on('error', endGroup);
+process.stdin.resume();
+process.on('SIGTERM', () => server.kill('SIGTERM'));
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+`;
+
+/**
  * Settings every test and demo workbench gets: no AI features (their background sign-in
  * attempts flood the log and use the CPU the tests need), no welcome page, no update checks.
  */
@@ -69,6 +85,7 @@ export async function startServer({
   const logFile = join(root, 'server.log');
   const log = createWriteStream(logFile);
   const child = spawn(host.node24, [
+    '-e', ORPHAN_GUARD,
     host.serverMain,
     '--host', '127.0.0.1',
     '--port', String(port),
@@ -83,7 +100,8 @@ export async function startServer({
   ], {
     // Its own process group, so that stopping it also ends the extension host and pty host.
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open for as long as we live: the guard ends the group when it closes.
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: {
       ...process.env,
       XDG_CONFIG_HOME: dirs.xdgConfig,

@@ -2,10 +2,10 @@
 // real production webview bundle in a page that mimics the transcript webview: the panel's
 // HTML shell, media/transcript.css, codicons, a dark theme's variables and acquireVsCodeApi.
 // Floor pages are served from the same origin, so both run under the same conditions.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { ROOT, log } from './lib';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ROOT, args, log } from './lib';
 import { PROD_WEBVIEW, STAGE } from './stage';
 
 export const ORIGIN = 'http://bench.invalid';
@@ -82,13 +82,14 @@ export interface BenchBrowser {
   close(): Promise<void>;
 }
 
-export async function launch(): Promise<BenchBrowser> {
+/** `webview` replaces the production bundle (e.g. an unminified one, for readable profiles). */
+export async function launch(webview = PROD_WEBVIEW): Promise<BenchBrowser> {
   const host = await import(join(ROOT, 'test/host/server.mjs'));
-  const browser = await host.openBrowser({ viewport: { width: 1280, height: 800 } });
+  const browser: { context: BrowserContext; close(): Promise<void> } = await host.openBrowser({ viewport: { width: 1280, height: 800 } });
   const assets: Record<string, { body: Buffer | string; type: string }> = {
     'webview.html': { body: WEBVIEW_HTML, type: 'text/html' },
     'floor.html': { body: FLOOR_HTML, type: 'text/html' },
-    'transcript.js': { body: readFileSync(PROD_WEBVIEW), type: 'text/javascript' },
+    'transcript.js': { body: readFileSync(webview), type: 'text/javascript' },
     'transcript.css': { body: readFileSync(join(ROOT, 'media/transcript.css')), type: 'text/css' },
     'codicon.css': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.css')), type: 'text/css' },
     'codicon.ttf': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.ttf')), type: 'font/ttf' },
@@ -110,5 +111,31 @@ export async function launch(): Promise<BenchBrowser> {
       return page;
     },
     close: () => browser.close(),
+  };
+}
+
+/**
+ * With `--profile=<file.cpuprofile>`: an unminified webview bundle to run instead, and a
+ * function that records a CPU profile of `page` around `work` into that file.
+ */
+export async function profiling(): Promise<{ webview: string | undefined; around<T>(page: Page, work: () => Promise<T>): Promise<T> }> {
+  const file = args().get('profile');
+  if (!file) return { webview: undefined, around: (_page, work) => work() };
+  const webview = join(ROOT, 'out/bench/profile/transcript.js');
+  const esbuild = await import('esbuild');
+  await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/main.ts')], outfile: webview, bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  return {
+    webview,
+    async around(page, work) {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+      const result = await work();
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      log(`profile written to ${file}`);
+      return result;
+    },
   };
 }

@@ -2,6 +2,7 @@
 // one JSON array, and writes the table into bench/README.md after a full run.
 //   --only=1,3 | --only=ingest   some figures      --runs=N   runs per figure
 //   --json                       JSON on stdout    --scale=0.1 smaller inputs (not for the README)
+//   --readme                     after --only: update these figures in bench/README.md's table
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -219,8 +220,27 @@ async function main() {
     process.stdout.write(table(rows) + '\n');
     if (failures.length) process.stdout.write('\nFailed:\n' + failures.map((f) => `- ${f}`).join('\n') + '\n');
   }
+  // The latest rows of every figure are kept, so that `--only=... --readme` can refresh some
+  // figures of the README's table and keep the others.
   const full = !only && !a.has('scale') && failures.length === 0;
-  if (full) writeReadme(rows, `npm run bench${runsArg ? ` -- --runs=${runsArg}` : ''}`);
+  if (!a.has('scale')) {
+    const kept = join(ROOT, 'out/bench/latest.json');
+    let latest: { rows: Row[]; commands: Record<string, string> } = { rows: [], commands: {} };
+    try {
+      latest = JSON.parse(readFileSync(kept, 'utf8'));
+    } catch {
+      /* first run */
+    }
+    const command = `npm run bench -- ${process.argv.slice(2).filter((x) => x !== '--readme' && x !== '--json').join(' ')}`.trim().replace(/ --$/, '');
+    const ran = new Set(rows.map((r) => r.figure));
+    latest.rows = [...latest.rows.filter((r) => !ran.has(r.figure)), ...rows].sort((x, y) => x.figure.localeCompare(y.figure));
+    for (const f of ran) latest.commands[f] = command;
+    writeFileSync(kept, JSON.stringify(latest));
+    if (full || a.has('readme')) {
+      const commands = [...new Set(Object.values(latest.commands))];
+      writeReadme(latest.rows, commands.join('` and `'));
+    }
+  }
   if (failures.length) process.exitCode = 1;
 }
 

@@ -6,7 +6,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { makeText, prng } from './generate';
 import { log, report, scale } from './lib';
-import { launch } from './page';
+import { launch, profiling } from './page';
 import type { HostToWebview } from '../src/transcript/protocol';
 import { Timeline } from '../src/transcript/timeline';
 import { PatchCollector } from '../src/transcript/patches';
@@ -66,6 +66,8 @@ async function stream(page: Page, key: string, totalChars: number, lastText: str
         requestAnimationFrame(tick);
       });
       const ms = performance.now() - t0;
+      // Long-task entries are delivered after the task: give them a moment.
+      await new Promise((r) => setTimeout(r, 100));
       const longest = Math.max(0, ...bench.longTasks.filter((t: { start: number }) => t.start >= t0).map((t: { duration: number }) => t.duration));
       return { ms, frames, longest, scrollWrites, moved, sameElement: row() === startRow };
     },
@@ -129,7 +131,10 @@ async function main() {
   // (which gives the summary its text part) as an upsert, the rest as appends.
   const collector = new PatchCollector();
   const streaming = new Timeline(collector);
-  for (const e of timeline.entities) streaming.apply(e.kind === 'compaction' ? { sessionUpdate: 'compaction_update', compactionId: 'cmp_stream', status: 'in_progress' } : { sessionUpdate: 'agent_message_chunk', messageId: (e as { messageId?: string }).messageId, content: { type: 'text', text: partsText((e as { parts: [] }).parts) } });
+  for (const e of timeline.entities) {
+    if (e.kind === 'compaction') streaming.apply({ sessionUpdate: 'compaction_update', compactionId: e.compactionId, status: e.status });
+    else if (e.kind === 'agent_message') streaming.apply({ sessionUpdate: 'agent_message_chunk', messageId: e.messageId, content: { type: 'text', text: partsText(e.parts) } });
+  }
   collector.drain();
   const chunkMessages: string[] = [];
   for (const text of texts) {
@@ -138,7 +143,8 @@ async function main() {
   }
   const chunksJson = '[' + chunkMessages.join(',') + ']';
 
-  const browser = await launch();
+  const profile = await profiling();
+  const browser = await launch(profile.webview);
   try {
     const floorPage = await browser.open('floor.html', { 'chunks.json': chunksJson });
     await floorPage.evaluate(installFloor);
@@ -163,7 +169,7 @@ async function main() {
     });
     if (!atBottom) throw new Error('streaming: could not scroll to the bottom of the transcript');
     const layoutsBefore = await layoutCount(cdp);
-    const ours = await stream(page, key, totalChars, texts[texts.length - 1]);
+    const ours = await profile.around(page, () => stream(page, key, totalChars, texts[texts.length - 1]));
     const layouts = (await layoutCount(cdp)) - layoutsBefore;
     await page.close();
     log(`streaming: floor ${floor.ms.toFixed(0)} ms, ours ${ours.ms.toFixed(0)} ms in ${ours.frames} frames, ${layouts} layouts, ${ours.scrollWrites} scroll writes, longest task ${ours.longest.toFixed(0)} ms, moved ${ours.moved}px, same element ${ours.sameElement}`);

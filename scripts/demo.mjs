@@ -2,7 +2,8 @@
 // `npm run demo`: builds and packages the extension, installs the VSIX into a fresh profile of
 // the test host's VS Code, configures the reference agent on a seeded store, opens a workspace of
 // two folders and serves it on 127.0.0.1 until Ctrl-C.
-//   npm run demo -- --screenshot FILE   headless: open the ACP Sessions sidebar, save FILE, exit
+//   npm run demo -- --screenshot FILE   headless: save the ACP Sessions sidebar as FILE and a transcript with an
+//                                       expanded compaction row as FILE-transcript.png, then exit
 //   npm run demo -- --agent NAME        a real agent instead of the reference agent: claude, codex
 //                                       or gemini over a fabricated store (test/interop/demoAgent.mjs),
 //                                       or an Add Agent preset by name (e.g. "Qwen Code") as installed
@@ -147,6 +148,11 @@ async function main() {
       mkdirSync(dirname(file), { recursive: true });
       await page.screenshot({ path: file });
       console.log(`demo: screenshot saved to ${file}`);
+      if (!agentName) {
+        const transcriptFile = file.replace(/(\.png)?$/i, '-transcript.png');
+        await saveTranscriptScreenshot(page, transcriptFile);
+        console.log(`demo: transcript screenshot saved to ${transcriptFile}`);
+      }
     } finally {
       await browser.close();
       await cleanup();
@@ -161,6 +167,21 @@ async function main() {
     server.exited.then(() => { if (!cleaned) console.error('demo: the VS Code server exited'); done(); });
   });
   await cleanup();
+}
+
+/** Opens the seeded session with compactions and saves it with its first compaction row expanded. */
+async function saveTranscriptScreenshot(page, file) {
+  const title = 'Long refactor with several context compactions';
+  await page.locator('.monaco-list-row', { hasText: title }).first().click();
+  const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  // The slow replay streams; the picture is taken once it has finished.
+  await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  const row = frame.locator('details.compaction').first();
+  await row.locator('summary').click();
+  await row.locator('.body h2').waitFor();
+  await row.evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await page.mouse.move(800, 790);
+  await page.screenshot({ path: file });
 }
 
 main().then(() => process.exit(0), (e) => { console.error(`demo: ${e?.stack ?? e}`); process.exit(1); });

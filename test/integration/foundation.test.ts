@@ -49,6 +49,16 @@ suite('Foundation', () => {
     }
   });
 
+  test('every command the manifest contributes is registered once the extension is active', async () => {
+    const ext = extension();
+    await ext.activate();
+    const contributed = (ext.packageJSON.contributes.commands as Array<{ command: string }>).map((c) => c.command);
+    assert.ok(contributed.length > 0, 'the manifest contributes commands');
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = contributed.filter((id) => !registered.has(id));
+    assert.deepEqual(missing, [], 'a menu or palette entry without a command would fail when clicked');
+  });
+
   test('logs go to the "ACP Sessions" log output channel', async () => {
     const api = await extension().activate();
     assert.equal(api.log.name, 'ACP Sessions');

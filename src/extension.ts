@@ -9,11 +9,11 @@ import { TranscriptPanels } from './ui/transcriptPanel';
 /** What `activate` returns: the live parts, for integration tests and other extensions. */
 export interface AcpSessionsApi {
   readonly log: vscode.LogOutputChannel;
-  /** One ACP client per configured agent, with its state (sessions issue). */
+  /** One ACP client per configured agent, with its state. */
   readonly agents: AgentRegistry;
-  /** The sessions model, the Sessions tree's data provider and its messages (sessions issue). */
+  /** The sessions model, the Sessions tree's data provider and its messages. */
   readonly sessions: SessionsApi;
-  /** Open transcripts, with their state for tests (transcript issue). */
+  /** Open transcripts, with their state for tests. */
   readonly transcripts: TranscriptPanels;
 }
 
@@ -40,10 +40,9 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   );
 
   registerAddAgent(context);
-  // WIRING (sessions issue): the agent registry and the Sessions tree go here.
-  // The transcript panels are looked up when a transcript opens (they are created below).
+  // The tree opens transcripts and the transcripts unarchive through the tree's model, so the
+  // tree gets the panels lazily (they are created right below).
   const { agents, sessions } = activateSessions(context, log, () => transcripts);
-  // WIRING (transcript issue): the transcript panels go here.
   const transcripts = new TranscriptPanels(context, agents, log, {
     // Through the model, so the tree moves the session to Active at once.
     unarchive: async (agentName, sessionId) => {

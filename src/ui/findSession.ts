@@ -7,7 +7,7 @@ import type { AgentRegistry } from '../sessions/agentRegistry';
 import { relativeTime, sessionLabel, sortNewestFirst, updatedAtMs } from '../sessions/format';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
 
-interface SessionPick extends vscode.QuickPickItem {
+export interface SessionPick extends vscode.QuickPickItem {
   agent?: string;
   session?: SessionInfo;
   loadMore?: true;
@@ -30,7 +30,11 @@ export function searchableLists(deps: FindSessionDeps): SessionList[] {
   return lists;
 }
 
-export async function findSession(deps: FindSessionDeps, open: (agent: string, session: SessionInfo) => Promise<void>): Promise<void> {
+/** Shows the quick pick and returns it (integration tests drive it through the command's result). */
+export async function findSession(
+  deps: FindSessionDeps,
+  open: (agent: string, session: SessionInfo) => Promise<void>,
+): Promise<vscode.QuickPick<SessionPick>> {
   // Agents start on demand: make sure every one is up before listing.
   await Promise.all(deps.registry.agents.map((a) => deps.registry.getClient(a.name).catch(() => undefined)));
   const pick = vscode.window.createQuickPick<SessionPick>();
@@ -72,8 +76,11 @@ export async function findSession(deps: FindSessionDeps, open: (agent: string, s
     if (again) pick.activeItems = [again];
   };
 
+  let shown = true;
   const subscription = deps.model.onDidChange(() => render());
-  for (const list of searchableLists(deps)) void list.load();
+  // A list's last change event comes while it is still busy: render again once each load is done,
+  // or the progress bar would stay on.
+  for (const list of searchableLists(deps)) void list.load().then(() => shown && render());
   render();
 
   pick.onDidAccept(async () => {
@@ -89,8 +96,10 @@ export async function findSession(deps: FindSessionDeps, open: (agent: string, s
     if (chosen.agent && chosen.session) await open(chosen.agent, chosen.session);
   });
   pick.onDidHide(() => {
+    shown = false;
     subscription.dispose();
     pick.dispose();
   });
   pick.show();
+  return pick;
 }

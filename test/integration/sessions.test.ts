@@ -4,16 +4,22 @@
 // live session_info_update. The tree is read through the view's own data provider, and driven
 // with the real commands.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
+import type { SessionPick } from '../../src/ui/findSession';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
+import {
+  activateExtension,
+  agentScript,
+  closeAllTranscripts,
+  config,
+  configureAgent,
+  removeTempDirs,
+  tempDir,
+  until,
+  workspaceFolder,
+} from './support';
 
-const EXTENSION_ID = 'acp-sessions.acp-sessions';
-const repoRoot = process.env.ACP_REPO_ROOT ?? join(__dirname, '..', '..', '..');
-const agentScript = join(repoRoot, 'out', 'test', 'agent', 'agent.mjs');
 const ELSEWHERE = '/elsewhere/other-project';
 
 interface Row {
@@ -25,33 +31,6 @@ interface Row {
 
 let api: AcpSessionsApi;
 let agentCounter = 0;
-const stores: string[] = [];
-
-function config() {
-  return vscode.workspace.getConfiguration('acpSessions');
-}
-
-function workspaceFolder(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  assert.ok(folder, 'the integration run opens a workspace folder');
-  return folder;
-}
-
-/** Waits for a condition the extension makes true (bounded: a hang guard, not a speed limit). */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 function record(sessionId: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
   return {
@@ -71,8 +50,7 @@ function record(sessionId: string, cwd: string, hoursAgo: number, extra: Partial
  * folder (o1 active, o2 archived).
  */
 async function seededStore(extra: StoredSession[] = []): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'acp-sessions-it-'));
-  stores.push(dir);
+  const dir = tempDir('acp-sessions-it-');
   const folder = workspaceFolder();
   for (const r of [
     record('w1', folder, 1),
@@ -90,14 +68,7 @@ async function seededStore(extra: StoredSession[] = []): Promise<string> {
 
 /** Configures one reference agent (a fresh name, so a fresh process) in the user settings. */
 async function useAgent(store: string, flags: string[] = []): Promise<string> {
-  const name = `Reference ${++agentCounter}`;
-  await config().update(
-    'agents',
-    [{ name, command: process.execPath, args: [agentScript, '--store', store, ...flags] }],
-    vscode.ConfigurationTarget.Global,
-  );
-  await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
-  return name;
+  return configureAgent(api, `Reference ${++agentCounter}`, process.execPath, [agentScript, '--store', store, ...flags]);
 }
 
 async function rows(parent?: any): Promise<Row[]> {
@@ -165,9 +136,7 @@ function nextMessage() {
 
 suite('Sessions tree', () => {
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AcpSessionsApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = await ext.activate();
+    api = await activateExtension();
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
     await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
     await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
@@ -178,7 +147,7 @@ suite('Sessions tree', () => {
     await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
     await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
     await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
-    for (const dir of stores) rmSync(dir, { recursive: true, force: true });
+    removeTempDirs();
   });
 
   teardown(async () => {
@@ -418,6 +387,76 @@ suite('Sessions tree', () => {
     await until('w1 moved to Archived', async () => (await sections(agent)).archived.includes('w1'));
     assert.deepEqual(await sections(agent), { active: ['w2', 'w3'], archived: ['w1', 'w4'] });
     assert.deepEqual(requests(), before, 'no session/list was sent');
+  });
+
+  test('session_info_update with a new title and updatedAt renames the item and moves it to its place without a refetch', async () => {
+    const folder = workspaceFolder();
+    const renamed = record('t1', folder, 40, {
+      title: 'Old',
+      updates: [
+        { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hello t1' } },
+        { sessionUpdate: 'session_info_update', title: 'New title', updatedAt: new Date(Date.now() - 1.5 * 3_600_000).toISOString() },
+      ],
+    });
+    const agent = await useAgent(await seededStore([renamed]));
+    const tree = await settledTree();
+    assert.deepEqual(sessionIds(sectionRow(tree, agent, 'Active')), ['w1', 'w2', 'w3', 't1']);
+    assert.equal(sessionRow(tree, 't1').label, 'Old');
+    assert.equal(sessionRow(tree, 't1').item.description, '1 d');
+    const lists = [api.sessions.model.list(agent, 'active', folder), api.sessions.model.list(agent, 'archived', folder)];
+    const requests = () => lists.map((l) => l.listRequests);
+    const before = requests();
+    // Opening the transcript replays the stored updates, and each reaches every subscriber of the session.
+    await vscode.commands.executeCommand('acpSessions.openTranscript', sessionRow(tree, 't1').node);
+    try {
+      await api.transcripts.whenLoaded(agent, 't1');
+      const row = await until('t1 is renamed', async () => {
+        const r = sessionRow(await settledTree(), 't1');
+        return r.label === 'New title' ? r : undefined;
+      });
+      assert.equal(row.item.description, '1 h');
+      assert.ok(tooltipText(row.item).includes('New title'), 'the tooltip has the new title');
+      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 't1', 'w2', 'w3']);
+      assert.deepEqual(requests(), before, 'no session/list was sent');
+    } finally {
+      await closeAllTranscripts(api);
+    }
+  });
+
+  test('Find Session…: "Load more" fetches the next page, until there is none', async () => {
+    const folder = workspaceFolder();
+    const many = ['p1', 'p2', 'p3'].map((id, i) => record(id, folder, 10 + i));
+    await config().update('pageSize', 2, vscode.ConfigurationTarget.Global);
+    await until('the page size is 2', () => api.sessions.model.pageSize === 2);
+    const agent = await useAgent(await seededStore(many), ['--page-size', '2']);
+    const pick = await vscode.commands.executeCommand<vscode.QuickPick<SessionPick>>('acpSessions.findSession');
+    try {
+      const shown = () => pick.items.filter((i) => i.session).map((i) => i.session!.sessionId);
+      const loadMore = () => pick.items.find((i) => i.loadMore);
+      const requests = () => api.sessions.model.list(agent, 'active', folder).listRequests;
+      // The first page of Active (w1, w2) and the one page of Archived (w4), newest first.
+      await until('the first pages are in the pick', () => !pick.busy && shown().length === 3);
+      assert.deepEqual(shown(), ['w1', 'w2', 'w4']);
+      for (const expected of [
+        ['w1', 'w2', 'w4', 'p1', 'p2'],
+        ['w1', 'w2', 'w4', 'p1', 'p2', 'p3', 'w3'],
+      ]) {
+        assert.ok(loadMore(), `"Load more" after ${shown().length} sessions`);
+        // As a user would: move to the last row ("Load more") and press Enter.
+        await until('"Load more" is the active row', async () => {
+          await vscode.commands.executeCommand('quickInput.last');
+          return pick.activeItems[0]?.loadMore;
+        });
+        const before = requests();
+        await vscode.commands.executeCommand('quickInput.accept');
+        await until('the next page is in the pick', () => !pick.busy && shown().length === expected.length);
+        assert.deepEqual(shown(), expected);
+        assert.equal(requests(), before + 1, 'one session/list for the next page');
+      }
+      assert.equal(loadMore(), undefined, 'no "Load more" at the end');
+    } finally {
+      pick.hide();
+    }
   });
 
   test('Copy Session ID puts the ids of the selected sessions on the clipboard', async () => {

@@ -2,47 +2,27 @@
 // agent (a real process, configured in USER settings), opened from the Sessions tree; the
 // panel's state is read from the host's timeline through the extension's API, never by sleeping.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { seedStore, type SeedResult } from '../agent/seed';
-
-const EXTENSION_ID = 'acp-sessions.acp-sessions';
-const repoRoot = process.env.ACP_REPO_ROOT ?? join(__dirname, '..', '..', '..');
-const agentScript = join(repoRoot, 'out', 'test', 'agent', 'agent.mjs');
+import {
+  activateExtension,
+  agentScript,
+  closeAllTranscripts,
+  config,
+  configureAgent,
+  openTranscriptTabs,
+  removeTempDirs,
+  tempDir,
+  transcriptTabs,
+  until,
+  workspaceFolder,
+} from './support';
 
 let api: AcpSessionsApi;
 let counter = 0;
-const dirs: string[] = [];
-
-function config() {
-  return vscode.workspace.getConfiguration('acpSessions');
-}
-
-function workspaceFolder(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  assert.ok(folder, 'the integration run opens a workspace folder');
-  return folder;
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-
-/** Waits for a condition the extension makes true (a hang guard, not a speed limit). */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function seeded(): Promise<{ store: string; seed: SeedResult }> {
   const store = tempDir('acp-transcript-it-');
@@ -73,9 +53,7 @@ async function useAgent(store: string, flags: string[] = [], capture?: string): 
     args = ['-e', tee, capture, ...args];
     command = process.execPath;
   }
-  await config().update('agents', [{ name, command, args }], vscode.ConfigurationTarget.Global);
-  await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
-  return name;
+  return configureAgent(api, name, command, args);
 }
 
 /** The tree node of a session, once the tree has listed it. */
@@ -96,40 +74,18 @@ async function sessionNode(agentName: string, sessionId: string): Promise<unknow
   return until(`session ${sessionId} is in the tree`, () => find());
 }
 
-function transcriptTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all
-    .flatMap((g) => g.tabs)
-    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('acpSessions.transcript'));
-}
-
-/** The transcript tabs, once the workbench's tab model has caught up with the open panels. */
-async function openTabs(): Promise<vscode.Tab[]> {
-  return until('the tab model shows every open transcript', () => {
-    const tabs = transcriptTabs();
-    return tabs.length === api.transcripts.openCount ? tabs : undefined;
-  });
-}
-
-async function closeAllTranscripts(): Promise<void> {
-  const tabs = await openTabs();
-  if (tabs.length) await vscode.window.tabGroups.close(tabs);
-  await until('every transcript is closed', () => api.transcripts.openCount === 0);
-}
-
 suite('Transcript', () => {
   suiteSetup(async () => {
-    const ext = vscode.extensions.getExtension<AcpSessionsApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = await ext.activate();
+    api = await activateExtension();
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
   });
 
-  teardown(closeAllTranscripts);
+  teardown(() => closeAllTranscripts(api));
 
   suiteTeardown(async () => {
     await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
     await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    removeTempDirs();
   });
 
   test('opening a seeded session from the tree shows its whole transcript with every compaction', async () => {
@@ -152,7 +108,7 @@ suite('Transcript', () => {
     const stored = seed.sessions.find((s) => s.sessionId === id)!;
     assert.equal(state.updateCount, stored.updates.length);
     assert.equal(state.live, true, 'live updates are applied after the replay');
-    const tabs = await openTabs();
+    const tabs = await openTranscriptTabs(api);
     assert.equal(tabs.length, 1);
     assert.equal(tabs[0].label, 'Long refactor with several context compactions');
   });
@@ -166,7 +122,7 @@ suite('Transcript', () => {
     await vscode.commands.executeCommand('workbench.action.files.newUntitledFile');
     await vscode.commands.executeCommand('acpSessions.openTranscript', node);
     assert.equal(api.transcripts.openCount, 1);
-    assert.equal((await openTabs()).length, 1);
+    assert.equal((await openTranscriptTabs(api)).length, 1);
     await until('the transcript tab is active again', () => transcriptTabs()[0]?.isActive);
   });
 
@@ -248,7 +204,7 @@ suite('Transcript', () => {
     const id = seed.special.long;
     await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
     await api.transcripts.whenLoaded(agent, id);
-    await closeAllTranscripts();
+    await closeAllTranscripts(api);
     assert.equal(api.transcripts.getState(agent, id), undefined);
     const sent = await until('session/close was sent', () => {
       const lines = readFileSync(capture, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -1,0 +1,88 @@
+// What the integration suites share: the extension's API, the reference agent configured in the
+// USER settings, temporary folders, and waiting on conditions the extension makes true.
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AcpSessionsApi } from '../../src/extension';
+
+export const EXTENSION_ID = 'acp-sessions.acp-sessions';
+const repoRoot = process.env.ACP_REPO_ROOT ?? join(__dirname, '..', '..', '..');
+export const agentScript = join(repoRoot, 'out', 'test', 'agent', 'agent.mjs');
+
+export function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('acpSessions');
+}
+
+/** Activates the extension (if it is not yet) and returns its API. */
+export async function activateExtension(): Promise<AcpSessionsApi> {
+  const ext = vscode.extensions.getExtension<AcpSessionsApi>(EXTENSION_ID);
+  assert.ok(ext);
+  return ext.activate();
+}
+
+export function workspaceFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(folder, 'the integration run opens a workspace folder');
+  return folder;
+}
+
+const tempDirs: string[] = [];
+
+/** A new temporary folder, removed by `removeTempDirs` (call it in suiteTeardown). */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Waits for a condition the extension makes true (bounded: a hang guard, not a speed limit). */
+export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Makes `{ name, command, args }` the one configured agent (a fresh name, so a fresh process)
+ * and waits until the registry has it.
+ */
+export async function configureAgent(api: AcpSessionsApi, name: string, command: string, args: string[]): Promise<string> {
+  await config().update('agents', [{ name, command, args }], vscode.ConfigurationTarget.Global);
+  await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
+  return name;
+}
+
+export function transcriptTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('acpSessions.transcript'));
+}
+
+/** The transcript tabs, once the workbench's tab model has caught up with the open panels. */
+export async function openTranscriptTabs(api: AcpSessionsApi): Promise<vscode.Tab[]> {
+  return until('the tab model shows every open transcript', () => {
+    const tabs = transcriptTabs();
+    return tabs.length === api.transcripts.openCount ? tabs : undefined;
+  });
+}
+
+export async function closeAllTranscripts(api: AcpSessionsApi): Promise<void> {
+  const tabs = await openTranscriptTabs(api);
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+  await until('every transcript is closed', () => api.transcripts.openCount === 0);
+}

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PatchCollector } from '../../src/transcript/patches';
 import type { Entity } from '../../src/transcript/model';
-import type { Patch } from '../../src/transcript/protocol';
 import { Timeline } from '../../src/transcript/timeline';
+import { applyPatches } from './transcript-helpers';
 
 const text = (t: string) => ({ type: 'text', text: t });
 const agent = (t: string, messageId?: string) => ({ sessionUpdate: 'agent_message_chunk', content: text(t), ...(messageId ? { messageId } : {}) });
@@ -13,21 +13,6 @@ function setup() {
   const collector = new PatchCollector();
   const timeline = new Timeline(collector);
   return { collector, timeline };
-}
-
-/** Applies patches the way the webview does, to check they rebuild the host's timeline. */
-function replayPatches(rows: Map<string, Entity>, patches: Patch[]): void {
-  for (const p of patches) {
-    if (p.op === 'upsert') rows.set(p.entity.key, structuredClone(p.entity));
-    else if (p.op === 'remove') rows.delete(p.key);
-    else {
-      const e = rows.get(p.key)!;
-      const body = 'parts' in e ? e.parts : 'summary' in e ? e.summary : [];
-      const last = body[body.length - 1];
-      assert.equal(last?.type, 'text', 'append targets a text part');
-      if (last.type === 'text') last.text += p.text;
-    }
-  }
 }
 
 test('a new entity and the chunks after it in the same batch become one upsert', () => {
@@ -116,8 +101,8 @@ test('patches applied batch by batch rebuild exactly the host timeline', () => {
   }
   stream.forEach((u, i) => {
     timeline.apply(u);
-    if (i % 13 === 0) replayPatches(rows, collector.drain().patches);
+    if (i % 13 === 0) applyPatches(rows, collector.drain().patches);
   });
-  replayPatches(rows, collector.drain().patches);
+  applyPatches(rows, collector.drain().patches);
   assert.deepEqual([...rows.values()], structuredClone(timeline.entities));
 });

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { partsText, type CompactionEntity, type Entity } from '../../src/transcript/model';
 import { PatchCollector } from '../../src/transcript/patches';
-import type { Patch } from '../../src/transcript/protocol';
 import { Timeline } from '../../src/transcript/timeline';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { RawAgent } from '../agent/rawClient';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
+import { applyPatches } from './transcript-helpers';
 
 async function seeded(t: { after(fn: () => void): void }): Promise<{ store: string; folder: string; seed: SeedResult }> {
   const store = tempDir(t, 'transcript-store-');
@@ -95,9 +95,9 @@ test('patches drained at any point during a real replay rebuild exactly the time
   let n = 0;
   await client.loadSession(seed.special.long, folder, (u) => {
     timeline.apply(u);
-    if (++n % 17 === 0) apply(rows, collector.drain().patches);
+    if (++n % 17 === 0) applyPatches(rows, collector.drain().patches);
   });
-  apply(rows, collector.drain().patches);
+  applyPatches(rows, collector.drain().patches);
   assert.deepEqual([...rows.values()], structuredClone(timeline.entities));
 });
 
@@ -165,16 +165,3 @@ test('hostile content replays verbatim: nothing is dropped or rewritten by the r
   assert.equal(compaction.error, '<script>alert(25)</script>');
 });
 
-function apply(rows: Map<string, Entity>, patches: Patch[]): void {
-  for (const p of patches) {
-    if (p.op === 'upsert') rows.set(p.entity.key, structuredClone(p.entity));
-    else if (p.op === 'remove') rows.delete(p.key);
-    else {
-      const e = rows.get(p.key)!;
-      const body = 'parts' in e ? e.parts : 'summary' in e ? e.summary : [];
-      const last = body[body.length - 1];
-      if (last?.type === 'text') last.text += p.text;
-      else assert.fail('append to a row without a trailing text part');
-    }
-  }
-}

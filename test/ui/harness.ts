@@ -5,16 +5,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+import type { AgentConfig } from '../../src/acp/types';
 
 /** An entry of `acpSessions.agents`. */
-export interface AgentEntry {
-  name: string;
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  protocol?: 1 | 2;
-}
+export type AgentEntry = AgentConfig;
 
 export interface WorkbenchOptions {
   /** Written to `acpSessions.agents` in the remote machine's settings before the window opens. */

@@ -78,12 +78,27 @@ async function sectionOf(title: string): Promise<string | undefined> {
   return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
 }
 
+/** A hang guard for waits on the workbench, not a speed limit (a loaded machine is slow). */
+const HANG_GUARD_MS = 120_000;
+
 async function until(what: string, condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + HANG_GUARD_MS;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) {
+      // What the workbench showed then is the first thing to look at.
+      await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
+      throw new Error(`timed out waiting until ${what}`);
+    }
     await page.waitForTimeout(50);
   }
+}
+
+/** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
+async function focusSessionsView(): Promise<void> {
+  await wb.runCommand('ACP Sessions: Focus on Sessions View');
+  await until('the Sessions tree has the keyboard focus', () =>
+    pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)),
+  );
 }
 
 async function expandArchived(): Promise<void> {
@@ -145,16 +160,69 @@ test('the inline Unarchive action in Archived moves a session back to Active', a
   assert.equal((await readSession(store, 's-spike'))?.archived, false);
 });
 
-test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
-  await row('Fix the flaky test').click({ button: 'right' });
-  await page.locator('.monaco-menu .action-item', { hasText: 'Delete…' }).click();
+/**
+ * Runs an action from a row's context menu: waits for the item, clicks it, and waits until the
+ * menu has closed (it closes when the action runs), so what follows waits for the action only.
+ */
+async function contextMenuAction(target: Locator, action: string): Promise<void> {
+  await target.waitFor({ timeout: HANG_GUARD_MS });
+  await target.click({ button: 'right' });
+  const item = page.locator('.monaco-menu .action-item', { hasText: action });
+  await item.waitFor({ timeout: HANG_GUARD_MS });
+  await item.click({ timeout: HANG_GUARD_MS });
+  await page.locator('.monaco-menu').waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+}
+
+/** The modal dialog once it shows `text` (the workbench shows it after a round trip to the extension). */
+async function dialogSaying(text: RegExp): Promise<Locator> {
   const dialog = page.locator('.monaco-dialog-box');
-  await dialog.waitFor();
-  assert.match(await dialog.innerText(), /Delete the session "Fix the flaky test"\?/);
+  await dialog.waitFor({ timeout: HANG_GUARD_MS });
+  await until(`the dialog says ${text}`, async () => text.test(await dialog.innerText()));
+  return dialog;
+}
+
+test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
+  await contextMenuAction(row('Fix the flaky test'), 'Delete…');
+  const dialog = await dialogSaying(/Delete the session "Fix the flaky test"\?/);
   await wb.screenshot('sessions-delete-confirmation');
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   await until('the session is gone from the tree', async () => (await row('Fix the flaky test').count()) === 0);
   assert.equal((await readSession(store, 's-flaky'))?.deleted, true);
   await expandArchived();
   await wb.screenshot('sessions-both-sections');
+});
+
+test('Enter on a selected session opens its transcript, and Delete asks to delete it', async () => {
+  const title = 'Refactor the parser';
+  const target = row(title).first();
+  const tab = page.locator('.tabs-container .tab', { hasText: title });
+  /** The transcript tab is open and its rows are in (keys typed in it reach the workbench from then on). */
+  const transcriptShown = async () => {
+    await tab.waitFor({ timeout: HANG_GUARD_MS });
+    await wb.webviewFrame().locator('#timeline:not([data-rows="0"])').waitFor({ timeout: HANG_GUARD_MS });
+  };
+  // Closed again each time: an open webview can take the focus back from the tree.
+  const closeTranscript = async () => {
+    await wb.runCommand('View: Close All Editors');
+    await tab.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  };
+  // A click selects the row (and opens the transcript): once the tab shows, the extension has
+  // seen the selection and set acpSessions.sessionSelected, which both keys depend on.
+  await target.click();
+  await transcriptShown();
+  await closeTranscript();
+  assert.equal(await target.getAttribute('aria-selected'), 'true');
+
+  await focusSessionsView();
+  await page.keyboard.press('Enter');
+  await transcriptShown();
+  await closeTranscript();
+
+  await focusSessionsView();
+  await page.keyboard.press('Delete');
+  const dialog = await dialogSaying(new RegExp(`Delete the session "${title}"\\?`));
+  await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+  await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  assert.equal((await readSession(store, 's-parser'))?.deleted, false, 'cancelled: nothing deleted');
+  assert.equal(await row(title).count(), 1);
 });

@@ -4,18 +4,16 @@
 // and Debian's Chromium. Usable as a module (`ensureHost()`) and as a CLI (`node test/host/setup.mjs`).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, copyFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isInstalled, npmCiOnce } from './npmCache.mjs';
 
 const HOST_DIR = dirname(fileURLToPath(import.meta.url));
 export const CACHE_DIR = process.env.ACP_SESSIONS_CACHE
   ? resolve(process.env.ACP_SESSIONS_CACHE)
   : join(homedir(), '.cache', 'acp-sessions');
-const MARKER = '.acp-sessions-installed';
 
 const say = (message) => process.stderr.write(`[host] ${message}\n`);
 
@@ -31,81 +29,23 @@ function fingerprint(name) {
   return createHash('sha256').update(readFileSync(join(HOST_DIR, name, 'package-lock.json'))).digest('hex');
 }
 
-function isInstalled(target, print) {
-  try { return readFileSync(join(target, MARKER), 'utf8').trim() === print; } catch { return false; }
-}
-
-function pidAlive(pid) {
-  try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; }
-}
-
-function sleepSync(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Runs `fn` holding a lock directory (mkdir is atomic); waits while another live process holds
- * it and takes over a lock whose owner died, so concurrent and interrupted installs are safe.
- */
-function withLock(lockDir, what, fn) {
-  let waited = false;
-  for (;;) {
-    try {
-      mkdirSync(lockDir);
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      let owner = NaN;
-      try { owner = Number(readFileSync(join(lockDir, 'pid'), 'utf8')); } catch { /* being written */ }
-      if (Number.isInteger(owner) && !pidAlive(owner)) {
-        rmSync(lockDir, { recursive: true, force: true });
-        continue;
-      }
-      if (!waited) say(`waiting for another process (pid ${owner}) to finish installing ${what}…`);
-      waited = true;
-      sleepSync(1000);
-    }
-  }
-  try { return fn(); } finally { rmSync(lockDir, { recursive: true, force: true }); }
-}
-
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
   if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}`);
   return result.status ?? 1;
 }
 
-/**
- * `npm ci` of test/host/<name> into CACHE_DIR/<name>-<version>. Installs into a private
- * folder and renames it into place, so a half-finished install is never mistaken for a good one.
- */
+/** `npm ci` of test/host/<name> into CACHE_DIR/<name>-<version> (see npmCache.mjs). */
 function installFromLockfile(name, { env = process.env, check } = {}) {
   const { dep, version } = pinned(name);
-  const target = join(CACHE_DIR, `${name}-${version}`);
-  const print = fingerprint(name);
-  if (isInstalled(target, print)) return target;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  return withLock(join(CACHE_DIR, `${name}-${version}.lock`), `${dep}@${version}`, () => {
-    if (isInstalled(target, print)) return target;
-    for (const entry of readdirSync(CACHE_DIR)) {
-      if (entry.startsWith(`${name}-${version}.partial-`)) rmSync(join(CACHE_DIR, entry), { recursive: true, force: true });
-    }
-    const partial = join(CACHE_DIR, `${name}-${version}.partial-${process.pid}`);
-    mkdirSync(partial, { recursive: true });
-    for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(HOST_DIR, name, file), join(partial, file));
-    say(`installing ${dep}@${version} into ${target} (first run only)…`);
-    const started = Date.now();
-    const status = run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: partial, env });
-    if (status !== 0) {
-      throw new Error(`npm ci of ${dep}@${version} failed (exit ${status}) in ${partial}; see the npm output above.`);
-    }
-    check?.(partial);
-    writeFileSync(join(partial, MARKER), `${print}\n`);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(partial, target);
-    say(`installed ${dep}@${version} in ${Math.round((Date.now() - started) / 1000)} s`);
-    return target;
+  return npmCiOnce({
+    from: join(HOST_DIR, name),
+    target: join(CACHE_DIR, `${name}-${version}`),
+    fingerprint: fingerprint(name),
+    label: `${dep}@${version}`,
+    say,
+    env,
+    check,
   });
 }
 

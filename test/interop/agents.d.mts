@@ -8,3 +8,15 @@ export interface InstalledAgent {
 }
 export const AGENTS: Record<InteropAgentName, { pkg: string; bin: string; args: string[] }>;
 export function ensureAgents(): { dir: string; agents: Record<InteropAgentName, InstalledAgent> };
+export function makeAgentHome(prefix: string): { home: string; project: string };
+export interface AgentEntry {
+  name: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+export function agentEntry(
+  agent: Pick<InstalledAgent, 'script' | 'args'>,
+  options: { name: string; home: string; node?: string; keepCredentials?: boolean; env?: Record<string, string> },
+): AgentEntry;

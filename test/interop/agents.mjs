@@ -3,13 +3,11 @@
 // from test/interop/agents/package-lock.json into ~/.cache/acp-sessions/agents-<hash>/ on first
 // use. They are large (hundreds of MB of native binaries), so they are never devDependencies.
 // Usable as a module (`ensureAgents()`) and as a CLI (`node test/interop/agents.mjs`).
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync,
-} from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { npmCiOnce } from '../host/npmCache.mjs';
 
 // No import.meta: this file is also bundled into CommonJS tests for the extension host. Any file
 // inside the repository (this one, a bundle under out/, the running script) leads to the root.
@@ -21,7 +19,6 @@ const PACKAGE_DIR = findPackageDir([
 const CACHE_DIR = process.env.ACP_SESSIONS_CACHE
   ? resolve(process.env.ACP_SESSIONS_CACHE)
   : join(homedir(), '.cache', 'acp-sessions');
-const MARKER = '.acp-sessions-installed';
 
 /** The agents we drive: npm package, its bin script, and how it is started as an ACP agent. */
 export const AGENTS = {
@@ -52,67 +49,21 @@ function fingerprint() {
   return hash.digest('hex');
 }
 
-function isInstalled(target, print) {
-  try { return readFileSync(join(target, MARKER), 'utf8').trim() === print; } catch { return false; }
-}
-
-function pidAlive(pid) {
-  try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; }
-}
-
-/** Runs `fn` holding a lock directory (mkdir is atomic); a lock whose owner died is taken over. */
-function withLock(lockDir, fn) {
-  for (let announced = false; ;) {
-    try {
-      mkdirSync(lockDir);
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      let owner = NaN;
-      try { owner = Number(readFileSync(join(lockDir, 'pid'), 'utf8')); } catch { /* being written */ }
-      if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync(lockDir, { recursive: true, force: true });
-        continue;
-      }
-      if (!announced) say(`waiting for another process (pid ${owner}) to finish installing the agents…`);
-      announced = true;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-    }
-  }
-  try { return fn(); } finally { rmSync(lockDir, { recursive: true, force: true }); }
-}
-
-/** `npm ci` into a private folder, renamed into place: a half-done install never looks done. */
+/** `npm ci` of test/interop/agents into CACHE_DIR/agents-<fingerprint> (see test/host/npmCache.mjs). */
 function install() {
   const print = fingerprint();
-  const target = join(CACHE_DIR, `agents-${print.slice(0, 12)}`);
-  if (isInstalled(target, print)) return target;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  return withLock(`${target}.lock`, () => {
-    if (isInstalled(target, print)) return target;
-    for (const entry of readdirSync(CACHE_DIR)) {
-      if (entry.startsWith(`agents-${print.slice(0, 12)}.partial-`)) rmSync(join(CACHE_DIR, entry), { recursive: true, force: true });
-    }
-    const partial = `${target}.partial-${process.pid}`;
-    mkdirSync(partial, { recursive: true });
-    for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(PACKAGE_DIR, file), join(partial, file));
-    say(`installing the real agents into ${target} (first run only; about 1 GB)…`);
-    const started = Date.now();
-    const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: partial, stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if (result.error || result.status !== 0) {
-      throw new Error(`npm ci of the interop agents failed (${result.error?.message ?? `exit ${result.status}`}) in ${partial}; see the npm output above.`);
-    }
-    for (const { pkg, bin } of Object.values(AGENTS)) {
-      if (!existsSync(join(partial, 'node_modules', pkg, bin))) throw new Error(`${pkg} installed without ${bin}.`);
-    }
-    writeFileSync(join(partial, MARKER), `${print}\n`);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(partial, target);
-    say(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
-    return target;
+  return npmCiOnce({
+    from: PACKAGE_DIR,
+    target: join(CACHE_DIR, `agents-${print.slice(0, 12)}`),
+    fingerprint: print,
+    label: 'the real agents',
+    note: 'first run only; about 1 GB',
+    say,
+    check(partial) {
+      for (const { pkg, bin } of Object.values(AGENTS)) {
+        if (!existsSync(join(partial, 'node_modules', pkg, bin))) throw new Error(`${pkg} installed without ${bin}.`);
+      }
+    },
   });
 }
 
@@ -130,6 +81,54 @@ export function ensureAgents() {
     agents[name] = { pkg, version, script: join(root, bin), args };
   }
   return { dir, agents };
+}
+
+/** A fresh HOME for an agent, with a project folder inside it (real paths: the agents resolve symlinks). */
+export function makeAgentHome(prefix) {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const project = join(home, 'work', 'my-project');
+  mkdirSync(project, { recursive: true });
+  // CODEX_HOME points into it, and codex refuses to start when that does not exist.
+  mkdirSync(join(home, '.codex'), { recursive: true });
+  return { home, project };
+}
+
+/** No API keys from the machine: the tests must not depend on (or use) anyone's account. */
+const NO_CREDENTIALS = {
+  ANTHROPIC_API_KEY: '',
+  OPENAI_API_KEY: '',
+  CODEX_API_KEY: '',
+  GEMINI_API_KEY: '',
+  GOOGLE_API_KEY: '',
+};
+
+/**
+ * The `acpSessions.agents` entry that starts an installed agent (from `ensureAgents()`) with `node`,
+ * everything it stores kept in `home`: the agents' own overrides of their folders are pinned too,
+ * so a developer's real sessions never leak in.
+ * @param {{ script: string, args: string[] }} agent
+ * @param {{ name: string, home: string, node?: string, keepCredentials?: boolean, env?: Record<string, string> }} options
+ */
+export function agentEntry(agent, { name, home, node = process.execPath, keepCredentials = false, env = {} }) {
+  return {
+    name,
+    command: node,
+    args: [agent.script, ...agent.args],
+    cwd: home,
+    env: {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+      CODEX_HOME: join(home, '.codex'),
+      GEMINI_CLI_HOME: home,
+      // claude-agent-acp refuses to run as root outside a sandbox (CI runs as root); this HOME is one.
+      IS_SANDBOX: '1',
+      // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      ...(keepCredentials ? {} : NO_CREDENTIALS),
+      ...env,
+    },
+  };
 }
 
 // Run as a program (not when bundled into a test under out/).

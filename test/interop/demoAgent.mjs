@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AGENTS, ensureAgents } from './agents.mjs';
+import { AGENTS, agentEntry, ensureAgents } from './agents.mjs';
 import { writeClaudeDemoStore, writeCodexAuth, writeCodexSession } from './stores.mjs';
 
 export const DEMO_AGENTS = Object.keys(AGENTS);
@@ -42,23 +42,8 @@ export function prepareDemoAgent(name, { folder, node = process.execPath, home }
   }
   const label = { claude: 'Claude (real agent)', codex: 'Codex (real agent)', gemini: 'Gemini CLI (real agent)' }[name];
   return {
-    entry: {
-      name: label,
-      command: node,
-      args: [agent.script, ...agent.args],
-      cwd: home,
-      env: {
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        CODEX_HOME: join(home, '.codex'),
-        GEMINI_CLI_HOME: home,
-        // claude-agent-acp refuses to run as root outside a sandbox; the demo's HOME is one.
-        IS_SANDBOX: '1',
-        // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-    },
+    // The user's own API keys (if any) reach the agent, as they would from a shell.
+    entry: agentEntry(agent, { name: label, home, node, keepCredentials: true }),
     home,
     version: agent.version,
     cleanup: () => { if (owned) rmSync(home, { recursive: true, force: true }); },

@@ -1,11 +1,9 @@
 // What the interop tests share: the installed real agents, a temporary HOME per test, and our
 // client started against an agent with a log that remembers what was written to it.
-import { mkdtempSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { AcpClient } from '../../src/acp/client';
 import type { AgentConfig, Logger } from '../../src/acp/types';
-import { ensureAgents, type InteropAgentName } from './agents.mjs';
+import { agentEntry, ensureAgents, makeAgentHome, type InteropAgentName } from './agents.mjs';
 
 export const installed = ensureAgents();
 
@@ -28,47 +26,16 @@ export class RecordingLog implements Logger {
   }
 }
 
-/** A fresh HOME and a project folder inside it (real paths: the agents resolve symlinks). */
+/** A fresh HOME and a project folder inside it (see makeAgentHome). */
 export function tempHome(): { home: string; project: string; cleanup(): void } {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-interop-')));
-  const project = join(home, 'work', 'my-project');
-  mkdirSync(project, { recursive: true });
-  // CODEX_HOME is pinned below, and codex refuses to start when it does not exist.
-  mkdirSync(join(home, '.codex'));
+  const { home, project } = makeAgentHome('acp-interop-');
   // Retries: an agent's own children may still be finishing a write when the test ends.
   return { home, project, cleanup: () => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
-/**
- * The `acpSessions.agents` entry for an installed agent, with its store in `home`. The agents'
- * own overrides of their folders are pinned too, so a developer's real sessions never leak in;
- * IS_SANDBOX lets claude-agent-acp run as root (as CI does).
- */
+/** The `acpSessions.agents` entry for an installed agent, with its store in `home` and no credentials. */
 export function agentConfig(name: InteropAgentName, home: string, node = process.execPath, extraEnv: Record<string, string> = {}): AgentConfig {
-  const agent = installed.agents[name];
-  return {
-    name,
-    command: node,
-    args: [agent.script, ...agent.args],
-    cwd: home,
-    env: {
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, '.claude'),
-      CODEX_HOME: join(home, '.codex'),
-      GEMINI_CLI_HOME: home,
-      IS_SANDBOX: '1',
-      // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      // No credentials from the machine: the tests must not depend on (or use) anyone's account.
-      ANTHROPIC_API_KEY: '',
-      OPENAI_API_KEY: '',
-      CODEX_API_KEY: '',
-      GEMINI_API_KEY: '',
-      GOOGLE_API_KEY: '',
-      ...extraEnv,
-    },
-  };
+  return agentEntry(installed.agents[name], { name, home, node, env: extraEnv });
 }
 
 export function startClient(config: AgentConfig, log = new RecordingLog()): Promise<AcpClient> {

@@ -2,12 +2,11 @@
 // setting a user writes (`acpSessions.agents`): their sessions show in the Sessions tree,
 // delete works end to end, and agents that need a login or cannot list get a clear item.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../../src/extension';
-import { ensureAgents, type InteropAgentName } from '../agents.mjs';
+import { agentEntry, ensureAgents, makeAgentHome, type InteropAgentName } from '../agents.mjs';
 import { claudeProjectDir, writeClaudeSession, writeCodexAuth, writeCodexSession } from '../stores.mjs';
 
 interface Row {
@@ -22,39 +21,14 @@ let api: AcpSessionsApi;
 const homes: string[] = [];
 
 function tempHome(): { home: string; project: string } {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'acp-interop-ext-')));
-  const project = join(home, 'work', 'my-project');
-  mkdirSync(project, { recursive: true });
-  mkdirSync(join(home, '.codex'));
-  homes.push(home);
-  return { home, project };
+  const made = makeAgentHome('acp-interop-ext-');
+  homes.push(made.home);
+  return made;
 }
 
-/** The entry a user would write, with the agent's store in `home` (see test/interop/support.ts). */
+/** The entry a user would write, started by the extension host's own Node (24), as a user's PATH `node` would be. */
 function entry(name: InteropAgentName, label: string, home: string) {
-  const agent = installed.agents[name];
-  return {
-    name: label,
-    // The extension host's own Node (24): what a user's PATH `node` would be.
-    command: process.execPath,
-    args: [agent.script, ...agent.args],
-    cwd: home,
-    env: {
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, '.claude'),
-      CODEX_HOME: join(home, '.codex'),
-      GEMINI_CLI_HOME: home,
-      IS_SANDBOX: '1',
-      // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      ANTHROPIC_API_KEY: '',
-      OPENAI_API_KEY: '',
-      CODEX_API_KEY: '',
-      GEMINI_API_KEY: '',
-      GOOGLE_API_KEY: '',
-    },
-  };
+  return agentEntry(installed.agents[name], { name: label, home });
 }
 
 async function configure(agents: unknown[]): Promise<void> {

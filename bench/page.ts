@@ -120,6 +120,8 @@ export async function launch(webview = PROD_WEBVIEW): Promise<BenchBrowser> {
  */
 export async function profiling(): Promise<{ webview: string | undefined; around<T>(page: Page, work: () => Promise<T>): Promise<T> }> {
   const file = args().get('profile');
+  const traceFile = args().get('trace');
+  if (traceFile && !file) return { webview: undefined, around: (page, work) => tracing(page, traceFile, work) };
   if (!file) return { webview: undefined, around: (_page, work) => work() };
   const webview = join(ROOT, 'out/bench/profile/transcript.js');
   const esbuild = await import('esbuild');
@@ -138,4 +140,59 @@ export async function profiling(): Promise<{ webview: string | undefined; around
       return result;
     },
   };
+}
+
+/**
+ * With `--trace=<file.json>`: a Chromium trace (devtools.timeline) of `page` around `work`,
+ * written to the file, and the main thread's time per event kind (self time) in the log, which
+ * shows what the CPU profile lumps together as "(program)": parsing messages, style, layout.
+ */
+async function tracing<T>(page: Page, file: string, work: () => Promise<T>): Promise<T> {
+  const cdp = await page.context().newCDPSession(page);
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink', transferMode: 'ReportEvents' });
+  const result = await work();
+  const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+  await cdp.send('Tracing.end');
+  await done;
+  writeFileSync(file, JSON.stringify({ traceEvents: events }));
+  log(`trace written to ${file}`);
+  for (const line of summarizeTrace(events)) log(line);
+  return result;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: { data?: { frame?: string; message?: string } };
+}
+
+/** Self time per event name on the busiest thread (the page's main thread). */
+export function summarizeTrace(events: TraceEvent[]): string[] {
+  const complete = events.filter((e) => e.ph === 'X' && e.dur !== undefined);
+  // `console.timeStamp('bench:start')` in the page marks where the measured part begins.
+  const start = events.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === 'bench:start')?.ts ?? 0;
+  const busy = new Map<string, number>();
+  for (const e of complete) if (e.name === 'RunTask' && e.ts >= start) busy.set(`${e.pid}:${e.tid}`, (busy.get(`${e.pid}:${e.tid}`) ?? 0) + e.dur!);
+  const main = [...busy].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const mine = complete.filter((e) => `${e.pid}:${e.tid}` === main && e.ts >= start).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const self = new Map<string, number>();
+  const stack: TraceEvent[] = [];
+  for (const e of mine) {
+    while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur! <= e.ts) stack.pop();
+    const parent = stack[stack.length - 1];
+    if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - e.dur!);
+    self.set(e.name, (self.get(e.name) ?? 0) + e.dur!);
+    stack.push(e);
+  }
+  const longest = Math.max(0, ...mine.filter((e) => e.name === 'RunTask').map((e) => e.dur!));
+  return [
+    `trace: main thread busy ${((busy.get(main ?? '') ?? 0) / 1000).toFixed(0)} ms, longest task ${(longest / 1000).toFixed(0)} ms; self time by event:`,
+    ...[...self].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([name, us]) => `  ${(us / 1000).toFixed(1).padStart(8)} ms  ${name}`),
+  ];
 }

@@ -51,6 +51,7 @@ async function stream(page: Page, key: string, totalChars: number, lastText: str
       scrollWrites = 0;
       let frames = 0;
       let moved = 0;
+      console.timeStamp('bench:start');
       const t0 = performance.now();
       for (const message of messages) window.postMessage(message, '*');
       await new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 // The transcript's header: session facts, replay progress, problems with their actions, and
-// the tab's own buttons. Rebuilt whole on change (it is a handful of elements).
+// the tab's own buttons. Rebuilt whole when anything but the update count changed (it is a
+// handful of elements); while a replay runs only the count's text changes.
 import type { HostAction, TranscriptHeader } from '../transcript/protocol';
 import { codicon, element } from './rows';
 
@@ -10,7 +11,16 @@ const ACTION_LABELS: Record<HostAction, string> = {
   exportMarkdown: 'Export as Markdown',
 };
 
+/** Per header element: what it shows apart from the count, and the element holding the count. */
+const rendered = new WeakMap<HTMLElement, { shape: string; status: HTMLElement }>();
+
 export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (action: HostAction) => void): void {
+  const shape = JSON.stringify({ ...header, updateCount: 0 });
+  const last = rendered.get(el);
+  if (last && last.shape === shape) {
+    last.status.textContent = statusText(header);
+    return;
+  }
   const title = element('h1', 'title', header.title || header.sessionId);
   const facts = element('div', 'facts');
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
@@ -35,13 +45,12 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   // Always one line, so that the page below does not move when the replay ends.
   const progress = element('div', 'progress');
   progress.setAttribute('role', 'status');
-  const count = `${header.updateCount.toLocaleString()} update${header.updateCount === 1 ? '' : 's'}`;
+  const status = element('span', undefined, statusText(header));
   if (header.loading) {
-    progress.append(codicon('loading codicon-modifier-spin'), element('span', undefined, `Replaying session… ${count}`));
+    progress.append(codicon('loading codicon-modifier-spin'), status);
     children.push(element('div', 'progress-bar'));
   } else {
-    const after = header.live ? ' · following live updates' : header.archived ? ' · archived, no live updates' : '';
-    progress.append(codicon(header.problem ? 'warning' : 'check'), element('span', undefined, `${count} replayed${after}`));
+    progress.append(codicon(header.problem ? 'warning' : 'check'), status);
   }
   children.push(progress);
   if (header.problem) {
@@ -64,6 +73,14 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
     children.push(n);
   }
   el.replaceChildren(...children);
+  rendered.set(el, { shape, status });
+}
+
+function statusText(header: TranscriptHeader): string {
+  const count = `${header.updateCount.toLocaleString()} update${header.updateCount === 1 ? '' : 's'}`;
+  if (header.loading) return `Replaying session… ${count}`;
+  const after = header.live ? ' · following live updates' : header.archived ? ' · archived, no live updates' : '';
+  return `${count} replayed${after}`;
 }
 
 function fact(icon: string, text: string, title?: string, className?: string): HTMLElement {

@@ -1,12 +1,13 @@
 // The transcript renderer, running inside the webview. It only renders: the host owns the
 // timeline and sends a snapshot after every `ready`, then batches of patches. All DOM work
-// happens once per animation frame; appended text goes in as text, Markdown is rendered for
-// rows near the viewport once the stream is quiet.
+// happens in animation frames, a bounded amount per frame (a backlog continues in the next
+// one); appended text is joined per row and goes in as text once per frame, Markdown is
+// rendered for rows near the viewport once the stream is quiet.
 import type { Entity } from '../transcript/model';
 import type { HostAction, HostToWebview, Patch, TranscriptHeader, WebviewState, WebviewToHost } from '../transcript/protocol';
 import { isAllowedLink } from '../transcript/protocol';
 import { renderHeader } from './header';
-import { appendText, buildLazyBody, createRow, focusTarget, renderBodyMarkdown, updateRow, type Row } from './rows';
+import { appendText, buildLazyBody, createRow, focusTarget, isOpen, renderBodyMarkdown, setOpen, updateRow, type Row } from './rows';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -17,6 +18,16 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 /** How long the stream must be quiet before streamed text is re-rendered as Markdown. */
 const QUIET_MS = 200;
+/** Script time per frame for applying messages; the rest waits for the next frame. */
+const FRAME_BUDGET_MS = 30;
+/** Appended characters put in per frame at most: the browser shapes new text in the frame it arrives. */
+const FRAME_TEXT_CHARS = 96 * 1024;
+/**
+ * Rows are grouped in blocks of this many, each skipped as a whole while off-screen: the
+ * browser's per-frame work (layout, visibility checks) then grows with the blocks, not the
+ * rows, so building a long transcript over many frames costs little more than in one.
+ */
+const ROWS_PER_BLOCK = 32;
 
 const vscode = acquireVsCodeApi();
 const timelineEl = document.getElementById('timeline')!;
@@ -24,7 +35,13 @@ const headerEl = document.getElementById('header')!;
 const scroller = document.scrollingElement ?? document.documentElement;
 
 const rows = new Map<string, Row>();
+/** Messages not yet applied; `queue[queueHead]` may be partly applied (up to `cursor`). */
 let queue: HostToWebview[] = [];
+let queueHead = 0;
+/** How many patches (or snapshot entities) of `queue[queueHead]` are applied already. */
+let cursor = 0;
+/** Text appended to rows during this frame, joined and put in once at its end. */
+const pendingText = new Map<Row, string[]>();
 let frameScheduled = false;
 let header: TranscriptHeader | undefined;
 let state: WebviewState | undefined = vscode.getState();
@@ -35,18 +52,6 @@ let lastAppendAt = 0;
 let quietTimer: ReturnType<typeof setTimeout> | undefined;
 /** Rows whose body text is not yet Markdown; rendered when near the viewport and quiet. */
 const dirtyRows = new Set<Row>();
-const visibleRows = new Set<Element>();
-
-const observer = new IntersectionObserver(
-  (entries) => {
-    for (const entry of entries) {
-      if (entry.isIntersecting) visibleRows.add(entry.target);
-      else visibleRows.delete(entry.target);
-    }
-    scheduleMarkdown(0);
-  },
-  { rootMargin: '100% 0px' },
-);
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const message = event.data;
@@ -63,76 +68,154 @@ function scheduleFrame(): void {
 
 function frame(): void {
   frameScheduled = false;
-  const messages = queue;
-  queue = [];
-  let appended = false;
-  for (const message of messages) {
+  const deadline = performance.now() + FRAME_BUDGET_MS;
+  let nextHeader: TranscriptHeader | undefined;
+  while (queueHead < queue.length) {
+    const message = queue[queueHead];
+    let done = true;
     switch (message.type) {
       case 'snapshot':
-        applySnapshot(message.entities);
-        setHeader(message.header);
+        // The header first, so it shows while a long snapshot is still being built.
+        if (cursor === 0) setHeader(message.header);
+        done = applySnapshot(message.entities, deadline);
         break;
       case 'update':
-        if (message.patches.length) appended = applyPatches(message.patches) || appended;
-        if (message.header) setHeader(message.header);
+        done = applyPatches(message.patches, deadline);
+        if (done && message.header) nextHeader = message.header;
         break;
       case 'setCompactionsOpen':
         setCompactionsOpen(message.open);
         break;
     }
+    if (!done) break;
+    queueHead++;
+    cursor = 0;
+    if (performance.now() > deadline) break;
   }
-  if (appended) lastAppendAt = performance.now();
+  if (queueHead === queue.length) {
+    queue = [];
+    queueHead = 0;
+  }
+  if (pendingText.size) putPendingText();
+  if (queueHead < queue.length || pendingText.size) scheduleFrame();
+  // The header once per frame, whatever the number of messages.
+  if (nextHeader) setHeader(nextHeader);
   afterChanges();
 }
 
-function applySnapshot(entities: Entity[]): void {
-  for (const row of rows.values()) observer.unobserve(row.el);
-  rows.clear();
-  dirtyRows.clear();
-  visibleRows.clear();
-  const fragment = document.createDocumentFragment();
-  for (const entity of entities) fragment.append(addRow(entity).el);
-  timelineEl.replaceChildren(fragment);
+/** Puts the frame's appended text into its rows, one append per row, at most FRAME_TEXT_CHARS. */
+function putPendingText(): void {
+  let room = FRAME_TEXT_CHARS;
+  for (const [row, texts] of pendingText) {
+    let text = texts.length === 1 ? texts[0] : texts.join('');
+    if (text.length > room) {
+      // The rest waits for the next frame, ahead of any text that arrives meanwhile.
+      texts.length = 0;
+      texts.push(text.slice(room));
+      text = text.slice(0, room);
+    } else {
+      pendingText.delete(row);
+    }
+    room -= text.length;
+    appendText(row, text);
+    dirtyRows.add(row);
+    if (room <= 0) break;
+  }
+  lastAppendAt = performance.now();
 }
 
-/** Applies a batch; returns whether text was appended (the stream is not quiet). */
-function applyPatches(patches: Patch[]): boolean {
-  let appended = false;
-  let fragment: DocumentFragment | undefined;
-  for (const patch of patches) {
+/** Builds the snapshot's rows from `cursor` on; false when the frame's time ran out first. */
+function applySnapshot(entities: Entity[], deadline: number): boolean {
+  if (cursor === 0) {
+    rows.clear();
+    dirtyRows.clear();
+    pendingText.clear();
+    timelineEl.replaceChildren();
+  }
+  const added = new RowAppender();
+  let i = cursor;
+  while (i < entities.length) {
+    added.append(addRow(entities[i++]).el);
+    if ((i & 15) === 0 && performance.now() > deadline) break;
+  }
+  added.done();
+  cursor = i;
+  return i === entities.length;
+}
+
+/** Adds rows at the end of the timeline, filling its last block, then new ones, in one insertion each. */
+class RowAppender {
+  private readonly last = timelineEl.lastElementChild;
+  private readonly toLast: HTMLElement[] = [];
+  private fragment: DocumentFragment | undefined;
+  private block: Element | null = this.last;
+  private count = this.last?.childElementCount ?? ROWS_PER_BLOCK;
+
+  append(el: HTMLElement): void {
+    if (this.count >= ROWS_PER_BLOCK) {
+      this.block = document.createElement('div');
+      this.block.className = 'rows';
+      (this.fragment ??= document.createDocumentFragment()).append(this.block);
+      this.count = 0;
+    }
+    if (this.block === this.last) this.toLast.push(el);
+    else this.block!.append(el);
+    this.count++;
+  }
+
+  done(): void {
+    if (this.toLast.length) this.last!.append(...this.toLast);
+    if (this.fragment) timelineEl.append(this.fragment);
+  }
+}
+
+/** Applies a batch from `cursor` on; false when the frame's time ran out first. */
+function applyPatches(patches: Patch[], deadline: number): boolean {
+  let added: RowAppender | undefined;
+  let i = cursor;
+  while (i < patches.length) {
+    const patch = patches[i++];
     if (patch.op === 'append') {
       const row = rows.get(patch.key);
       if (!row) continue;
-      appendText(row, patch.text);
-      dirtyRows.add(row);
-      appended = true;
+      const texts = pendingText.get(row);
+      if (texts) texts.push(patch.text);
+      else pendingText.set(row, [patch.text]);
     } else if (patch.op === 'upsert') {
       const row = rows.get(patch.entity.key);
       if (row) {
+        // The replacement already holds the text appended before it.
+        pendingText.delete(row);
         updateRow(row, patch.entity);
         if (row.dirty) dirtyRows.add(row);
       } else {
-        (fragment ??= document.createDocumentFragment()).append(addRow(patch.entity).el);
+        (added ??= new RowAppender()).append(addRow(patch.entity).el);
       }
     } else if (patch.op === 'remove') {
       const row = rows.get(patch.key);
       if (!row) continue;
-      observer.unobserve(row.el);
+      // Rows created earlier in this batch are in the DOM first, so the block count is right.
+      added?.done();
+      added = undefined;
+      const block = row.el.parentElement;
       row.el.remove();
+      if (block && block !== timelineEl && !block.firstElementChild) block.remove();
       rows.delete(patch.key);
       dirtyRows.delete(row);
+      pendingText.delete(row);
     }
+    if ((i & 15) === 0 && performance.now() > deadline) break;
   }
   // New keys always go at the end, in the order the host created them.
-  if (fragment) timelineEl.append(fragment);
-  return appended;
+  added?.done();
+  cursor = i;
+  return i === patches.length;
 }
 
 function addRow(entity: Entity): Row {
   const row = createRow(entity, state?.open?.[entity.key]);
   rows.set(entity.key, row);
   if (row.dirty) dirtyRows.add(row);
-  observer.observe(row.el);
   return row;
 }
 
@@ -161,7 +244,7 @@ function afterChanges(): void {
     } else if (!restoreAnchor.key) {
       scroller.scrollTop = -restoreAnchor.offset;
       restoreAnchor = undefined;
-    } else if (!header?.loading) {
+    } else if (!header?.loading && queueHead === queue.length) {
       restoreAnchor = undefined;
     }
   } else if (header?.live && atBottom) {
@@ -186,9 +269,9 @@ function scheduleMarkdown(delay: number): void {
 
 function renderDirtyMarkdown(): void {
   const started = performance.now();
-  for (const row of dirtyRows) {
-    if (!visibleRows.has(row.el)) continue;
-    if (row.el.tagName === 'DETAILS' && !(row.el as HTMLDetailsElement).open) continue;
+  for (const el of rowsNearViewport()) {
+    const row = rows.get(el.dataset.key ?? '');
+    if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
     renderBodyMarkdown(row);
     dirtyRows.delete(row);
     // Keep frames short: continue in the next frame.
@@ -197,6 +280,31 @@ function renderDirtyMarkdown(): void {
       return;
     }
   }
+}
+
+/**
+ * Rows within a screen's height of the visible area, top to bottom: found by bisecting the
+ * blocks (in document order, so in vertical order), one layout read for all of them.
+ */
+function rowsNearViewport(): HTMLElement[] {
+  const blocks = timelineEl.children;
+  const top = -window.innerHeight;
+  const bottom = 2 * window.innerHeight;
+  let lo = 0;
+  let hi = blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (blocks[mid].getBoundingClientRect().bottom < top) lo = mid + 1;
+    else hi = mid;
+  }
+  const near: HTMLElement[] = [];
+  for (let b = lo; b < blocks.length && blocks[b].getBoundingClientRect().top <= bottom; b++) {
+    for (const el of blocks[b].children) {
+      const rect = el.getBoundingClientRect();
+      if (rect.bottom >= top && rect.top <= bottom) near.push(el as HTMLElement);
+    }
+  }
+  return near;
 }
 
 // --- user interaction ----------------------------------------------------------------------
@@ -211,26 +319,56 @@ function setCompactionsOpen(open: boolean): void {
   saveState({ open: choices });
 }
 
+/** After a row opened or closed (by the user or find-in-page): build, render, remember. */
+function rowToggled(row: Row): void {
+  const open = isOpen(row);
+  if (open) buildLazyBody(row);
+  if (open && row.dirty) {
+    dirtyRows.add(row);
+    scheduleMarkdown(0);
+  }
+  saveState({ open: { ...(state?.open ?? {}), [row.key]: open } });
+}
+
+function rowOf(el: Element | null | undefined): Row | undefined {
+  const key = (el?.closest?.('.row') as HTMLElement | null)?.dataset.key;
+  return key ? rows.get(key) : undefined;
+}
+
 timelineEl.addEventListener(
   'toggle',
   (event) => {
     const el = event.target as HTMLElement;
-    const key = el.dataset?.key;
-    const row = key ? rows.get(key) : undefined;
-    if (!row) return;
-    const open = (el as HTMLDetailsElement).open;
-    if (open) buildLazyBody(row);
-    if (open && row.dirty) {
-      dirtyRows.add(row);
-      scheduleMarkdown(0);
-    }
-    saveState({ open: { ...(state?.open ?? {}), [row.key]: open } });
+    const row = el.classList.contains('row') ? rows.get(el.dataset.key ?? '') : undefined;
+    if (row) rowToggled(row);
   },
   true,
 );
 
+// Find-in-page reveals a match inside a closed disclosure row: the row opens for it.
+timelineEl.addEventListener(
+  'beforematch',
+  (event) => {
+    const row = rowOf(event.target as Element);
+    if (!row?.disclosure || row.open) return;
+    setOpen(row, true);
+    rowToggled(row);
+  },
+  true,
+);
+
+function toggleDisclosure(head: Element): boolean {
+  const row = rowOf(head);
+  if (!row?.disclosure || head.parentElement !== row.el) return false;
+  setOpen(row, !row.open);
+  rowToggled(row);
+  return true;
+}
+
 document.addEventListener('click', (event) => {
   const target = event.target as Element | null;
+  const head = target?.closest?.('.disclosure > .row-head');
+  if (head && toggleDisclosure(head)) return;
   const link = target?.closest?.('[data-href]') as HTMLElement | null;
   if (link) {
     event.preventDefault();
@@ -248,16 +386,29 @@ document.addEventListener('keydown', (event) => {
     openLink(target.dataset.href ?? '');
     return;
   }
+  if ((event.key === 'Enter' || event.key === ' ') && target.matches?.('.disclosure > .row-head') && toggleDisclosure(target)) {
+    event.preventDefault();
+    return;
+  }
   if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
   // Arrow keys move between rows when a row (or its summary) has focus.
   const rowEl = target.closest?.('.row') as HTMLElement | null;
   if (!rowEl || (target !== rowEl && target.parentElement !== rowEl)) return;
-  const sibling = (event.key === 'ArrowDown' ? rowEl.nextElementSibling : rowEl.previousElementSibling) as HTMLElement | null;
+  const sibling = (event.key === 'ArrowDown' ? nextRowElement(rowEl) : previousRowElement(rowEl)) as HTMLElement | null;
   const next = sibling?.dataset.key ? rows.get(sibling.dataset.key) : undefined;
   if (!next) return;
   event.preventDefault();
   focusTarget(next).focus();
 });
+
+/** The row after `rowEl`, across block boundaries. */
+function nextRowElement(rowEl: Element): Element | null {
+  return rowEl.nextElementSibling ?? rowEl.parentElement?.nextElementSibling?.firstElementChild ?? null;
+}
+
+function previousRowElement(rowEl: Element): Element | null {
+  return rowEl.previousElementSibling ?? rowEl.parentElement?.previousElementSibling?.lastElementChild ?? null;
+}
 
 function openLink(href: string): void {
   if (isAllowedLink(href)) vscode.postMessage({ type: 'openLink', href });
@@ -283,6 +434,8 @@ window.addEventListener(
       scrollFrame = false;
       atBottom = scroller.scrollTop + window.innerHeight >= scroller.scrollHeight - 4;
       saveState({ scrollTop: scroller.scrollTop, anchor: topAnchor() });
+      // Rows that came near the viewport get their Markdown.
+      scheduleMarkdown(0);
     });
   },
   { passive: true },

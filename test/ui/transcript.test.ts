@@ -161,6 +161,15 @@ test('a compaction row expands and collapses by keyboard, and arrow keys move be
     return (el.closest('.row') as HTMLElement | null)?.dataset.kind;
   });
   assert.equal(focused, 'tool_call');
+  // The tool call folds the same way: Enter opens it (its body is built then), Space closes it.
+  const tool = frame.locator('.tool_call:has(> .row-head:focus)');
+  await page.keyboard.press('Enter');
+  await tool.locator('.tool-body').waitFor();
+  assert.equal(await tool.locator('.row-head').getAttribute('aria-expanded'), 'true');
+  await page.keyboard.press(' ');
+  await frame.locator('.tool_call:not(.open)').first().waitFor();
+  assert.equal(await tool.locator('.row-head').getAttribute('aria-expanded'), 'false');
+  assert.equal(await tool.locator('.tool-body').isVisible(), false);
 });
 
 test('a tab hidden and shown again is rebuilt from the host with its open rows and place kept', async () => {
@@ -229,8 +238,12 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   const before = requests.length;
   const frame = await openFromTree('<script>alert("title")</script>');
   await frame.locator('body[data-loading="false"]').waitFor();
-  // Open every collapsed row so their bodies are built too, then let Markdown render.
-  await frame.locator('html').evaluate(() => document.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  // Open every collapsed row (compactions are <details>, the other foldable rows have a
+  // button head) so their bodies are built too, then let Markdown render.
+  await frame.locator('html').evaluate(() => {
+    document.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true));
+    document.querySelectorAll<HTMLElement>('.disclosure:not(.open) > .row-head').forEach((head) => head.click());
+  });
   await frame.locator('.user_message .md').waitFor();
   await frame.locator('.tool_call .tool-output').waitFor();
   const report = await frame.locator('html').evaluate(() => {

@@ -27,22 +27,43 @@ const opts = options;
 
 function exitAt(point: ExitPoint): void {
   if (opts.exitAt !== point) return;
+  // What was sent before the exit point reaches the client (stdout to a pipe writes synchronously).
+  flushStdout();
   process.stderr.write(`reference agent: exiting at ${point}\n`);
   process.exit(3);
 }
 
+// Everything on stdout goes through one buffer in call order, so a raw line
+// (--malformed-before) lands exactly between the SDK's messages. Writes are joined and
+// flushed once the current burst of work yields (or at 64 KiB): a replay of thousands of
+// updates costs a few large writes instead of one awaited write per update.
+const FLUSH_BYTES = 64 * 1024;
+let stdoutChunks: (Uint8Array | string)[] = [];
+let stdoutBytes = 0;
+let flushScheduled = false;
+/** Settles when stdout can take more (after a full pipe drained). */
+let stdoutRoom: Promise<void> = Promise.resolve();
+function writeStdout(data: Uint8Array | string): Promise<void> {
+  stdoutChunks.push(data);
+  stdoutBytes += data.length;
+  if (stdoutBytes >= FLUSH_BYTES) flushStdout();
+  else if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushStdout);
+  }
+  return stdoutRoom;
+}
+function flushStdout(): void {
+  flushScheduled = false;
+  if (!stdoutChunks.length) return;
+  const chunks = stdoutChunks;
+  stdoutChunks = [];
+  stdoutBytes = 0;
+  const data = Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+  if (!process.stdout.write(data)) stdoutRoom = new Promise((resolve) => process.stdout.once('drain', resolve));
+}
 exitAt('start');
 
-// One queue for everything on stdout, so a raw line (--malformed-before) lands exactly
-// between the SDK's messages instead of interleaving with a pending write.
-let stdoutQueue: Promise<void> = Promise.resolve();
-function writeStdout(data: Uint8Array | string): Promise<void> {
-  const write = stdoutQueue.then(
-    () => new Promise<void>((resolve, reject) => process.stdout.write(data, (error) => (error ? reject(error) : resolve()))),
-  );
-  stdoutQueue = write.catch(() => undefined);
-  return write;
-}
 process.stdout.on('error', (error) => {
   log(`stdout closed (${error.message}); exiting`);
   process.exit(0);

@@ -7,7 +7,7 @@ import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
 import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
-import { PatchCollector } from '../transcript/patches';
+import { WebviewFeed } from '../transcript/feed';
 import {
   isAllowedLink,
   type HostAction,
@@ -20,9 +20,6 @@ import {
 import { Timeline } from '../transcript/timeline';
 
 export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
-
-/** How long changes wait before they go to the webview: one message per frame at most. */
-const FLUSH_MS = 16;
 
 /** What a test (or the API) can read about an open transcript, from the host's timeline. */
 export interface TranscriptState {
@@ -185,9 +182,14 @@ export class TranscriptPanels implements vscode.Disposable {
 
 class TranscriptPanel {
   private timeline!: Timeline;
-  private readonly collector = new PatchCollector();
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private ready = false;
+  /** Snapshots after `ready`, batched patches between: the same code the benchmarks measure. */
+  private readonly feed = new WebviewFeed({
+    post: (message) => this.post(message),
+    header: () => this.header(),
+    entities: () => this.timeline.entities,
+    loading: () => this.loading,
+    flushed: () => this.owner.changed(this),
+  });
   private loading = false;
   private loaded = false;
   private live = false;
@@ -213,14 +215,13 @@ class TranscriptPanel {
   ) {
     this.archived = (session as SessionInfo & { archived?: boolean }).archived === true;
     this.resetTimeline();
-    this.collector.onPending = () => this.scheduleFlush();
     panel.iconPath = vscode.Uri.joinPath(owner.context.extensionUri, 'media', 'acp-sessions.svg');
     panel.webview.html = this.html();
     this.disposables.push(
       panel.webview.onDidReceiveMessage((message: WebviewToHost) => this.receive(message)),
       panel.onDidChangeViewState(() => {
         // Hidden webviews are discarded (no retainContextWhenHidden); the next `ready` rebuilds.
-        if (!panel.visible) this.ready = false;
+        if (!panel.visible) this.feed.setNotReady();
         if (panel.active) owner.activated(this);
         owner.changed(this);
       }),
@@ -250,7 +251,7 @@ class TranscriptPanel {
     this.resetTimeline();
     this.problem = undefined;
     this.loading = true;
-    this.sendSnapshot();
+    this.feed.snapshot();
     const { agentName, session } = this;
     try {
       let client;
@@ -300,7 +301,7 @@ class TranscriptPanel {
         this.loading = false;
         this.loaded = true;
         this.markChanged();
-        this.flush();
+        this.feed.flush();
       }
     }
   }
@@ -390,7 +391,7 @@ class TranscriptPanel {
     this.loadCancellation?.cancel();
     this.stopLive();
     this.disconnectSubscription?.dispose();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.feed.dispose();
     for (const d of this.disposables) d.dispose();
     this.owner.removed(this);
     this.panel.dispose();
@@ -410,8 +411,7 @@ class TranscriptPanel {
     if (!message || typeof message !== 'object') return;
     switch (message.type) {
       case 'ready':
-        this.ready = true;
-        this.sendSnapshot();
+        this.feed.setReady();
         break;
       case 'openLink':
         void this.openLink(message.href);
@@ -463,40 +463,16 @@ class TranscriptPanel {
     }
   }
 
-  private sendSnapshot(): void {
-    this.collector.clear();
-    if (!this.ready) return;
-    this.post({ type: 'snapshot', header: this.header(), entities: this.timeline.entities });
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushTimer === undefined) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
-  }
-
-  private flush(): void {
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (!this.ready) {
-      this.collector.clear();
-      return;
-    }
-    const { patches, stateChanged } = this.collector.drain();
-    // While replaying, the header's progress changes with every batch.
-    if (!patches.length && !stateChanged && !this.loading) return;
-    this.post({ type: 'update', patches, header: stateChanged || this.loading ? this.header() : undefined });
-    this.owner.changed(this);
-  }
-
   /** Header-only changes (loading, archived, problems). */
   private markChanged(): void {
     this.panel.title = this.title();
-    this.collector.markState();
+    this.feed.collector.markState();
     this.owner.changed(this);
   }
 
   private resetTimeline(): void {
-    this.collector.clear();
-    this.timeline = new Timeline(this.collector);
+    this.feed.collector.clear();
+    this.timeline = new Timeline(this.feed.collector);
   }
 
   private title(): string {

@@ -161,16 +161,26 @@ test('the inline Unarchive action in Archived moves a session back to Active', a
 });
 
 /**
- * Runs an action from a row's context menu: waits for the item, clicks it, and waits until the
- * menu has closed (it closes when the action runs), so what follows waits for the action only.
+ * Runs an action from a row's context menu, chosen by keyboard: a mouse click on a menu that has
+ * just opened is at times taken for the end of the right-click and ignored, leaving the menu open.
+ * Waits until the menu has closed (it closes when the action runs), so what follows waits for the
+ * action only.
  */
 async function contextMenuAction(target: Locator, action: string): Promise<void> {
   await target.waitFor({ timeout: HANG_GUARD_MS });
   await target.click({ button: 'right' });
-  const item = page.locator('.monaco-menu .action-item', { hasText: action });
+  const menu = page.locator('.monaco-menu');
+  const item = menu.locator('.action-item', { hasText: action });
   await item.waitFor({ timeout: HANG_GUARD_MS });
-  await item.click({ timeout: HANG_GUARD_MS });
-  await page.locator('.monaco-menu').waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  // The menu lives in a shadow root: its focused item is that root's activeElement.
+  const focused = () => item.evaluate((e) => e.contains((e.getRootNode() as Document | ShadowRoot).activeElement));
+  await until(`"${action}" is the focused menu item`, async () => {
+    if (await focused()) return true;
+    await page.keyboard.press('ArrowDown');
+    return focused();
+  });
+  await page.keyboard.press('Enter');
+  await menu.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
 }
 
 /** The modal dialog once it shows `text` (the workbench shows it after a round trip to the extension). */

@@ -162,14 +162,14 @@ async function tracing<T>(page: Page, file: string, work: () => Promise<T>): Pro
   return result;
 }
 
-interface TraceEvent {
+export interface TraceEvent {
   name: string;
   ph: string;
   ts: number;
   dur?: number;
   pid: number;
   tid: number;
-  args?: { data?: { frame?: string; message?: string } };
+  args?: { data?: { frame?: string; message?: string }; name?: string };
 }
 
 /** Self time per event name on the busiest thread (the page's main thread). */
@@ -195,4 +195,20 @@ export function summarizeTrace(events: TraceEvent[]): string[] {
     `trace: main thread busy ${((busy.get(main ?? '') ?? 0) / 1000).toFixed(0)} ms, longest task ${(longest / 1000).toFixed(0)} ms; self time by event:`,
     ...[...self].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([name, us]) => `  ${(us / 1000).toFixed(1).padStart(8)} ms  ${name}`),
   ];
+}
+
+/** Busy time (top-level tasks) per thread of every process in the trace, busiest first. */
+export function summarizeThreads(events: TraceEvent[]): string[] {
+  const names = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph !== 'M') continue;
+    if (e.name === 'process_name') names.set(`${e.pid}`, e.args?.name ?? '');
+    if (e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
+  }
+  const busy = new Map<string, number>();
+  for (const e of events) if (e.ph === 'X' && (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur) busy.set(`${e.pid}:${e.tid}`, (busy.get(`${e.pid}:${e.tid}`) ?? 0) + e.dur);
+  return [...busy]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([key, us]) => `trace: ${(us / 1000).toFixed(0).padStart(6)} ms busy  ${names.get(key.split(':')[0]) ?? ''} ${names.get(key) ?? ''} (${key})`);
 }

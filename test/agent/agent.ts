@@ -365,7 +365,10 @@ async function main(): Promise<void> {
       process.stdin.on('error', (error) => controller.error(error));
     },
   });
-  const output = new WritableStream<Uint8Array>({ write: (chunk) => writeStdout(chunk) });
+  // The SDK takes a writer from `output` for each message and only writes to it: a plain
+  // object with that shape spares a web stream's writer set-up and release per message.
+  const writer = { write: (chunk: Uint8Array) => writeStdout(chunk), releaseLock: () => undefined };
+  const output = { getWriter: () => writer } as unknown as WritableStream<Uint8Array>;
   const stream = acp.ndJsonStream(output, input);
   const router = acp2.agentProtocolRouter().withV1(buildV1());
   if (opts.v2) router.withV2(buildV2());

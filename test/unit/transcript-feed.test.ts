@@ -29,8 +29,9 @@ test('nothing is posted before the webview is ready, and ready brings a snapshot
   assert.deepEqual(posted, []);
   feed.setReady();
   assert.equal(posted.length, 1);
-  assert.equal(posted[0].type, 'snapshot');
-  assert.deepEqual(posted[0].type === 'snapshot' && posted[0].entities, structuredClone(timeline.entities));
+  assert.equal((posted[0] as HostToWebview).type, 'snapshot');
+  const snapshot = posted[0] as HostToWebview;
+  assert.deepEqual(snapshot.type === 'snapshot' && snapshot.entities, structuredClone(timeline.entities));
   feed.dispose();
 });
 

@@ -136,14 +136,14 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
       if (target) return commands.open(target.agent, target.session);
     }),
     vscode.commands.registerCommand('acpSessions.archive', (node?: unknown, nodes?: unknown) =>
-      commands.setArchived(targets(view, node, nodes), true),
+      commands.setArchived(targets(view, messages, node, nodes), true),
     ),
     vscode.commands.registerCommand('acpSessions.unarchive', (node?: unknown, nodes?: unknown) =>
-      commands.setArchived(targets(view, node, nodes), false),
+      commands.setArchived(targets(view, messages, node, nodes), false),
     ),
-    vscode.commands.registerCommand('acpSessions.delete', (node?: unknown, nodes?: unknown) => commands.delete(targets(view, node, nodes))),
+    vscode.commands.registerCommand('acpSessions.delete', (node?: unknown, nodes?: unknown) => commands.delete(targets(view, messages, node, nodes))),
     vscode.commands.registerCommand('acpSessions.copySessionId', async (node?: unknown, nodes?: unknown) => {
-      const ids = targets(view, node, nodes).map((n) => n.session.sessionId);
+      const ids = targets(view, messages, node, nodes).map((n) => n.session.sessionId);
       if (ids.length > 0) await vscode.env.clipboard.writeText(ids.join('\n'));
     }),
     vscode.commands.registerCommand('acpSessions.loadMore', (node?: unknown) => {
@@ -163,11 +163,18 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
   ];
 }
 
-/** The sessions a command applies to: the multi-selection, the clicked one, or the selection. */
-function targets(view: SessionsView, node: unknown, nodes: unknown): SessionNode[] {
-  if (Array.isArray(nodes) && nodes.length > 0) return nodes.filter((n): n is SessionNode => n instanceof SessionNode);
-  if (node instanceof SessionNode) return [node];
-  return view.selectedSessions();
+/**
+ * The sessions a command applies to: the multi-selection, the clicked one, or the selection.
+ * When there is none (run from the palette with nothing selected, or an item VS Code no longer
+ * knows), says so rather than doing nothing.
+ */
+function targets(view: SessionsView, messages: Messages, node: unknown, nodes: unknown): SessionNode[] {
+  let found: SessionNode[];
+  if (Array.isArray(nodes) && nodes.length > 0) found = nodes.filter((n): n is SessionNode => n instanceof SessionNode);
+  else if (node instanceof SessionNode) found = [node];
+  else found = view.selectedSessions();
+  if (found.length === 0) void messages.show('info', 'Select one or more sessions in the Sessions view first, then try again.');
+  return found;
 }
 
 class SessionCommands {

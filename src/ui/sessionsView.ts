@@ -23,6 +23,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private readonly disposables: vscode.Disposable[] = [];
   private readonly ctx: TreeContext;
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** What the tree showed when it last refreshed (see {@link refresh}). */
+  private lastShown: string | undefined;
   private groupByDate: boolean;
 
   constructor(
@@ -59,14 +61,39 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     this.updateDescription();
   }
 
-  /** Re-renders the tree from the models (coalesced; the models answer from memory). */
+  /**
+   * Re-renders the tree from the models (coalesced; the models answer from memory), unless
+   * nothing it shows changed. A root refresh makes VS Code drop every item handle until the
+   * rows are fetched again, so an inline action clicked meanwhile reaches its command without
+   * its item: re-listings that bring nothing new (after each operation, on revalidation) must
+   * not cause one.
+   */
   refresh(): void {
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
       this.updateDescription();
+      const shown = this.shownState();
+      if (shown === this.lastShown) return;
+      this.lastShown = shown;
       this.changeEmitter.fire(undefined);
     }, 0);
+  }
+
+  /** Everything the tree's items are made of, as one string to compare. */
+  private shownState(): string {
+    const agents = this.registry.agents.map((a) => [a.name, a.config, a.state, a.agentInfo?.name, a.agentInfo?.title, a.agentInfo?.version, a.capabilities, a.protocolVersion]);
+    const lists = this.model.allLists().map((l) => [
+      l.id,
+      l.status,
+      l.loadingMore,
+      l.hasMore,
+      l.error === undefined ? undefined : String((l.error as { message?: unknown })?.message ?? l.error),
+      l.sessions.map((s) => [s.sessionId, s.title, s.updatedAt, s.archived, s.cwd]),
+    ]);
+    // The minute, so that relative dates ("3 h") catch up on the next refresh.
+    const minute = Math.floor(this.ctx.now() / 60_000);
+    return JSON.stringify([agents, lists, this.model.scope, this.groupByDate, this.options.folders(), minute]);
   }
 
   setGroupByDate(groupByDate: boolean): void {

@@ -4,6 +4,7 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+import { stat } from 'node:fs/promises';
 import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
 import { InvalidListParams, listPage, toV2Updates, withoutCompactions } from './sessions';
 import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
@@ -111,9 +112,23 @@ function closeSession(sessionId: string): void {
 }
 
 const listCache = new Map<string, { key: string; record: StoredSession }>();
+/**
+ * The last listing, reused while the store directory is unchanged: every store write renames
+ * a file into it, which changes its mtime. Kept only when the directory had been quiet for a
+ * second before it was read, since mtimes tick coarsely (a change in the same tick as the read
+ * would not show).
+ */
+let listing: { dirKey: string; sessions: StoredSession[] } | undefined;
+const LISTING_QUIET_MS = 1000;
 /** Every session's metadata (transcripts are read only by load and resume). */
 async function storedSessions(): Promise<StoredSession[]> {
-  return listStoredSessions(opts.store, { cache: listCache, withoutUpdates: true, onInvalid: (file, error) => log(`skipping ${file}: ${error.message}`) });
+  const dir = await stat(opts.store).catch(() => undefined);
+  const dirKey = dir ? `${dir.ino}:${dir.mtimeMs}` : '';
+  if (listing && dir && listing.dirKey === dirKey) return listing.sessions;
+  const readAt = Date.now();
+  const sessions = await listStoredSessions(opts.store, { cache: listCache, withoutUpdates: true, onInvalid: (file, error) => log(`skipping ${file}: ${error.message}`) });
+  listing = dir && readAt - dir.mtimeMs > LISTING_QUIET_MS ? { dirKey, sessions } : undefined;
+  return sessions;
 }
 
 /** What every handler shares: exit points, --fail, auth, --delay and --malformed-before. */

@@ -86,12 +86,14 @@ export function listPage(
     if (after.f !== key) throw new InvalidListParams('cursor was issued for a different `cwd` or `archived` filter; start a new list without it');
   }
 
+  // The order of compareSessions, with each date parsed once rather than per comparison.
   const matching = stored
-    .filter((s) => !s.deleted)
-    .filter((s) => cwd === null || s.cwd === cwd)
-    .filter((s) => !archiveSupported || archived === 'include' || (archived === 'only') === s.archived)
-    .sort(compareSessions);
-  const start = after ? matching.findIndex((s) => compareSessions(s, { updatedAt: new Date(after!.t).toISOString(), sessionId: after!.id }) > 0) : 0;
+    .filter((s) => !s.deleted && (cwd === null || s.cwd === cwd) && (!archiveSupported || archived === 'include' || (archived === 'only') === s.archived))
+    .map((s) => ({ s, t: Date.parse(s.updatedAt) }))
+    .sort((a, b) => b.t - a.t || (a.s.sessionId < b.s.sessionId ? -1 : a.s.sessionId > b.s.sessionId ? 1 : 0))
+    .map((k) => k.s);
+  const afterTime = after?.t;
+  const start = after ? matching.findIndex((s) => { const t = Date.parse(s.updatedAt); return t < afterTime! || (t === afterTime && s.sessionId > after!.id); }) : 0;
   const from = start < 0 ? matching.length : start;
   const page = matching.slice(from, from + pageSize);
   const hasMore = from + pageSize < matching.length;

@@ -256,11 +256,13 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
 function renderToolCall(row: Row, entity: ToolCallEntity): void {
   const status = entity.status ?? 'pending';
   const head = rowHead(true, TOOL_KIND_ICONS[entity.toolKind ?? 'other'] ?? 'tools', entity.title || entity.toolCallId);
-  head.append(cloned(`badge\u0000${status}`, () => {
-    const badge = element('span', `badge tool-status status-${statusClass(status)}`);
-    badge.append(codicon(TOOL_STATUS_ICONS[status] ?? 'question'), document.createTextNode(status.replace(/_/g, ' ')));
-    return badge;
-  }));
+  const badge = () => {
+    const el = element('span', `badge tool-status status-${statusClass(status)}`);
+    el.append(codicon(Object.hasOwn(TOOL_STATUS_ICONS, status) ? TOOL_STATUS_ICONS[status] : 'question'), document.createTextNode(status.replace(/_/g, ' ')));
+    return el;
+  };
+  // Only the protocol's statuses are templates: an agent's own strings would grow the cache.
+  head.append(Object.hasOwn(TOOL_STATUS_ICONS, status) ? cloned(`badge\u0000${status}`, badge) : badge());
   row.el.dataset.status = status;
   const children: Node[] = [head];
   if (row.built || isOpen(row)) {

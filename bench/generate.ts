@@ -285,3 +285,13 @@ export interface StoredSessionLike {
   deleted: boolean;
   updates: SessionUpdate[];
 }
+
+/** The 100,000-update replay's files, or a replay scaled down by `scale` (for quick runs). */
+export function replayFilesAtScale(dataDir: string, scale: number): ReturnType<typeof ensureReplayFiles> {
+  const name = scale === 1 ? 'replay100k' : `replay${Math.round(100_000 * scale)}`;
+  return ensureReplayFiles(dataDir, name, {
+    ...REPLAY_100K,
+    updates: Math.round(REPLAY_100K.updates * scale),
+    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * scale)),
+  });
+}

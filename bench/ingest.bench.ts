@@ -5,7 +5,7 @@ import { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import { client as sdkClient, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
-import { ensureReplayFiles, REPLAY_100K } from './generate';
+import { replayFilesAtScale } from './generate';
 import { DATA_DIR, ROOT, args, gc, log, report, scale, spawnNode, stop, type Measurement } from './lib';
 import { ourIngest, createTimeline } from './ours';
 
@@ -74,13 +74,7 @@ async function sdkPeer(file: string, sessionId: string, lines: number): Promise<
 }
 
 async function main() {
-  const s = scale();
-  const name = s === 1 ? 'replay100k' : `replay${Math.round(100_000 * s)}`;
-  const files = ensureReplayFiles(DATA_DIR, name, {
-    ...REPLAY_100K,
-    updates: Math.round(REPLAY_100K.updates * s),
-    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * s)),
-  });
+  const files = replayFilesAtScale(DATA_DIR, scale());
   log(`ingest: ${files.lines} lines, ${(files.bytes / 1e6).toFixed(1)} MB`);
 
   // `--variant=ours` runs only our client, for profiling it (node --cpu-prof).

@@ -2,7 +2,7 @@
 // bytes of text the timeline holds. Run with --expose-gc (bench/run.ts does).
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { ensureReplayFiles, REPLAY_100K } from './generate';
+import { replayFilesAtScale } from './generate';
 import { DATA_DIR, log, report, scale } from './lib';
 import { Timeline } from '../src/transcript/timeline';
 import type { Entity, Part } from '../src/transcript/model';
@@ -67,13 +67,7 @@ function textHeld(entities: readonly Entity[]): { bytes: number; chars: number }
 }
 
 async function main() {
-  const s = scale();
-  const name = s === 1 ? 'replay100k' : `replay${Math.round(100_000 * s)}`;
-  const files = ensureReplayFiles(DATA_DIR, name, {
-    ...REPLAY_100K,
-    updates: Math.round(REPLAY_100K.updates * s),
-    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * s)),
-  });
+  const files = replayFilesAtScale(DATA_DIR, scale());
   let timeline: Timeline | undefined = new Timeline();
   fullGc();
   const before = process.memoryUsage().heapUsed;

@@ -1,18 +1,12 @@
 // Figure 2, webview messages: for the 100k replay, how many postMessage calls the transcript
 // panel's batching makes from host to webview, and how many bytes they carry.
 import { join } from 'node:path';
-import { ensureReplayFiles, REPLAY_100K } from './generate';
+import { replayFilesAtScale } from './generate';
 import { hostMessages } from './hostMessages';
 import { DATA_DIR, ROOT, log, report, scale } from './lib';
 
 async function main() {
-  const s = scale();
-  const name = s === 1 ? 'replay100k' : `replay${Math.round(100_000 * s)}`;
-  const files = ensureReplayFiles(DATA_DIR, name, {
-    ...REPLAY_100K,
-    updates: Math.round(REPLAY_100K.updates * s),
-    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * s)),
-  });
+  const files = replayFilesAtScale(DATA_DIR, scale());
   const host = await hostMessages(join(ROOT, 'bench/replayAgent.mjs'), ['--file', files.ndjson], files.sessionId);
   if (host.updates !== files.lines) throw new Error(`messages: applied ${host.updates} of ${files.lines} updates`);
   const count = host.messages.length;

@@ -3,7 +3,7 @@
 // top of the transcript, and until the whole timeline is in the DOM. Floor: a static page that
 // appends the same number of plain rows (same text, content-visibility: auto) in one batch.
 import { join } from 'node:path';
-import { ensureReplayFiles, REPLAY_100K } from './generate';
+import { replayFilesAtScale } from './generate';
 import { hostMessages } from './hostMessages';
 import { DATA_DIR, ROOT, log, report, scale } from './lib';
 import { launch, profiling } from './page';
@@ -28,13 +28,7 @@ function plainText(entity: Entity): string {
 }
 
 async function main() {
-  const s = scale();
-  const name = s === 1 ? 'replay100k' : `replay${Math.round(100_000 * s)}`;
-  const files = ensureReplayFiles(DATA_DIR, name, {
-    ...REPLAY_100K,
-    updates: Math.round(REPLAY_100K.updates * s),
-    compactions: Math.max(1, Math.round(REPLAY_100K.compactions * s)),
-  });
+  const files = replayFilesAtScale(DATA_DIR, scale());
   const host = await hostMessages(join(ROOT, 'bench/replayAgent.mjs'), ['--file', files.ndjson], files.sessionId);
   const rowCount = host.entities;
   const messagesJson = '[' + host.messages.join(',') + ']';

@@ -3,18 +3,10 @@
 import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionUpdate } from '../src/acp/types';
+import { prng } from '../test/agent/prng';
+import type { StoredSession } from '../test/agent/store';
 
-/** mulberry32: tiny, fast and good enough to make text that looks random. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../test/agent/prng';
 
 // Words that exercise JSON escaping and UTF-8: quotes, backslashes, tabs, non-ASCII, emoji.
 const WORDS = [
@@ -243,7 +235,7 @@ export const LIST_FOLDERS = ['/bench/workspace/alpha', '/bench/workspace/beta', 
 export async function ensureSessionStore(
   dir: string,
   count: number,
-  writeSession: (dir: string, record: StoredSessionLike) => Promise<void>,
+  writeSession: (dir: string, record: StoredSession) => Promise<void>,
   folders = LIST_FOLDERS,
 ): Promise<string> {
   const marker = join(dir, `.bench-store-${count}`);
@@ -251,7 +243,7 @@ export async function ensureSessionStore(
   mkdirSync(dir, { recursive: true });
   const rand = prng(5);
   const start = Date.UTC(2025, 0, 1);
-  const records: StoredSessionLike[] = [];
+  const records: StoredSession[] = [];
   for (let i = 0; i < count; i++) {
     const sessionId = `sess_${String(i).padStart(5, '0')}`;
     records.push({
@@ -275,16 +267,6 @@ export async function ensureSessionStore(
   return dir;
 }
 
-/** The shape of the reference agent's StoredSession (test/agent/store.ts). */
-export interface StoredSessionLike {
-  sessionId: string;
-  cwd: string;
-  title?: string;
-  updatedAt: string;
-  archived: boolean;
-  deleted: boolean;
-  updates: SessionUpdate[];
-}
 
 /** The 100,000-update replay's files, or a replay scaled down by `scale` (for quick runs). */
 export function replayFilesAtScale(dataDir: string, scale: number): ReturnType<typeof ensureReplayFiles> {

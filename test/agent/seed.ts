@@ -8,6 +8,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdir } from 'node:fs/promises';
+import { prng } from './prng';
 import { writeSession, type SessionUpdate, type StoredSession } from './store';
 
 export interface SeedOptions {
@@ -29,17 +30,6 @@ export interface SeedResult {
   special: { hostile: string; untitled: string; compactions: string; long: string; bothFolders: string[]; sameTime: [string, string] };
 }
 
-/** mulberry32: small, fast and deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

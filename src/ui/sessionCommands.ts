@@ -135,15 +135,15 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
       const target = node instanceof SessionNode ? node : view.selectedSessions()[0];
       if (target) return commands.open(target.agent, target.session);
     }),
-    vscode.commands.registerCommand('acpSessions.archive', (node?: unknown, nodes?: unknown) =>
-      commands.setArchived(targets(view, messages, node, nodes), true),
+    vscode.commands.registerCommand('acpSessions.archive', (...args: unknown[]) =>
+      commands.setArchived(targets(view, messages, args, 'archived'), true),
     ),
-    vscode.commands.registerCommand('acpSessions.unarchive', (node?: unknown, nodes?: unknown) =>
-      commands.setArchived(targets(view, messages, node, nodes), false),
+    vscode.commands.registerCommand('acpSessions.unarchive', (...args: unknown[]) =>
+      commands.setArchived(targets(view, messages, args, 'unarchived'), false),
     ),
-    vscode.commands.registerCommand('acpSessions.delete', (node?: unknown, nodes?: unknown) => commands.delete(targets(view, messages, node, nodes))),
-    vscode.commands.registerCommand('acpSessions.copySessionId', async (node?: unknown, nodes?: unknown) => {
-      const ids = targets(view, messages, node, nodes).map((n) => n.session.sessionId);
+    vscode.commands.registerCommand('acpSessions.delete', (...args: unknown[]) => commands.delete(targets(view, messages, args, 'deleted'))),
+    vscode.commands.registerCommand('acpSessions.copySessionId', async (...args: unknown[]) => {
+      const ids = targets(view, messages, args, 'copied').map((n) => n.session.sessionId);
       if (ids.length > 0) await vscode.env.clipboard.writeText(ids.join('\n'));
     }),
     vscode.commands.registerCommand('acpSessions.loadMore', (node?: unknown) => {
@@ -164,15 +164,22 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
 }
 
 /**
- * The sessions a command applies to: the multi-selection, the clicked one, or the selection.
- * When there is none (run from the palette with nothing selected, or an item VS Code no longer
- * knows), says so rather than doing nothing.
+ * The sessions a command applies to: the multi-selection, the clicked one, or, run from the
+ * palette or a key, the selection. When there is none, says so rather than doing nothing.
+ *
+ * A row's inline or context-menu action always passes the row; VS Code passes `undefined` in
+ * its place when it no longer knows the row (its part of the tree was being redrawn). That
+ * click must not fall back to the selection, which may be another session.
  */
-function targets(view: SessionsView, messages: Messages, node: unknown, nodes: unknown): SessionNode[] {
+function targets(view: SessionsView, messages: Messages, args: readonly unknown[], done: string): SessionNode[] {
+  const [node, nodes] = args;
   let found: SessionNode[];
   if (Array.isArray(nodes) && nodes.length > 0) found = nodes.filter((n): n is SessionNode => n instanceof SessionNode);
   else if (node instanceof SessionNode) found = [node];
-  else found = view.selectedSessions();
+  else if (args.length > 0) {
+    void messages.show('warning', `Nothing was ${done}: the Sessions view was redrawing that row when it was clicked. Try again.`);
+    return [];
+  } else found = view.selectedSessions();
   if (found.length === 0) void messages.show('info', 'Select one or more sessions in the Sessions view first, then try again.');
   return found;
 }

@@ -18,13 +18,18 @@ export interface SessionsViewOptions {
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   readonly treeView: vscode.TreeView<TreeNode>;
-  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly ctx: TreeContext;
   private refreshTimer: NodeJS.Timeout | undefined;
-  /** What the tree showed when it last refreshed (see {@link refresh}). */
-  private lastShown: string | undefined;
+  private readonly clock: NodeJS.Timeout;
+  /** One node object per id, so that VS Code can be told which of the nodes it holds changed. */
+  private readonly nodes = new Map<string, TreeNode>();
+  /** What VS Code last fetched, by node id (the root is ''): its item, and its children's ids. */
+  private readonly shown = new Map<string, { item?: string; children?: string[] }>();
+  /** While comparing, nodes must not start agents or loads that VS Code did not ask for. */
+  private comparing = false;
   private groupByDate: boolean;
 
   constructor(
@@ -38,8 +43,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       model,
       folders: () => options.folders(),
       groupByDate: () => this.groupByDate,
-      load: (list) => void this.withProgress(list.load()),
-      start: (agent) => void this.withProgress(registry.getClient(agent).catch(() => undefined)),
+      load: (list) => void (this.comparing || this.withProgress(list.load())),
+      start: (agent) => void (this.comparing || this.withProgress(registry.getClient(agent).catch(() => undefined))),
       now: () => Date.now(),
     };
     this.treeView = vscode.window.createTreeView(sessionsViewId, {
@@ -47,6 +52,9 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       canSelectMany: true,
       showCollapseAll: true,
     });
+    // Ages ("3 h") catch up once a minute while the view is visible; only the rows whose text
+    // changed are redrawn.
+    this.clock = setInterval(() => this.treeView.visible && this.refresh(), 60_000);
     this.disposables.push(
       this.treeView,
       this.changeEmitter,
@@ -62,38 +70,70 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   }
 
   /**
-   * Re-renders the tree from the models (coalesced; the models answer from memory), unless
-   * nothing it shows changed. A root refresh makes VS Code drop every item handle until the
-   * rows are fetched again, so an inline action clicked meanwhile reaches its command without
-   * its item: re-listings that bring nothing new (after each operation, on revalidation) must
-   * not cause one.
+   * Re-renders what changed (coalesced; the models answer from memory). VS Code forgets the
+   * items under every node it refreshes until it has fetched them again, and an inline action
+   * clicked on one of them meanwhile reaches its command without its item. So the tree is
+   * compared with what VS Code last fetched, and only the highest nodes whose own item or
+   * children changed are refreshed: a section that loads leaves the other section's rows alone,
+   * a renamed session redraws that row only, and a re-listing that brings nothing new redraws
+   * nothing.
    */
   refresh(): void {
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
       this.updateDescription();
-      const shown = this.shownState();
-      if (shown === this.lastShown) return;
-      this.lastShown = shown;
-      this.changeEmitter.fire(undefined);
+      const changed = this.changedNodes();
+      if (changed === 'root') {
+        this.nodes.clear();
+        this.shown.clear();
+        this.changeEmitter.fire(undefined);
+      } else if (changed.length > 0) {
+        // VS Code drops the children of a refreshed node; they are recorded again when fetched.
+        for (const node of changed) delete this.shown.get(node.id)?.children;
+        this.changeEmitter.fire(changed);
+      }
     }, 0);
   }
 
-  /** Everything the tree's items are made of, as one string to compare. */
-  private shownState(): string {
-    const agents = this.registry.agents.map((a) => [a.name, a.config, a.state, a.agentInfo?.name, a.agentInfo?.title, a.agentInfo?.version, a.capabilities, a.protocolVersion]);
-    const lists = this.model.allLists().map((l) => [
-      l.id,
-      l.status,
-      l.loadingMore,
-      l.hasMore,
-      l.error === undefined ? undefined : String((l.error as { message?: unknown })?.message ?? l.error),
-      l.sessions.map((s) => [s.sessionId, s.title, s.updatedAt, s.archived, s.cwd]),
-    ]);
-    // The minute, so that relative dates ("3 h") catch up on the next refresh.
-    const minute = Math.floor(this.ctx.now() / 60_000);
-    return JSON.stringify([agents, lists, this.model.scope, this.groupByDate, this.options.folders(), minute]);
+  /** The highest nodes VS Code holds whose item or children differ from what it fetched. */
+  private changedNodes(): TreeNode[] | 'root' {
+    const changed: TreeNode[] = [];
+    let rootChanged = false;
+    const visit = (node: TreeNode | undefined) => {
+      const shown = this.shown.get(node?.id ?? '');
+      if (!shown) return;
+      if (node && shown.item !== undefined && itemKey(node.getTreeItem()) !== shown.item) return void changed.push(node);
+      if (!shown.children) return;
+      const children = this.children(node);
+      if (children.length !== shown.children.length || children.some((c, i) => c.id !== shown.children![i])) {
+        if (node) changed.push(node);
+        else rootChanged = true;
+        return;
+      }
+      for (const child of children) visit(child);
+    };
+    this.comparing = true;
+    try {
+      visit(undefined);
+    } finally {
+      this.comparing = false;
+    }
+    return rootChanged ? 'root' : changed;
+  }
+
+  /**
+   * A node's children as the node objects VS Code already holds: a node with a known id keeps
+   * its identity and takes the fresh one's data.
+   */
+  private children(node: TreeNode | undefined): TreeNode[] {
+    const fresh = node ? node.getChildren() : this.registry.agents.map((agent) => new AgentNode(this.ctx, agent));
+    return fresh.map((child) => {
+      const known = this.nodes.get(child.id);
+      if (known && known.constructor === child.constructor) return Object.assign(known, child);
+      this.nodes.set(child.id, child);
+      return child;
+    });
   }
 
   setGroupByDate(groupByDate: boolean): void {
@@ -102,12 +142,21 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    return node.getTreeItem();
+    const item = node.getTreeItem();
+    this.record(node.id).item = itemKey(item);
+    return item;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
-    if (node) return node.getChildren();
-    return this.registry.agents.map((agent) => new AgentNode(this.ctx, agent));
+    const children = this.children(node);
+    this.record(node?.id ?? '').children = children.map((c) => c.id);
+    return children;
+  }
+
+  private record(id: string): { item?: string; children?: string[] } {
+    let shown = this.shown.get(id);
+    if (!shown) this.shown.set(id, (shown = {}));
+    return shown;
   }
 
   getParent(node: TreeNode): TreeNode | undefined {
@@ -136,8 +185,17 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   dispose(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    clearInterval(this.clock);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** What a tree item shows, as one string to compare (its command's arguments are the node itself). */
+function itemKey(item: vscode.TreeItem): string {
+  const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : item.tooltip;
+  const icon = item.iconPath instanceof vscode.ThemeIcon ? [item.iconPath.id, item.iconPath.color] : String(item.iconPath);
+  const { label, description, contextValue, collapsibleState, accessibilityInformation } = item;
+  return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
 /** The Sessions part of the extension API (for integration tests and other extensions). */

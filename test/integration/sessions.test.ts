@@ -459,6 +459,60 @@ suite('Sessions tree', () => {
     }
   });
 
+  test('a section that loads is redrawn alone: the rows of the other section are left as VS Code holds them', async () => {
+    const agent = await useAgent(await seededStore());
+    const view = api.sessions.view;
+    const children = async (node?: any): Promise<any[]> => (await view.getChildren(node)) ?? [];
+    const label = (node: any) => {
+      const l = view.getTreeItem(node).label;
+      return typeof l === 'string' ? l : l?.label;
+    };
+    // What VS Code fetches with Archived collapsed: the agent, its sections, and Active's rows.
+    const [active, archived] = await until('Active is listed', async () => {
+      const agentNode = (await children()).find((n) => label(n) === agent);
+      const sectionNodes = agentNode ? await children(agentNode) : [];
+      if (sectionNodes.length !== 2) return undefined;
+      return (await children(sectionNodes[0])).some((n) => n.session) ? sectionNodes : undefined;
+    });
+    assert.deepEqual([label(active), label(archived)], ['Active', 'Archived']);
+    const activeRows = await children(active);
+    const fired: unknown[] = [];
+    const subscription = view.onDidChangeTreeData((e) => fired.push(e));
+    try {
+      // Expanding Archived lists it.
+      await until('Archived is listed', async () => (await children(archived)).some((n) => n.session));
+      await until('the view was told what changed', () => fired.length > 0);
+      assert.ok(!fired.includes(undefined), 'the whole tree was not refreshed');
+      const refreshed = fired.flat() as any[];
+      assert.ok(refreshed.includes(archived), 'the Archived section is redrawn');
+      const within = (node: any, ancestor: any): boolean => node === ancestor || (node?.parent !== undefined && within(node.parent, ancestor));
+      assert.deepEqual(refreshed.filter((n) => !within(n, archived)).map(label), [], 'nothing outside Archived is redrawn');
+      assert.deepEqual(await children(active), activeRows, "Active's rows are the same objects");
+    } finally {
+      subscription.dispose();
+    }
+  });
+
+  test('an action whose row VS Code no longer knows does nothing and says so, instead of acting on the selection', async () => {
+    const store = await seededStore();
+    await useAgent(store);
+    await settledTree();
+    // An inline or context-menu action passes its row; VS Code passes undefined for a row it
+    // has just dropped while redrawing.
+    let message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', undefined);
+    let shown = await message();
+    assert.equal(shown.severity, 'warning');
+    assert.equal(shown.text, 'Nothing was archived: the Sessions view was redrawing that row when it was clicked. Try again.');
+    // From the palette (no arguments) it is the selection's turn, and nothing is selected.
+    message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.delete');
+    shown = await message();
+    assert.equal(shown.text, 'Select one or more sessions in the Sessions view first, then try again.');
+    const stored = await Promise.all(['w1', 'w2', 'w3'].map((id) => readSession(store, id)));
+    assert.deepEqual(stored.map((r) => [r?.archived, r?.deleted]), [[false, false], [false, false], [false, false]]);
+  });
+
   test('Copy Session ID puts the ids of the selected sessions on the clipboard', async () => {
     await useAgent(await seededStore());
     const tree = await settledTree();

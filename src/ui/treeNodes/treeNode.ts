@@ -18,6 +18,11 @@ export interface TreeContext {
   now(): number;
 }
 
+/**
+ * Nodes are made afresh by their parent's getChildren; the view keeps one object per id (VS Code
+ * knows its nodes by object) and copies a fresh node's fields into the one it kept, so a node's
+ * fields describe what it shows now, and two nodes with the same id must be of the same class.
+ */
 export abstract class TreeNode {
   constructor(readonly parent: TreeNode | undefined) {}
 

@@ -25,6 +25,7 @@ import {
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
+import { spawnCommand } from './command';
 import { MessageTracer, NdjsonMessageReader, NdjsonMessageWriter, SESSION_UPDATE_BATCH, type SessionUpdateBatch } from './ndjson';
 import type {
   AcpClientOptions,
@@ -129,9 +130,12 @@ export class AcpClient {
       throw new AgentStartError(this.name, `its working directory "${cwd}" does not exist.`, []);
     }
     this.log.info(`[${this.name}] Starting ${[config.command, ...(config.args ?? [])].join(' ')} in ${cwd}`);
-    this.child = spawn(config.command, config.args ?? [], {
+    const env = { ...process.env, ...config.env };
+    const command = spawnCommand(config.command, config.args ?? [], env, cwd);
+    this.child = spawn(command.file, command.args, {
       cwd,
-      env: { ...process.env, ...config.env },
+      env,
+      windowsVerbatimArguments: command.windowsVerbatimArguments,
       stdio: 'pipe',
       // Its own process group, so that dispose also stops what the agent started (npx, a CLI).
       detached: process.platform !== 'win32',
@@ -565,6 +569,8 @@ export class AcpClient {
     if (pid === undefined) return;
     try {
       if (process.platform !== 'win32') process.kill(-pid, signal);
+      // A batch file's agent is a child of cmd.exe: the last resort ends the whole tree.
+      else if (signal === 'SIGKILL') spawn('taskkill', ['/pid', String(pid), '/t', '/f'], { stdio: 'ignore', windowsHide: true }).on('error', () => this.child.kill(signal));
       else this.child.kill(signal);
     } catch {
       this.child.kill(signal);

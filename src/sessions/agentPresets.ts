@@ -1,8 +1,6 @@
 // Ready-made `acpSessions.agents` entries for the agents people use, and how to tell whether
 // their command is installed. Data and plain Node only (no `vscode`): the "Add Agent…" quick
 // pick shows these, and the tree uses the login hints when an agent asks for authentication.
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentConfig } from '../acp/types';
 
 export interface AgentPreset {
@@ -63,44 +61,6 @@ export function presetFor(config: Pick<AgentConfig, 'command'>, agentInfoName?: 
   }
   const base = config.command.split(/[\\/]/).pop()!.replace(/\.(cmd|exe|bat|ps1)$/i, '');
   return AGENT_PRESETS.find((p) => p.entry.command === base);
-}
-
-/**
- * Where `command` would be found when started as the agent is started (no shell): an
- * absolute or relative path as given, otherwise the first executable match on PATH (with
- * PATHEXT on Windows). Undefined when it is not there.
- */
-export function findExecutable(
-  command: string,
-  env: Record<string, string | undefined> = process.env,
-  cwd: string = process.cwd(),
-  platform: NodeJS.Platform = process.platform,
-): string | undefined {
-  if (!command) return undefined;
-  const extensions = platform === 'win32'
-    ? ['', ...(env.PATHEXT ?? env.Pathext ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)]
-    : [''];
-  const candidates = (base: string) => extensions.map((ext) => base + ext);
-  if (isAbsolute(command) || /[\\/]/.test(command)) {
-    return candidates(isAbsolute(command) ? command : join(cwd, command)).find((c) => isExecutableFile(c, platform));
-  }
-  const path = env.PATH ?? env.Path ?? '';
-  for (const dir of path.split(platform === 'win32' ? ';' : delimiter)) {
-    if (!dir) continue;
-    const found = candidates(join(dir, command)).find((c) => isExecutableFile(c, platform));
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function isExecutableFile(path: string, platform: NodeJS.Platform): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    if (platform !== 'win32') accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `name`, or `name (2)`, `name (3)`… : the first one no existing entry uses. */

@@ -2,13 +2,8 @@
 // normal entry to the user's `acpSessions.agents`. Nothing is installed for the user: a missing
 // command gets the install command to copy or to type into a terminal.
 import * as vscode from 'vscode';
-import {
-  AGENT_PRESETS,
-  type AgentPreset,
-  findExecutable,
-  splitArgs,
-  uniqueAgentName,
-} from '../sessions/agentPresets';
+import { findExecutable } from '../acp/command';
+import { AGENT_PRESETS, type AgentPreset, splitArgs, uniqueAgentName } from '../sessions/agentPresets';
 
 /** The raw entry as written into settings.json. */
 export interface AgentEntry {

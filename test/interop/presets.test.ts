@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { AGENT_PRESETS, findExecutable, presetFor, splitArgs, uniqueAgentName } from '../../src/sessions/agentPresets';
+import { findExecutable } from '../../src/acp/command';
+import { AGENT_PRESETS, presetFor, splitArgs, uniqueAgentName } from '../../src/sessions/agentPresets';
 import { agentConfig, stopAgent, installed, startClient, tempHome } from './support';
 
 const bin = join(installed.dir, 'node_modules', '.bin');

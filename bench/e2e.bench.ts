@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { generateChunkSession } from './generate';
 import { ROOT, args, log, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
@@ -46,9 +46,23 @@ async function closeEditors(page: Page): Promise<void> {
   await page.locator('iframe.webview').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
 }
 
-async function openCase(page: Page, c: Case): Promise<{ ms: number; longest: number; menuMs: number }> {
+/** How long the session's context menu takes to show its first item after a right-click. */
+async function contextMenuMs(page: Page, row: Locator): Promise<number> {
+  const m0 = Date.now();
+  await row.click({ button: 'right' });
+  await page.locator('.context-view .monaco-menu .action-item').first().waitFor({ timeout: 30_000 });
+  const ms = Date.now() - m0;
+  await page.keyboard.press('Escape');
+  await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  return ms;
+}
+
+async function openCase(page: Page, c: Case): Promise<{ ms: number; longest: number; menuMs: number; idleMenuMs: number }> {
   const row = page.locator('.monaco-list-row', { hasText: c.title }).first();
   await row.waitFor({ timeout: 60_000 });
+  // The floor of the context-menu figure: the same menu with nothing open (the median of three).
+  const idle = [await contextMenuMs(page, row), await contextMenuMs(page, row), await contextMenuMs(page, row)].sort((a, b) => a - b);
+  const idleMenuMs = idle[1];
   // Long tasks of the workbench's main thread from here on.
   await page.evaluate(() => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[]; __benchObserver?: PerformanceObserver };
@@ -117,12 +131,8 @@ async function openCase(page: Page, c: Case): Promise<{ ms: number; longest: num
     return Math.max(0, ...w.__benchLong.filter((t) => t.start + t.duration >= from).map((t) => t.duration));
   }, t0);
   // Right afterwards, a context menu on the session in the tree.
-  const m0 = Date.now();
-  await row.click({ button: 'right' });
-  await page.locator('.context-view .monaco-menu .action-item').first().waitFor({ timeout: 30_000 });
-  const menuMs = Date.now() - m0;
-  await page.keyboard.press('Escape');
-  return { ms, longest, menuMs };
+  const menuMs = await contextMenuMs(page, row);
+  return { ms, longest, menuMs, idleMenuMs };
 }
 
 async function main() {
@@ -175,7 +185,7 @@ async function main() {
         // Let the workbench settle (the tree, the closed editor) before the clock starts.
         await page.waitForTimeout(1000);
         const r = await openCase(page, c);
-        log(`e2e: ${c.chunks} chunks (${c.rows} rows): ${r.ms} ms, longest task ${r.longest.toFixed(0)} ms, context menu ${r.menuMs} ms`);
+        log(`e2e: ${c.chunks} chunks (${c.rows} rows): ${r.ms} ms, longest task ${r.longest.toFixed(0)} ms, context menu ${r.menuMs} ms (${r.idleMenuMs} ms before the open)`);
         results.push({ c, r });
       } finally {
         await browser.close();
@@ -197,7 +207,16 @@ async function main() {
     measurements.push(
       { figure: '8', name: 'e2e growth 20k/2k (linear: ~10)', value: large.r.ms / small.r.ms, unit: 'x', goal: 12, goalOn: 'value' },
       { figure: '8', name: 'e2e longest workbench stall (20k)', value: large.r.longest, unit: 'ms', goal: 250, goalOn: 'value', detail: { '2k ms': Math.round(small.r.longest) } },
-      { figure: '8', name: 'e2e context menu right after (20k)', value: large.r.menuMs, unit: 'ms', goal: 100, goalOn: 'value', detail: { '2k ms': small.r.menuMs } },
+      {
+        figure: '8',
+        name: 'e2e context menu right after (20k)',
+        value: large.r.menuMs,
+        unit: 'ms',
+        floor: large.r.idleMenuMs,
+        goal: 100,
+        goalOn: 'value',
+        detail: { '2k ms': small.r.menuMs },
+      },
     );
     report(measurements);
   } finally {

@@ -1,7 +1,7 @@
 // Drives the real workbench like a person: VS Code's server (from code-server) with this
 // extension loaded from the working tree (the current build), in Debian's Chromium through
 // playwright-core. UI tests: `const wb = await startWorkbench({ agents })` ... `await wb.close()`.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
@@ -30,6 +30,8 @@ export interface Workbench {
   url: string;
   /** The server's folders (server data, extensions, ...), e.g. to inspect logs. */
   dirs: Record<string, string>;
+  /** The last `lines` lines of the extension's log (Output › ACP Sessions), for a failure's message. */
+  extensionLog(lines?: number): string;
   /** Saves test-results/screenshots/<name>.png and returns its path. */
   screenshot(name: string): Promise<string>;
   /** The content of the active webview (editor tab or view). */
@@ -105,6 +107,12 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       context,
       url,
       dirs: server.dirs,
+      extensionLog(lines = 40) {
+        const logs = join(server.dirs.userData, 'logs');
+        const files = existsSync(logs) ? readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('ACP Sessions.log')) : [];
+        const text = files.map((f) => readFileSync(join(logs, f), 'utf8')).join('');
+        return text.trimEnd().split('\n').slice(-lines).join('\n') || '(no extension log)';
+      },
       async screenshot(name) {
         mkdirSync(shots, { recursive: true });
         const path = join(shots, `${name}.png`);

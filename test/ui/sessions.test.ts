@@ -87,7 +87,7 @@ async function until(what: string, condition: () => Promise<boolean>): Promise<v
     if (Date.now() > deadline) {
       // What the workbench showed then is the first thing to look at.
       await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
-      throw new Error(`timed out waiting until ${what}`);
+      throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${wb.extensionLog()}`);
     }
     await page.waitForTimeout(50);
   }

@@ -28,8 +28,6 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private readonly nodes = new Map<string, TreeNode>();
   /** What VS Code last fetched, by node id (the root is ''): its item, and its children's ids. */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
-  /** While comparing, nodes must not start agents or loads that VS Code did not ask for. */
-  private comparing = false;
   private groupByDate: boolean;
 
   constructor(
@@ -43,8 +41,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       model,
       folders: () => options.folders(),
       groupByDate: () => this.groupByDate,
-      load: (list) => void (this.comparing || this.withProgress(list.load())),
-      start: (agent) => void (this.comparing || this.withProgress(registry.getClient(agent).catch(() => undefined))),
+      load: (list) => void this.withProgress(list.load()),
+      start: (agent) => void this.withProgress(registry.getClient(agent).catch(() => undefined)),
       now: () => Date.now(),
     };
     this.treeView = vscode.window.createTreeView(sessionsViewId, {
@@ -96,7 +94,11 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     }, 0);
   }
 
-  /** The highest nodes VS Code holds whose item or children differ from what it fetched. */
+  /**
+   * The highest nodes VS Code holds whose item or children differ from what it fetched. Only
+   * nodes whose children VS Code fetched are walked, so a list that needs loading (or an agent
+   * that needs starting) starts here just as it would when VS Code fetched them again.
+   */
   private changedNodes(): TreeNode[] | 'root' {
     const changed: TreeNode[] = [];
     let rootChanged = false;
@@ -113,12 +115,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       }
       for (const child of children) visit(child);
     };
-    this.comparing = true;
-    try {
-      visit(undefined);
-    } finally {
-      this.comparing = false;
-    }
+    visit(undefined);
     return rootChanged ? 'root' : changed;
   }
 

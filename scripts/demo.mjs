@@ -176,6 +176,8 @@ async function saveTranscriptScreenshot(page, file) {
   const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   // The slow replay streams; the picture is taken once it has finished.
   await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  // Replayed compactions that ended are closed until the reader opens one (one rule, whatever
+  // the batching), so this click always opens it.
   const row = frame.locator('details.compaction').first();
   await row.locator('summary').click();
   await row.locator('.body h2').waitFor();

@@ -158,7 +158,9 @@ async function uiLayer() {
 }
 
 function build() {
-  for (const args of [['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
+  // Types first: esbuild strips them without a look, so a type error would otherwise pass.
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  for (const args of [[tsc, '-p', ROOT], ['esbuild.mjs'], ['esbuild.mjs', '--tests']]) {
     const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) {
       console.error(`build failed: node ${args.join(' ')}`);

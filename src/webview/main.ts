@@ -313,13 +313,17 @@ function setCompactionsOpen(open: boolean): void {
   const choices = { ...(state?.open ?? {}) };
   for (const row of rows.values()) {
     if (row.entity.kind !== 'compaction') continue;
+    row.chosen = open;
     (row.el as HTMLDetailsElement).open = open;
     choices[row.key] = open;
   }
   saveState({ open: choices });
 }
 
-/** After a row opened or closed (by the user or find-in-page): build, render, remember. */
+/**
+ * After a row opened or closed (by the reader, find-in-page, or a compaction's status): build,
+ * render, and remember what the reader chose (a compaction's own opening is not a choice).
+ */
 function rowToggled(row: Row): void {
   const open = isOpen(row);
   if (open) buildLazyBody(row);
@@ -327,7 +331,14 @@ function rowToggled(row: Row): void {
     dirtyRows.add(row);
     scheduleMarkdown(0);
   }
-  saveState({ open: { ...(state?.open ?? {}), [row.key]: open } });
+  if (row.disclosure || row.chosen !== undefined) saveState({ open: { ...(state?.open ?? {}), [row.key]: open } });
+}
+
+/** A compaction's head was activated (click, or Enter / Space, which click it): the reader's choice. */
+function compactionHeadActivated(target: Element | null): void {
+  const summary = target?.closest?.('details.compaction > summary');
+  const row = rowOf(summary);
+  if (row && summary?.parentElement === row.el) row.chosen = !(row.el as HTMLDetailsElement).open;
 }
 
 function rowOf(el: Element | null | undefined): Row | undefined {
@@ -350,6 +361,8 @@ timelineEl.addEventListener(
   'beforematch',
   (event) => {
     const row = rowOf(event.target as Element);
+    // A closed compaction that find-in-page opens stays open for the reader.
+    if (row?.entity.kind === 'compaction') row.chosen = true;
     if (!row?.disclosure || row.open) return;
     setOpen(row, true);
     rowToggled(row);
@@ -367,6 +380,7 @@ function toggleDisclosure(head: Element): boolean {
 
 document.addEventListener('click', (event) => {
   const target = event.target as Element | null;
+  compactionHeadActivated(target);
   const head = target?.closest?.('.disclosure > .row-head');
   if (head && toggleDisclosure(head)) return;
   const link = target?.closest?.('[data-href]') as HTMLElement | null;

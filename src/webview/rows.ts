@@ -28,6 +28,12 @@ export interface Row {
   disclosure?: boolean;
   /** Whether a disclosure row is open (a <details> keeps its own `open`). */
   open?: boolean;
+  /**
+   * A compaction's open state as the reader chose it (click, keyboard, Expand all, find);
+   * undefined while they have not. Unchosen, a compaction is open exactly while it is in
+   * progress, whatever batches its updates came in.
+   */
+  chosen?: boolean;
   /** Where the entity's text renders (messages, thoughts, compaction summaries). */
   body?: HTMLElement;
   /** The text node appended chunks go into. */
@@ -66,8 +72,7 @@ export function createRow(entity: Entity, open: boolean | undefined): Row {
   el.dataset.kind = entity.kind;
   const row: Row = { key: entity.key, entity, el, dirty: false };
   if (compaction) {
-    // Compactions still running start open so their summary is seen streaming in.
-    (el as HTMLDetailsElement).open = open ?? entity.status === 'in_progress';
+    row.chosen = open;
   } else if (disclosure) {
     row.disclosure = true;
     row.open = open ?? false;
@@ -112,6 +117,9 @@ export function updateRow(row: Row, entity: Entity): void {
       break;
     case 'compaction':
       renderCompaction(row, entity);
+      // Open while its summary streams in, closed once it ended: one rule, so the same
+      // transcript opens the same way however its replay was batched.
+      (el as HTMLDetailsElement).open = row.chosen ?? entity.status === 'in_progress';
       break;
     case 'tool_call':
       renderToolCall(row, entity);

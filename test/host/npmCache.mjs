@@ -18,6 +18,24 @@ function pidAlive(pid) {
   try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; }
 }
 
+/**
+ * The environment for a nested `npm ci`: inside an npm script (`npm test`, `npm run demo`) the
+ * outer npm exports its own state as `npm_*` variables, and a nested npm reads every
+ * `npm_config_*` of them as its configuration. The one that broke installs is
+ * `npm_config_user_agent` ("npm/… node/v20…"): code-server's postinstall reads the Node version
+ * from it and refused Node 24 as "node v20". A nested install must describe itself, so none of
+ * the outer npm's variables reach it (npm reads the user's .npmrc again on its own).
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {NodeJS.ProcessEnv}
+ */
+export function withoutOuterNpm(env) {
+  const clean = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE') clean[key] = value;
+  }
+  return clean;
+}
+
 function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -56,12 +74,13 @@ function withLock(lockDir, label, say, fn) {
  * @param {{
  *   from: string, target: string, fingerprint: string,
  *   label: string, note?: string, say: (message: string) => void,
- *   env?: NodeJS.ProcessEnv, check?: (dir: string) => void,
- * }} options `label` names what is installed in messages; `check` throws when the install in
- *   `dir` is incomplete (before it is marked finished).
+ *   env?: NodeJS.ProcessEnv, npmConfig?: Record<string, string>, check?: (dir: string) => void,
+ * }} options `label` names what is installed in messages; `env` is cleaned of an outer npm's
+ *   variables (see withoutOuterNpm), then `npmConfig` (`npm_config_*` settings of this install)
+ *   is added; `check` throws when the install in `dir` is incomplete (before it is marked finished).
  * @returns {string} target
  */
-export function npmCiOnce({ from, target, fingerprint, label, note = 'first run only', say, env = process.env, check }) {
+export function npmCiOnce({ from, target, fingerprint, label, note = 'first run only', say, env = process.env, npmConfig = {}, check }) {
   if (isInstalled(target, fingerprint)) return target;
   const cache = dirname(target);
   mkdirSync(cache, { recursive: true });
@@ -77,7 +96,7 @@ export function npmCiOnce({ from, target, fingerprint, label, note = 'first run 
     say(`installing ${label} into ${target} (${note})…`);
     const started = Date.now();
     const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: partial, env, stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: partial, env: { ...withoutOuterNpm(env), ...npmConfig }, stdio: ['ignore', 'inherit', 'inherit'],
     });
     if (result.error || result.status !== 0) {
       throw new Error(`npm ci of ${label} failed (${result.error?.message ?? `exit ${result.status}`}) in ${partial}; see the npm output above.`);

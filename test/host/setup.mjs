@@ -36,7 +36,7 @@ function run(command, args, options = {}) {
 }
 
 /** `npm ci` of test/host/<name> into CACHE_DIR/<name>-<version> (see npmCache.mjs). */
-function installFromLockfile(name, { env = process.env, check } = {}) {
+function installFromLockfile(name, { env = process.env, npmConfig, check } = {}) {
   const { dep, version } = pinned(name);
   return npmCiOnce({
     from: join(HOST_DIR, name),
@@ -45,6 +45,7 @@ function installFromLockfile(name, { env = process.env, check } = {}) {
     label: `${dep}@${version}`,
     say,
     env,
+    npmConfig,
     check,
   });
 }
@@ -100,13 +101,10 @@ export function ensureCodeServer(node24 = ensureNode24()) {
       ensureDebianPackages(['build-essential', 'python3'], 'Building code-server\'s native modules');
     }
   }
-  const env = {
-    ...process.env,
-    PATH: `${dirname(node24)}:${process.env.PATH ?? ''}`,
-    npm_config_yes: 'true',
-  };
+  const env = { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH ?? ''}` };
   const dir = installFromLockfile('code-server', {
     env,
+    npmConfig: { npm_config_yes: 'true' },
     check(partial) {
       // The postinstall installs VS Code's own dependencies; without them the server cannot start.
       const vscode = join(partial, 'node_modules', 'code-server', 'lib', 'vscode');

@@ -42,9 +42,14 @@ before(async () => {
   seed = await seedStore({ store, folders: [folder], count: 10, seed: 5 });
   const slowStore = join(work, 'slow-store');
   await writeSession(slowStore, streamingSession(folder));
+  // Paced holds only the seeded session with compactions, replayed one update at a time.
+  const pacedStore = join(work, 'paced-store');
+  await writeSession(pacedStore, seed.sessions.find((x) => x.sessionId === seed.special.compactions)!);
   const agents = [
     { name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] },
     { name: 'Slow', command: process.execPath, args: [AGENT, '--store', slowStore, '--replay-delay', '25'] },
+    // A session of Reference's store, replayed one update at a time: other batches, same transcript.
+    { name: 'Paced', command: process.execPath, args: [AGENT, '--store', pacedStore, '--replay-delay', '3'] },
   ];
   const settings = { ...host.QUIET_SETTINGS, 'acpSessions.agents': agents };
   server = await host.startServer({ machineSettings: settings });
@@ -93,9 +98,10 @@ function webview(): FrameLocator {
 }
 
 /** Opens a session by clicking its row in the Sessions tree, and waits for its rows. */
-async function openFromTree(title: string): Promise<FrameLocator> {
+/** Opens the `nth` row titled `title` (agents are listed in their settings' order). */
+async function openFromTree(title: string, nth = 0): Promise<FrameLocator> {
   await closeEditors();
-  const row = page.locator('.monaco-list-row', { hasText: title }).first();
+  const row = page.locator('.monaco-list-row', { hasText: title }).nth(nth);
   await row.waitFor({ timeout: 30_000 });
   await row.click();
   const frame = webview();
@@ -227,11 +233,38 @@ test('an in-progress compaction turns completed while its summary streams in, in
   await frame.locator('details.compaction[data-status="completed"]').waitFor();
   assert.equal(await row.locator('summary .label').textContent(), 'Context compacted');
   assert.equal(await top(), firstTop);
+  // Ended and never opened by the reader: it folds, as a completed row of any replay does.
+  await frame.locator('details.compaction[data-status="completed"]:not([open])').waitFor();
   await frame.locator('body[data-loading="false"]').waitFor({ timeout: 30_000 });
-  // Once quiet, the streamed summary is rendered as Markdown, whole.
+  // Opened, the streamed summary is rendered as Markdown, whole.
+  await row.locator('summary').click();
   await row.locator('.body h2').waitFor();
   assert.match((await row.locator('.body').textContent()) ?? '', /Item 11 kept\./);
   await shot('transcript-streamed-completed');
+});
+
+test('a compaction row is open exactly while in progress, however the replay was batched', async () => {
+  const title = 'Long refactor with several context compactions';
+  const openStates = async (nth: number) => {
+    const frame = await openFromTree(title, nth);
+    await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+    return frame.locator('details.compaction').evaluateAll((els) => els.map((e) => ({
+      status: (e as HTMLElement).dataset.status,
+      open: (e as HTMLDetailsElement).open,
+    })));
+  };
+  // Reference replays in bursts; Paced sends the same session's updates 3 ms apart, so its rows
+  // are first seen in progress and then patched to their end state in later batches.
+  const burst = await openStates(0);
+  const paced = await openStates(1);
+  assert.equal(burst.length, 9, 'the seeded session has 9 compactions');
+  assert.deepEqual(paced, burst, 'the same transcript opens the same rows whatever the batching');
+  assert.deepEqual(burst.map((r) => r.open), burst.map((r) => r.status === 'in_progress'));
+  // The reader's choice wins over the rule: a row they open stays open.
+  const frame = webview();
+  await frame.locator('details.compaction summary').first().click();
+  await frame.locator('details.compaction').first().locator('.body h2').waitFor();
+  await closeEditors();
 });
 
 test('a hostile session renders as inert text: no script runs and nothing remote loads', async () => {

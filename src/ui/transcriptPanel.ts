@@ -1,6 +1,7 @@
 // Transcript panels: one webview editor tab per session. The host replays the session with
 // `session/load` into a Timeline, keeps applying live updates afterwards, and sends the
 // webview a snapshot after each `ready` and batched patches in between.
+import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../acp/types';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
@@ -542,8 +543,7 @@ function panelKey(agentName: string, sessionId: string): string {
   return `${agentName}\u0000${sessionId}`;
 }
 
+// node:crypto, not globalThis.crypto: the Node of older extension hosts has no global Web Crypto.
 function makeNonce(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+  return randomBytes(16).toString('base64').replace(/[^A-Za-z0-9]/g, '');
 }

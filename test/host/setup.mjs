@@ -57,11 +57,17 @@ function debianPackageInstalled(pkg) {
   return r.status === 0 && r.stdout.includes('install ok installed');
 }
 
-/** Installs Debian packages as root, or explains which command to run. */
-function ensureDebianPackages(packages, why) {
+/**
+ * Installs Debian packages as root, or explains which command to run; where there is no apt-get
+ * (another distribution), says what the packages provide so the user can install its equivalent.
+ */
+function ensureDebianPackages(packages, why, elsewhere) {
   const missing = packages.filter((p) => !debianPackageInstalled(p));
   if (missing.length === 0) return;
   const command = `apt-get install -y ${missing.join(' ')}`;
+  if (!hasCommand('apt-get')) {
+    throw new Error(`${why} needs ${elsewhere}, which on Debian or Ubuntu is \`${command}\`. This system has no apt-get: install the equivalent with its own package manager, then run again.`);
+  }
   if (!isRoot()) {
     throw new Error(`${why} needs the Debian package(s) ${missing.join(', ')}. Install them with:\n  sudo ${command}`);
   }
@@ -96,9 +102,11 @@ export function ensureCodeServer(node24 = ensureNode24()) {
   const target = join(CACHE_DIR, `code-server-${version}`);
   if (!isInstalled(target, fingerprint('code-server'))) {
     // The native module `kerberos` is compiled during the install.
-    ensureDebianPackages(['libkrb5-dev'], 'Building code-server\'s native modules');
+    if (!existsSync('/usr/include/krb5.h') && !existsSync('/usr/include/gssapi/gssapi.h')) {
+      ensureDebianPackages(['libkrb5-dev'], 'Building code-server\'s native modules', 'the Kerberos development headers (krb5-devel on Fedora, krb5 on Arch)');
+    }
     if (!hasCommand('make') || !hasCommand('g++') || !hasCommand('python3')) {
-      ensureDebianPackages(['build-essential', 'python3'], 'Building code-server\'s native modules');
+      ensureDebianPackages(['build-essential', 'python3'], 'Building code-server\'s native modules', 'make, g++ and python3');
     }
   }
   const env = { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH ?? ''}` };
@@ -126,7 +134,8 @@ export function ensureChromium() {
   if (process.env.ACP_SESSIONS_CHROMIUM) return process.env.ACP_SESSIONS_CHROMIUM;
   const found = CHROMIUM_CANDIDATES.find((p) => existsSync(p));
   if (found) return found;
-  ensureDebianPackages(['chromium'], 'The UI and integration tests drive a real browser and');
+  ensureDebianPackages(['chromium'], 'The UI and integration tests drive a real browser and',
+    'Chromium (or set ACP_SESSIONS_CHROMIUM to the path of a Chromium or Chrome binary)');
   const installed = CHROMIUM_CANDIDATES.find((p) => existsSync(p));
   if (!installed) throw new Error('chromium was installed but /usr/bin/chromium is missing.');
   return installed;

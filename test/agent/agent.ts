@@ -5,6 +5,7 @@
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
 import { InvalidListParams, listPage, toV2Updates, withoutCompactions } from './sessions';
 import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
@@ -163,12 +164,33 @@ type Notify = (method: string, params: unknown) => Promise<void>;
 async function replay(notify: Notify, sessionId: string, updates: readonly unknown[], request: AbortSignal, session: AbortSignal): Promise<void> {
   const half = Math.ceil(updates.length / 2);
   if (half === 0) exitAt('load-mid');
+  let compactionUpdates = 0;
   for (let i = 0; i < updates.length; i++) {
     if (request.aborted) throw acp.RequestError.requestCancelled();
     if (session.aborted) throw acp.RequestError.requestCancelled({ sessionId }, 'the session was closed during replay');
+    if (opts.replayGate && isCompactionUpdate(updates[i])) await untilGateAllows(opts.replayGate, ++compactionUpdates, request);
     await notify('session/update', { sessionId, update: updates[i] });
     if (i + 1 === half) exitAt('load-mid');
     if (opts.replayDelayMs > 0 && i + 1 < updates.length) await sleep(opts.replayDelayMs, request);
+  }
+}
+
+function isCompactionUpdate(update: unknown): boolean {
+  const kind = (update as { sessionUpdate?: unknown }).sessionUpdate;
+  return kind === 'compaction_update' || kind === 'compaction_summary_chunk';
+}
+
+/** --replay-gate: waits until the gate file allows the `nth` compaction update (a count, or `all`). */
+async function untilGateAllows(file: string, nth: number, request: AbortSignal): Promise<void> {
+  for (;;) {
+    let allowed = 0;
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      allowed = text === 'all' ? Infinity : Number(text) || 0;
+    } catch { /* no gate file yet: nothing allowed */ }
+    if (nth <= allowed) return;
+    if (request.aborted) throw acp.RequestError.requestCancelled();
+    await sleep(20, request);
   }
 }
 

@@ -18,6 +18,11 @@ export interface AgentOptions {
   fail: Map<string, number>;
   /** Milliseconds between replayed updates. */
   replayDelayMs: number;
+  /**
+   * A file that paces a replay's compaction updates: it holds how many of them may be sent so far
+   * (a number, or `all`); a missing file allows none. Lets a test drive a stream step by step.
+   */
+  replayGate?: string;
   exitAt?: ExitPoint;
   malformedBefore?: string;
   authRequired: boolean;
@@ -32,6 +37,7 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --delay MS                  delay every reply
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
   --replay-delay MS           sleep between replayed updates
+  --replay-gate FILE          send a replay's compaction updates only as FILE allows (a count, or all)
   --exit-at POINT             exit with code 3 at start|initialize|list|load-mid|archive|delete
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
@@ -42,7 +48,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'malformed-before'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -126,6 +132,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),
+    replayGate: value('replay-gate') || undefined,
     exitAt: exitAt as ExitPoint | undefined,
     malformedBefore: value('malformed-before') || undefined,
     authRequired: flag('auth-required'),

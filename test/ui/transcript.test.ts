@@ -47,7 +47,8 @@ before(async () => {
   await writeSession(pacedStore, seed.sessions.find((x) => x.sessionId === seed.special.compactions)!);
   const agents = [
     { name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] },
-    { name: 'Slow', command: process.execPath, args: [AGENT, '--store', slowStore, '--replay-delay', '25'] },
+    // Its compaction ends only once the test creates the gate file, after watching it stream.
+    { name: 'Slow', command: process.execPath, args: [AGENT, '--store', slowStore, '--replay-delay', '25', '--replay-gate', join(work, 'slow-gate')] },
     // A session of Reference's store, replayed one update at a time: other batches, same transcript.
     { name: 'Paced', command: process.execPath, args: [AGENT, '--store', pacedStore, '--replay-delay', '3'] },
   ];
@@ -209,6 +210,8 @@ test('a tab hidden and shown again is rebuilt from the host with its open rows a
 });
 
 test('an in-progress compaction turns completed while its summary streams in, in place', async () => {
+  const gate = (allowed: number | 'all') => writeFileSync(join(work, 'slow-gate'), String(allowed));
+  gate(40);
   const frame = await openFromTree(STREAM_TITLE);
   const row = frame.locator('details.compaction');
   await frame.locator('details.compaction[data-status="in_progress"]').waitFor({ timeout: 30_000 });
@@ -220,16 +223,27 @@ test('an in-progress compaction turns completed while its summary streams in, in
   const top = () => row.evaluate((e) => e.getBoundingClientRect().top + document.scrollingElement!.scrollTop);
   const summaryLength = async () => ((await row.locator('.body').textContent()) ?? '').length;
   const firstTop = await top();
-  const lengths: number[] = [];
-  // Sample while the chunks arrive: the summary grows and the row does not move.
-  while ((await row.getAttribute('data-status')) === 'in_progress') {
-    lengths.push(await summaryLength());
-    assert.equal(await top(), firstTop, 'the row does not move while its summary streams in');
-    if (lengths.length === 3) await shot('transcript-streaming');
-    await page.waitForTimeout(150);
-  }
-  assert.ok(lengths.length >= 3, `saw the row in progress ${lengths.length} times`);
-  assert.ok(lengths[lengths.length - 1] > lengths[0], `the summary grew while in progress (${lengths.join(', ')})`);
+  // The agent sends the compaction's updates only as far as the gate file allows: first its
+  // start and some chunks, then more, then the rest (its end), so each stage is seen for sure.
+  const grownPast = async (length: number, stage: string) => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const now = await summaryLength();
+      if (now > length) return now;
+      assert.ok(Date.now() < deadline, `${stage}: the summary did not grow past ${length} characters within 30 s`);
+      await page.waitForTimeout(50);
+    }
+  };
+  const first = await grownPast(0, 'the first 40 updates');
+  assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'a running compaction is open');
+  await shot('transcript-streaming');
+  gate(80);
+  const second = await grownPast(first, 'updates 41 to 80');
+  assert.equal(await row.getAttribute('data-status'), 'in_progress');
+  assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'a running compaction stays open');
+  assert.equal(await top(), firstTop, 'the row does not move while its summary streams in');
+  assert.ok(second > first);
+  gate('all');
   await frame.locator('details.compaction[data-status="completed"]').waitFor();
   assert.equal(await row.locator('summary .label').textContent(), 'Context compacted');
   assert.equal(await top(), firstTop);

@@ -26,7 +26,12 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private readonly clock: NodeJS.Timeout;
   /** One node object per id, so that VS Code can be told which of the nodes it holds changed. */
   private readonly nodes = new Map<string, TreeNode>();
-  /** What VS Code last fetched, by node id (the root is ''): its item, and its children's ids. */
+  /**
+   * What VS Code last fetched, by node id (the root is ''): its item, and its children's ids.
+   * Kept until VS Code fetches again: a refresh we fire may be dropped (the extension host skips
+   * a node it is re-fetching the parent of) or answered from VS Code's own cache of an earlier
+   * fetch, so firing proves nothing about what VS Code shows.
+   */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
 
@@ -59,6 +64,9 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       registry.onDidChangeState(() => this.refresh()),
       registry.onDidChangeAgents(() => this.refresh()),
       model.onDidChange(() => this.refresh()),
+      // Collapsing and expanding is how a user asks for a second look: compare again then.
+      this.treeView.onDidExpandElement(() => this.refresh()),
+      this.treeView.onDidCollapseElement(() => this.refresh()),
       // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
       this.treeView.onDidChangeSelection((e) =>
         vscode.commands.executeCommand('setContext', 'acpSessions.sessionSelected', e.selection.some((n) => n instanceof SessionNode)),
@@ -87,8 +95,6 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         this.shown.clear();
         this.changeEmitter.fire(undefined);
       } else if (changed.length > 0) {
-        // VS Code drops the children of a refreshed node; they are recorded again when fetched.
-        for (const node of changed) delete this.shown.get(node.id)?.children;
         this.changeEmitter.fire(changed);
       }
     }, 0);

@@ -493,6 +493,43 @@ suite('Sessions tree', () => {
     }
   });
 
+  test('a section whose list loads while VS Code fetches it is redrawn later even when VS Code kept the rows it fetched before the refresh', async () => {
+    // Our own calls below play VS Code; the real view stays hidden so that it fetches nothing.
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    const agent = await useAgent(await seededStore());
+    const view = api.sessions.view;
+    const children = async (node?: any): Promise<any[]> => (await view.getChildren(node)) ?? [];
+    const label = (node: any) => {
+      const l = view.getTreeItem(node).label;
+      return typeof l === 'string' ? l : l?.label;
+    };
+    const [, archived] = await until('Active is listed', async () => {
+      const agentNode = (await children()).find((n) => label(n) === agent);
+      const sectionNodes = agentNode ? await children(agentNode) : [];
+      if (sectionNodes.length !== 2) return undefined;
+      return (await children(sectionNodes[0])).some((n) => n.session) ? sectionNodes : undefined;
+    });
+    const fired: any[][] = [];
+    const subscription = view.onDidChangeTreeData((e) => fired.push(e === undefined ? [undefined] : [e].flat()));
+    try {
+      // Archived is expanded: VS Code fetches its rows, which start the listing ("Loading sessions…").
+      const shown = await children(archived);
+      assert.deepEqual(shown.map((n) => n.kind), ['loading']);
+      await until('the view says Archived changed once its list loaded', () => fired.some((nodes) => nodes.includes(archived)));
+      // VS Code redraws the section's own row ("Archived 1") but answers its rows from what it
+      // fetched before (the refresh crossed its fetch still on the way), so it asks nothing more.
+      assert.equal(view.getTreeItem(archived).description, '1');
+      fired.length = 0;
+      // Any later change (here: Refresh lists everything again, with the same result) compares
+      // again and finds the rows VS Code still holds out of date.
+      await vscode.commands.executeCommand('acpSessions.refresh');
+      await until('the view says Archived changed again', () => fired.some((nodes) => nodes.includes(archived)), 5_000);
+      assert.deepEqual((await children(archived)).map((n) => n.session?.sessionId), ['w4']);
+    } finally {
+      subscription.dispose();
+    }
+  });
+
   test('an action whose row VS Code no longer knows does nothing and says so, instead of acting on the selection', async () => {
     const store = await seededStore();
     await useAgent(store);

@@ -201,6 +201,8 @@ function itemKey(item: vscode.TreeItem): string {
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
+const restrictedModeReason = 'Restricted Mode: agents do not start by themselves in a folder you have not trusted.';
+
 /** The Sessions part of the extension API (for integration tests and other extensions). */
 export interface SessionsApi {
   readonly model: SessionsModel;
@@ -238,6 +240,9 @@ export function activateSessions(
     }),
   });
   agents.setConfigs(readAgentConfigs());
+  // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
+  // starts there until the user trusts the folder or says "start anyway" for this session.
+  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
   const messages = new Messages();
@@ -258,6 +263,8 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
+    vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },

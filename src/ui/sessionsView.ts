@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { AgentRegistry } from '../sessions/agentRegistry';
 import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
 import { Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
-import { readAgentConfigs, readTraceLevel } from './settings';
+import { boundedLogger } from '../acp/boundedLog';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
@@ -232,10 +233,11 @@ export function activateSessions(
   const agents = new AgentRegistry({
     start: () => ({
       clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
-      log,
+      // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
+      log: boundedLogger(log),
       trace: readTraceLevel,
       maxMessageBytes: config().get<number>('maxMessageSize'),
-      initializeTimeoutMs: config().get<number>('requestTimeout'),
+      initializeTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
     }),
   });

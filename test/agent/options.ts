@@ -19,6 +19,8 @@ export interface AgentOptions {
   /** Milliseconds between replayed updates. */
   replayDelayMs: number;
   exitAt?: ExitPoint;
+  /** The exit point exits on its Nth time (default 1), e.g. after N-1 archives succeeded. */
+  exitAtCount: number;
   malformedBefore?: string;
   authRequired: boolean;
   v2: boolean;
@@ -33,6 +35,7 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
   --replay-delay MS           sleep between replayed updates
   --exit-at POINT             exit with code 3 at start|initialize|list|load-mid|archive|delete
+  --exit-at-count N           exit the Nth time POINT is reached (default 1)
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
@@ -42,7 +45,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'exit-at-count', 'malformed-before'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -112,6 +115,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
   }
   const pageSize = value('page-size');
+  const exitAtCount = value('exit-at-count');
   const delay = value('delay');
   const replayDelay = value('replay-delay');
   return {
@@ -127,6 +131,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     fail,
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),
     exitAt: exitAt as ExitPoint | undefined,
+    exitAtCount: exitAtCount === undefined ? 1 : parseCount('--exit-at-count', exitAtCount, 1),
     malformedBefore: value('malformed-before') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),

@@ -232,6 +232,30 @@ suite('Sessions tree', () => {
     assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
   });
 
+  test('an agent that crashes after archiving 2 of 5 sessions: the message says which were archived and why the rest were not, and Undo restores the 2', async () => {
+    const folder = workspaceFolder();
+    const store = await seededStore(['w5', 'w6'].map((id, i) => record(id, folder, 6 + i)));
+    // The third session/archive ends the agent before it answers.
+    const agent = await useAgent(store, ['--exit-at', 'archive', '--exit-at-count', '3']);
+    const tree = await settledTree();
+    const selected = ['w1', 'w2', 'w3', 'w5', 'w6'].map((id) => sessionRow(tree, id).node);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', selected[0], selected);
+    const shown = await message();
+    assert.match(shown.text, /^Archived 2 sessions\. Could not archive 3 sessions: the agent stopped \(.*disconnected.*\)\. They stayed as they were;/);
+    assert.doesNotMatch(shown.text, /list is unchanged/);
+    assert.deepEqual(shown.actions, ['Undo']);
+    const stored = async () => Promise.all(['w1', 'w2', 'w3', 'w5', 'w6'].map(async (id) => (await readSession(store, id))?.archived));
+    assert.deepEqual(await stored(), [true, true, false, false, false]);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has w1 and w2 unarchived', async () => (await stored()).every((a) => a === false));
+    // The agent was restarted for the Undo, so the tree lists everything again meanwhile.
+    await until('only w4 is left in Archived, and w1 and w2 are back in Active', async () => {
+      const now = await sections(agent);
+      return now.archived.join() === 'w4' && now.active.includes('w1') && now.active.includes('w2');
+    });
+  });
+
   test('unarchive moves the session back to Active in the tree and on disk', async () => {
     const store = await seededStore();
     const agent = await useAgent(store);

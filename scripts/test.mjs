@@ -115,6 +115,9 @@ async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integrati
       command: '/bin/sh',
       args: ['-c', `touch '${join(folder, 'workspace-agent-ran')}'`],
     }],
+    // Settings a workspace could turn against the user; both must be ignored (foundation suite).
+    'acpSessions.requestTimeout': 0,
+    'acpSessions.trace.server': 'verbose',
   }, null, 2));
   const resultFile = join(work, 'result.json');
   let code = 0;

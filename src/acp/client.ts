@@ -47,6 +47,8 @@ const DEFAULT_KILL_GRACE_MS = 2_000;
 const STDERR_TAIL_LINES = 20;
 /** Longest stderr line kept (and logged); a runaway line must not grow without bound. */
 const STDERR_LINE_CHARS = 2_000;
+/** Stderr lines logged per agent per second; more are counted and summed up in one line. */
+const STDERR_LINES_PER_SECOND = 50;
 /** Queued behind everything read from the agent, so that its last messages are handled before the end. */
 const DISCONNECTED = '$/acpSessions/disconnected';
 /** ACP's cancellation notification (not LSP's `$/cancelRequest`). */
@@ -104,6 +106,8 @@ export class AcpClient {
   private readonly disconnectEmitter = new Emitter<AgentDisconnectedError>();
   private readonly stderrTail: string[] = [];
   private stderrPartial = '';
+  /** The stderr rate limit: when the current one-second window started, lines logged and dropped in it. */
+  private stderrWindow = { start: 0, logged: 0, dropped: 0 };
   private spawnError: Error | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exited: Promise<void>;
@@ -520,9 +524,28 @@ export class AcpClient {
   private stderrLine(raw: string): void {
     const line = raw.replace(/\r$/, '').slice(0, STDERR_LINE_CHARS);
     if (line === '') return;
-    this.log.info(`[${this.name}] ${line}`);
+    const now = Date.now();
+    const window = this.stderrWindow;
+    if (now - window.start >= 1000) {
+      this.flushDroppedStderr();
+      this.stderrWindow = { start: now, logged: 0, dropped: 0 };
+    }
+    // A flooding agent must not flood the log: the tail for error messages still keeps every line.
+    if (this.stderrWindow.logged < STDERR_LINES_PER_SECOND) {
+      this.stderrWindow.logged++;
+      this.log.info(`[${this.name}] ${line}`);
+    } else {
+      this.stderrWindow.dropped++;
+    }
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+  }
+
+  private flushDroppedStderr(): void {
+    const dropped = this.stderrWindow.dropped;
+    if (dropped === 0) return;
+    this.stderrWindow.dropped = 0;
+    this.log.warn(`[${this.name}] ${dropped} more stderr line${dropped === 1 ? '' : 's'} not logged (more than ${STDERR_LINES_PER_SECOND} a second).`);
   }
 
   /** The process is gone and its output read: queue the disconnect behind the agent's last messages. */
@@ -533,6 +556,7 @@ export class AcpClient {
       this.stderrLine(this.stderrPartial);
       this.stderrPartial = '';
     }
+    this.flushDroppedStderr();
     this.markClosed();
     if (this.disconnected) return;
     this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);

@@ -69,6 +69,7 @@ export class AgentRegistry implements Disposable {
   readonly onDidChangeAgents: Event<void> = this.onDidChangeAgentsEmitter.event;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
+  private blockedReason: string | undefined;
 
   constructor(private readonly options: AgentRegistryOptions) {
     this.backoffMs = options.backoffMs ?? 500;
@@ -111,12 +112,28 @@ export class AgentRegistry implements Disposable {
     const slot = this.slots.get(name);
     if (!slot) return Promise.reject(new Error(`No agent named "${name}" is configured (setting acpSessions.agents).`));
     if (slot.client?.isConnected) return Promise.resolve(slot.client);
+    if (this.blockedReason !== undefined && !slot.starting) return Promise.reject(new StartBlockedError(this.blockedReason));
     if (!slot.starting) {
       slot.starting = this.start(slot).finally(() => {
         slot.starting = undefined;
       });
     }
     return slot.starting;
+  }
+
+  /** Why no agent may start now (e.g. an untrusted workspace), or undefined when they may. */
+  get startBlocked(): string | undefined {
+    return this.blockedReason;
+  }
+
+  /**
+   * Stops (with a reason) or allows agents starting; running agents are left alone. Every agent
+   * reports a change, so views say why nothing starts, or start what they need.
+   */
+  setStartBlocked(reason: string | undefined): void {
+    if (reason === this.blockedReason) return;
+    this.blockedReason = reason;
+    for (const slot of this.slots.values()) if (!slot.disposed) this.onDidChangeStateEmitter.fire(slot);
   }
 
   /** The running client without starting anything. */
@@ -246,6 +263,14 @@ function normalize(config: AgentConfig): unknown {
     config.cwd ?? null,
     config.protocol ?? 1,
   ];
+}
+
+/** Nothing was started: starting agents is not allowed now (`AgentRegistry.startBlocked`). */
+export class StartBlockedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'StartBlockedError';
+  }
 }
 
 export function messageOf(error: unknown): string {

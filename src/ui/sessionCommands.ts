@@ -1,6 +1,7 @@
 // The Sessions view's commands: archive, unarchive, delete (one or many, one summary message),
 // open transcript, copy id, load more, retry, restart, refresh, scope and grouping toggles.
 import * as vscode from 'vscode';
+import { AgentDisconnectedError } from '../acp/errors';
 import type { SessionInfo } from '../acp/types';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
@@ -223,8 +224,8 @@ class SessionCommands {
     }
     const text = this.summaryText(summary, archived ? 'Archived' : 'Unarchived', verb);
     if (!text) return summary;
-    if (archived && summary.done.length > 0 && summary.failed.length === 0) {
-      // Undo restores exactly what this command archived.
+    if (archived && summary.done.length > 0) {
+      // Undo restores exactly what this command archived, also when the rest failed.
       const done = summary.done.map((o) => ({ outcome: o, agent: eligible.find((n) => n.session.sessionId === o.sessionId)!.agent }));
       void this.deps.messages.show('info', text, 'Undo').then(async (choice) => {
         if (choice !== 'Undo') return;
@@ -318,8 +319,13 @@ class SessionCommands {
     }
     if (summary.failed.length > 0) {
       const first = summary.failed[0];
+      const one = summary.failed.length === 1;
+      const unchanged = summary.done.length > 0 ? (one ? 'It stayed as it was' : 'They stayed as they were') : 'The list is unchanged';
+      // A crash says nothing about the sessions; a refusal is the agent's answer about them.
       parts.push(
-        `Could not ${verb} ${describeOutcomes(summary.failed)}: ${agentMessage(first.error)}. The list is unchanged; try again, or see the log (ACP Sessions: Show Log).`,
+        first.error instanceof AgentDisconnectedError
+          ? `Could not ${verb} ${describeOutcomes(summary.failed)}: the agent stopped (${messageOf(first.error).split('\n')[0]}). ${unchanged}; try again once it runs, or see the log (ACP Sessions: Show Log).`
+          : `Could not ${verb} ${describeOutcomes(summary.failed)}: ${agentMessage(first.error)}. ${unchanged}; try again, or see the log (ACP Sessions: Show Log).`,
       );
     }
     return parts.length ? parts.join(' ') : undefined;

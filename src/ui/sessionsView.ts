@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { AgentRegistry } from '../sessions/agentRegistry';
 import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
 import { Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
-import { readAgentConfigs, readTraceLevel } from './settings';
+import { boundedLogger } from '../acp/boundedLog';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
@@ -26,7 +27,12 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private readonly clock: NodeJS.Timeout;
   /** One node object per id, so that VS Code can be told which of the nodes it holds changed. */
   private readonly nodes = new Map<string, TreeNode>();
-  /** What VS Code last fetched, by node id (the root is ''): its item, and its children's ids. */
+  /**
+   * What VS Code last fetched, by node id (the root is ''): its item, and its children's ids.
+   * Kept until VS Code fetches again: a refresh we fire may be dropped (the extension host skips
+   * a node it is re-fetching the parent of) or answered from VS Code's own cache of an earlier
+   * fetch, so firing proves nothing about what VS Code shows.
+   */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
 
@@ -59,6 +65,9 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       registry.onDidChangeState(() => this.refresh()),
       registry.onDidChangeAgents(() => this.refresh()),
       model.onDidChange(() => this.refresh()),
+      // Collapsing and expanding is how a user asks for a second look: compare again then.
+      this.treeView.onDidExpandElement(() => this.refresh()),
+      this.treeView.onDidCollapseElement(() => this.refresh()),
       // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
       this.treeView.onDidChangeSelection((e) =>
         vscode.commands.executeCommand('setContext', 'acpSessions.sessionSelected', e.selection.some((n) => n instanceof SessionNode)),
@@ -87,8 +96,6 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         this.shown.clear();
         this.changeEmitter.fire(undefined);
       } else if (changed.length > 0) {
-        // VS Code drops the children of a refreshed node; they are recorded again when fetched.
-        for (const node of changed) delete this.shown.get(node.id)?.children;
         this.changeEmitter.fire(changed);
       }
     }, 0);
@@ -195,6 +202,8 @@ function itemKey(item: vscode.TreeItem): string {
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
+const restrictedModeReason = 'Restricted Mode: agents do not start by themselves in a folder you have not trusted.';
+
 /** The Sessions part of the extension API (for integration tests and other extensions). */
 export interface SessionsApi {
   readonly model: SessionsModel;
@@ -224,14 +233,18 @@ export function activateSessions(
   const agents = new AgentRegistry({
     start: () => ({
       clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
-      log,
+      // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
+      log: boundedLogger(log),
       trace: readTraceLevel,
       maxMessageBytes: config().get<number>('maxMessageSize'),
-      initializeTimeoutMs: config().get<number>('requestTimeout'),
+      initializeTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
     }),
   });
   agents.setConfigs(readAgentConfigs());
+  // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
+  // starts there until the user trusts the folder or says "start anyway" for this session.
+  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
   const messages = new Messages();
@@ -252,6 +265,8 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
+    vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },

@@ -36,7 +36,23 @@ function isStringRecord(value: unknown): value is Record<string, string> {
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
 
+/**
+ * Tracing writes whole transcripts into the log, so only the user (or the remote machine)
+ * turns it on: the setting is machine-scoped and a workspace's value is never read.
+ */
 export function readTraceLevel(): TraceLevel {
-  const value = vscode.workspace.getConfiguration('acpSessions').get<string>('trace.server');
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('trace.server')?.globalValue;
   return value === 'messages' || value === 'verbose' ? value : 'off';
+}
+
+export const requestTimeoutBounds = { min: 1_000, max: 600_000, default: 30_000 };
+
+/**
+ * Milliseconds to wait for an agent, from user or machine settings only, clamped: 0 would give
+ * up on every agent at once, and a huge value would leave the view spinning.
+ */
+export function readRequestTimeout(): number {
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('requestTimeout')?.globalValue;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return requestTimeoutBounds.default;
+  return Math.min(requestTimeoutBounds.max, Math.max(requestTimeoutBounds.min, Math.round(value)));
 }

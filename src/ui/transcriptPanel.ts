@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../acp/types';
+import { AgentDisconnectedError } from '../acp/errors';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
@@ -284,7 +285,8 @@ class TranscriptPanel {
       } catch (error) {
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
-        this.problem = this.archived
+        // Only the agent's refusal says the session is archived away; a crash is retried as is.
+        this.problem = this.archived && !(error instanceof AgentDisconnectedError)
           ? {
               kind: 'archived-refused',
               message: `Agent "${agentName}" did not replay this archived session (${messageOf(error)}). Unarchive it to read its transcript.`,

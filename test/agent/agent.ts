@@ -27,8 +27,13 @@ try {
 }
 const opts = options;
 
+const exitPointsReached = new Map<ExitPoint, number>();
+
 function exitAt(point: ExitPoint): void {
   if (opts.exitAt !== point) return;
+  const reached = (exitPointsReached.get(point) ?? 0) + 1;
+  exitPointsReached.set(point, reached);
+  if (reached < opts.exitAtCount) return;
   // What was sent before the exit point reaches the client (stdout to a pipe writes synchronously).
   flushStdout();
   process.stderr.write(`reference agent: exiting at ${point}\n`);

@@ -24,6 +24,8 @@ export interface AgentOptions {
    */
   replayGate?: string;
   exitAt?: ExitPoint;
+  /** The exit point exits on its Nth time (default 1), e.g. after N-1 archives succeeded. */
+  exitAtCount: number;
   malformedBefore?: string;
   authRequired: boolean;
   v2: boolean;
@@ -39,6 +41,7 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --replay-delay MS           sleep between replayed updates
   --replay-gate FILE          send a replay's compaction updates only as FILE allows (a count, or all)
   --exit-at POINT             exit with code 3 at start|initialize|list|load-mid|archive|delete
+  --exit-at-count N           exit the Nth time POINT is reached (default 1)
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
@@ -48,7 +51,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -118,6 +121,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
   }
   const pageSize = value('page-size');
+  const exitAtCount = value('exit-at-count');
   const delay = value('delay');
   const replayDelay = value('replay-delay');
   return {
@@ -134,6 +138,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),
     replayGate: value('replay-gate') || undefined,
     exitAt: exitAt as ExitPoint | undefined,
+    exitAtCount: exitAtCount === undefined ? 1 : parseCount('--exit-at-count', exitAtCount, 1),
     malformedBefore: value('malformed-before') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),

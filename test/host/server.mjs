@@ -68,6 +68,8 @@ export async function startServer({
   root = mkdtempSync(join(tmpdir(), 'acp-vscode-')),
   port,
   keepRoot = false,
+  // Off by default (no trust prompt); on, a folder opens in Restricted Mode until trusted.
+  workspaceTrust = false,
 } = {}) {
   const dirs = {
     root,
@@ -93,7 +95,7 @@ export async function startServer({
     '--accept-server-license-terms',
     '--enable-smoke-test-driver',
     '--telemetry-level', 'off',
-    '--disable-workspace-trust',
+    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--user-data-dir', dirs.userData,
     '--server-data-dir', dirs.serverData,
     '--extensions-dir', dirs.extensions,

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
-import { readAgentConfigs } from '../../src/ui/settings';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../../src/ui/settings';
 
 const EXTENSION_ID = 'acp-sessions.acp-sessions';
 
@@ -65,6 +65,26 @@ suite('Foundation', () => {
     // A LogOutputChannel has a level; a plain OutputChannel does not.
     assert.equal(typeof api.log.logLevel, 'number');
     await vscode.commands.executeCommand('acpSessions.showLog');
+  });
+
+  test('a workspace cannot set requestTimeout or trace.server; the timeout is clamped', async () => {
+    const settings = JSON.parse(readFileSync(join(workspaceAgents().folder, '.vscode', 'settings.json'), 'utf8'));
+    assert.equal(settings['acpSessions.requestTimeout'], 0, 'the workspace tries a timeout of 0');
+    assert.equal(settings['acpSessions.trace.server'], 'verbose', 'the workspace tries to trace');
+    assert.equal(readRequestTimeout(), 30_000);
+    assert.equal(readTraceLevel(), 'off');
+    const config = vscode.workspace.getConfiguration('acpSessions');
+    try {
+      await config.update('requestTimeout', 5, vscode.ConfigurationTarget.Global);
+      assert.equal(readRequestTimeout(), 1_000);
+      await config.update('requestTimeout', 1e12, vscode.ConfigurationTarget.Global);
+      assert.equal(readRequestTimeout(), 600_000);
+      await config.update('trace.server', 'messages', vscode.ConfigurationTarget.Global);
+      assert.equal(readTraceLevel(), 'messages', 'the user can trace');
+    } finally {
+      await config.update('requestTimeout', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('trace.server', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('agents in a workspace\'s .vscode/settings.json are ignored', async () => {

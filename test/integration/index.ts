@@ -29,6 +29,8 @@ export function run(): Promise<void> {
     // A hang guard, not a speed limit: a test that waits this long is stuck, and saying which
     // one is better than a silent run.
     timeout: Number(process.env.ACP_INTEGRATION_TEST_TIMEOUT ?? 120_000),
+    // Runs only the tests whose full title matches, e.g. ACP_INTEGRATION_GREP='Sessions tree'.
+    ...(process.env.ACP_INTEGRATION_GREP ? { grep: process.env.ACP_INTEGRATION_GREP } : {}),
   });
   const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js'));
   // The foundation suite first: it checks that nothing activated the extension before it.

@@ -232,6 +232,30 @@ suite('Sessions tree', () => {
     assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
   });
 
+  test('an agent that crashes after archiving 2 of 5 sessions: the message says which were archived and why the rest were not, and Undo restores the 2', async () => {
+    const folder = workspaceFolder();
+    const store = await seededStore(['w5', 'w6'].map((id, i) => record(id, folder, 6 + i)));
+    // The third session/archive ends the agent before it answers.
+    const agent = await useAgent(store, ['--exit-at', 'archive', '--exit-at-count', '3']);
+    const tree = await settledTree();
+    const selected = ['w1', 'w2', 'w3', 'w5', 'w6'].map((id) => sessionRow(tree, id).node);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', selected[0], selected);
+    const shown = await message();
+    assert.match(shown.text, /^Archived 2 sessions\. Could not archive 3 sessions: the agent stopped \(.*disconnected.*\)\. They stayed as they were;/);
+    assert.doesNotMatch(shown.text, /list is unchanged/);
+    assert.deepEqual(shown.actions, ['Undo']);
+    const stored = async () => Promise.all(['w1', 'w2', 'w3', 'w5', 'w6'].map(async (id) => (await readSession(store, id))?.archived));
+    assert.deepEqual(await stored(), [true, true, false, false, false]);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has w1 and w2 unarchived', async () => (await stored()).every((a) => a === false));
+    // The agent was restarted for the Undo, so the tree lists everything again meanwhile.
+    await until('only w4 is left in Archived, and w1 and w2 are back in Active', async () => {
+      const now = await sections(agent);
+      return now.archived.join() === 'w4' && now.active.includes('w1') && now.active.includes('w2');
+    });
+  });
+
   test('unarchive moves the session back to Active in the tree and on disk', async () => {
     const store = await seededStore();
     const agent = await useAgent(store);
@@ -488,6 +512,43 @@ suite('Sessions tree', () => {
       const within = (node: any, ancestor: any): boolean => node === ancestor || (node?.parent !== undefined && within(node.parent, ancestor));
       assert.deepEqual(refreshed.filter((n) => !within(n, archived)).map(label), [], 'nothing outside Archived is redrawn');
       assert.deepEqual(await children(active), activeRows, "Active's rows are the same objects");
+    } finally {
+      subscription.dispose();
+    }
+  });
+
+  test('a section whose list loads while VS Code fetches it is redrawn later even when VS Code kept the rows it fetched before the refresh', async () => {
+    // Our own calls below play VS Code; the real view stays hidden so that it fetches nothing.
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    const agent = await useAgent(await seededStore());
+    const view = api.sessions.view;
+    const children = async (node?: any): Promise<any[]> => (await view.getChildren(node)) ?? [];
+    const label = (node: any) => {
+      const l = view.getTreeItem(node).label;
+      return typeof l === 'string' ? l : l?.label;
+    };
+    const [, archived] = await until('Active is listed', async () => {
+      const agentNode = (await children()).find((n) => label(n) === agent);
+      const sectionNodes = agentNode ? await children(agentNode) : [];
+      if (sectionNodes.length !== 2) return undefined;
+      return (await children(sectionNodes[0])).some((n) => n.session) ? sectionNodes : undefined;
+    });
+    const fired: any[][] = [];
+    const subscription = view.onDidChangeTreeData((e) => fired.push(e === undefined ? [undefined] : [e].flat()));
+    try {
+      // Archived is expanded: VS Code fetches its rows, which start the listing ("Loading sessions…").
+      const shown = await children(archived);
+      assert.deepEqual(shown.map((n) => n.kind), ['loading']);
+      await until('the view says Archived changed once its list loaded', () => fired.some((nodes) => nodes.includes(archived)));
+      // VS Code redraws the section's own row ("Archived 1") but answers its rows from what it
+      // fetched before (the refresh crossed its fetch still on the way), so it asks nothing more.
+      assert.equal(view.getTreeItem(archived).description, '1');
+      fired.length = 0;
+      // Any later change (here: Refresh lists everything again, with the same result) compares
+      // again and finds the rows VS Code still holds out of date.
+      await vscode.commands.executeCommand('acpSessions.refresh');
+      await until('the view says Archived changed again', () => fired.some((nodes) => nodes.includes(archived)), 5_000);
+      assert.deepEqual((await children(archived)).map((n) => n.session?.sessionId), ['w4']);
     } finally {
       subscription.dispose();
     }

@@ -169,6 +169,18 @@ suite('Transcript', () => {
     assert.match(state.problem!.message, /failed on purpose/);
   });
 
+  test('an agent that crashes while an archived session replays offers to try again, not to unarchive', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--exit-at', 'load-mid']);
+    const session = seed.sessions.find((s) => s.archived)!;
+    await api.transcripts.open(agent, { sessionId: session.sessionId, cwd: session.cwd, title: session.title, archived: true } as never);
+    const state = await api.transcripts.whenLoaded(agent, session.sessionId);
+    assert.equal(state.archived, true);
+    assert.notEqual(state.problem?.kind, 'archived-refused');
+    assert.deepEqual(state.problem?.actions, ['retry', 'showLog']);
+    assert.match(state.problem!.message, /disconnected/);
+  });
+
   test('a failed replay of an active session keeps what arrived and offers to try again', async () => {
     const { store, seed } = await seeded();
     const agent = await useAgent(store, ['--fail', 'session/load=-32603']);

@@ -19,6 +19,8 @@ export interface WorkbenchOptions {
   settings?: Record<string, unknown>;
   /** The extension to load as extensionDevelopmentPath; defaults to this repository. */
   extensionPath?: string;
+  /** Workspace trust on (folders open in Restricted Mode until trusted); off by default. */
+  workspaceTrust?: boolean;
   /** Show the browser (for debugging a test by hand). */
   headed?: boolean;
 }
@@ -56,7 +58,7 @@ export function repoRoot(): string {
 }
 
 interface HostModule {
-  startServer(options: { machineSettings?: Record<string, unknown> }): Promise<{
+  startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean }): Promise<{
     origin: string;
     dirs: Record<string, string>;
     remoteUri(path: string): string;
@@ -83,7 +85,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
   }
   const machineSettings: Record<string, unknown> = { ...options.settings };
   if (options.agents) machineSettings['acpSessions.agents'] = options.agents;
-  const server = await host.startServer({ machineSettings });
+  const server = await host.startServer({ machineSettings, workspaceTrust: options.workspaceTrust });
   let browser: Awaited<ReturnType<HostModule['openBrowser']>> | undefined;
   try {
     browser = await host.openBrowser({ headless: !options.headed });

@@ -1,7 +1,7 @@
 // The agent registry against the reference agent as a real process: one client per agent,
 // states the tree shows, crashes with back-off, restarts, reconfiguration.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -49,6 +49,26 @@ function states(r: AgentRegistry): AgentState['kind'][] {
 }
 
 describe('agent registry', () => {
+  test('while starting is blocked (Restricted Mode) no agent is spawned and the reason is the error; unblocking starts it', async () => {
+    const r = registry();
+    const dir = await store();
+    const marker = join(dir, 'spawned');
+    // The shell writes the marker, then becomes the reference agent.
+    r.setConfigs([{ name: 'ref', command: '/bin/sh', args: ['-c', 'touch "$0" && exec "$@"', marker, process.execPath, agentScript, '--store', dir] }]);
+    const changed: string[] = [];
+    r.onDidChangeState((agent) => changed.push(agent.name));
+    r.setStartBlocked('Restricted Mode');
+    assert.deepEqual(changed, ['ref'], 'views are told, to say why nothing starts');
+    await assert.rejects(r.getClient('ref'), { name: 'StartBlockedError', message: 'Restricted Mode' });
+    await assert.rejects(r.restart('ref'), { name: 'StartBlockedError' });
+    assert.equal(r.agent('ref')?.state.kind, 'idle');
+    assert.equal(existsSync(marker), false, 'nothing was spawned');
+    r.setStartBlocked(undefined);
+    const client = await r.getClient('ref');
+    assert.ok(client.isConnected);
+    assert.equal(existsSync(marker), true);
+  });
+
   test('an agent starts on demand: idle, starting, connected, with name and version from initialize', async () => {
     const r = registry();
     r.setConfigs([{ name: 'ref', command: process.execPath, args: [agentScript, '--store', await store()] }]);

@@ -38,6 +38,21 @@ export class AgentNode extends TreeNode {
   override getChildren(): TreeNode[] {
     const agent = this.agent;
     const state = agent.state;
+    const blocked = this.ctx.registry.startBlocked;
+    if (blocked !== undefined && (state.kind === 'idle' || state.kind === 'failed')) {
+      return [
+        new MessageNode(this, 'warning', blocked, { key: 'restricted' }),
+        new MessageNode(this, 'info', 'Manage Workspace Trust…', {
+          key: 'manageTrust',
+          command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
+        }),
+        new MessageNode(this, 'info', 'Start Agents Anyway (This Session)', {
+          key: 'startAnyway',
+          tooltip: 'Starts the configured agents in this untrusted folder until the window is closed.',
+          command: { command: 'acpSessions.startAgentsInRestrictedMode', title: 'Start Agents Anyway' },
+        }),
+      ];
+    }
     switch (state.kind) {
       case 'idle':
         this.ctx.start(agent.name);

@@ -1,0 +1,75 @@
+// Workspace trust in a real VS Code: in Restricted Mode no agent starts by itself; the Sessions
+// view says why and offers Manage Workspace Trust; trusting the folder starts the agents.
+// Whether the agent was spawned is read from a marker file its command line writes first.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { writeSession } from '../agent/store';
+import { repoRoot, startWorkbench, type Workbench } from './harness';
+
+const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
+const HANG_GUARD_MS = 120_000;
+
+let work: string;
+let marker: string;
+let wb: Workbench;
+let page: Page;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'acp-ui-trust-'));
+  const folder = join(work, 'project');
+  mkdirSync(folder);
+  const store = join(work, 'store');
+  marker = join(work, 'agent-was-spawned');
+  await writeSession(store, {
+    sessionId: 's-1',
+    cwd: folder,
+    title: 'Session in an untrusted folder',
+    updatedAt: new Date().toISOString(),
+    archived: false,
+    deleted: false,
+    updates: [],
+  });
+  // The shell writes the marker, then becomes the reference agent.
+  const agents = [{ name: 'Reference', command: '/bin/sh', args: ['-c', 'touch "$0" && exec "$@"', marker, process.execPath, AGENT, '--store', store] }];
+  // No trust prompt at startup: the folder simply opens untrusted, in Restricted Mode.
+  wb = await startWorkbench({ agents, folders: [folder], workspaceTrust: true, settings: { 'security.workspace.trust.startupPrompt': 'never' } });
+  page = wb.page;
+});
+
+after(async () => {
+  await wb?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function until(what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = Date.now() + HANG_GUARD_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) {
+      await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
+      throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${wb.extensionLog()}`);
+    }
+    await page.waitForTimeout(50);
+  }
+}
+
+test('in Restricted Mode no agent starts; the view says why; trusting the folder starts it', async () => {
+  const pane: Locator = await wb.openSessionsView();
+  const row = (text: string | RegExp) => pane.locator('.monaco-list-row', { hasText: text });
+  await row('Restricted Mode').waitFor({ timeout: 60_000 });
+  await row('Manage Workspace Trust').waitFor();
+  await row('Start Agents Anyway').waitFor();
+  assert.equal(existsSync(marker), false, 'the agent was not spawned');
+  await wb.screenshot('trust-restricted-mode');
+  // "Manage Workspace Trust…" opens VS Code's trust editor; trusting the folder starts the agent.
+  await row('Manage Workspace Trust').click();
+  const trustButton = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust/ }).first();
+  await trustButton.waitFor({ timeout: 60_000 });
+  await trustButton.click();
+  await until('the agent was spawned', () => existsSync(marker));
+  await row('Session in an untrusted folder').waitFor({ timeout: 60_000 });
+  assert.equal(await row('Restricted Mode').count(), 0);
+});

@@ -2,7 +2,7 @@
 // vscode-jsonrpc with our newline-delimited reader and writer, and exposes the session
 // methods this extension uses, gated on what the agent advertised.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import {
   CancellationReceiverStrategy,
@@ -26,7 +26,14 @@ import {
   acpErrorFor,
 } from './errors';
 import { spawnCommand } from './command';
-import { MessageTracer, NdjsonMessageReader, NdjsonMessageWriter, SESSION_UPDATE_BATCH, type SessionUpdateBatch } from './ndjson';
+import {
+  INTERNAL_METHOD_PREFIX,
+  MessageTracer,
+  NdjsonMessageReader,
+  NdjsonMessageWriter,
+  SESSION_UPDATE_BATCH,
+  type SessionUpdateBatch,
+} from './ndjson';
 import type {
   AcpClientOptions,
   AdvertisedCapabilities,
@@ -47,8 +54,13 @@ const DEFAULT_KILL_GRACE_MS = 2_000;
 const STDERR_TAIL_LINES = 20;
 /** Longest stderr line kept (and logged); a runaway line must not grow without bound. */
 const STDERR_LINE_CHARS = 2_000;
-/** Queued behind everything read from the agent, so that its last messages are handled before the end. */
-const DISCONNECTED = '$/acpSessions/disconnected';
+/**
+ * Queued behind everything read from the agent, so that its last messages are handled before the
+ * end; in the reserved namespace, which the reader drops from the wire, so the agent cannot send it.
+ */
+const DISCONNECTED = `${INTERNAL_METHOD_PREFIX}disconnected`;
+/** How often the end of the agent's process group is checked while stopping it. */
+const GROUP_POLL_MS = 20;
 /** ACP's cancellation notification (not LSP's `$/cancelRequest`). */
 const CANCEL_REQUEST = '$/cancel_request';
 
@@ -68,16 +80,20 @@ interface PendingRequest {
 
 /** Raised by the start timer; turned into an AgentStartError. */
 class InitializeTimeout extends Error {}
+/** Raised when the start is aborted (the agent was removed or the extension deactivated). */
+class StartAborted extends Error {}
 
 export class AcpClient {
   /**
    * Starts the agent and initializes the connection. Throws one {@link AgentStartError}
    * (naming the agent, the cause and the last lines of its stderr) when the executable is
    * missing, the agent exits during start, or it does not answer `initialize` in time.
+   * Aborting `signal` stops the agent (and its process group) at once and rejects the same way.
    */
-  static async start(config: AgentConfig, options: AcpClientOptions): Promise<AcpClient> {
+  static async start(config: AgentConfig, options: AcpClientOptions, signal?: AbortSignal): Promise<AcpClient> {
+    if (signal?.aborted) throw new AgentStartError(config.name, 'the start was cancelled.', []);
     const client = new AcpClient(config, options);
-    await client.initialize();
+    await client.initialize(signal);
     return client;
   }
 
@@ -113,6 +129,7 @@ export class AcpClient {
   private tooLarge = false;
   private disconnected: AgentDisconnectedError | undefined;
   private disposing: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   /** Set once initialize succeeded; before that a failure is reported as one AgentStartError. */
   private started = false;
 
@@ -319,7 +336,7 @@ export class AcpClient {
     return this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
-  private async initialize(): Promise<void> {
+  private async initialize(signal?: AbortSignal): Promise<void> {
     const requested = this.config.protocol === 2 ? 2 : 1;
     const clientInfo = { ...this.options.clientInfo };
     const params =
@@ -333,8 +350,11 @@ export class AcpClient {
           };
     const timeoutMs = this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new InitializeTimeout()), timeoutMs);
+      onAbort = () => reject(new StartAborted());
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
     let result: Record<string, unknown>;
     try {
@@ -343,6 +363,7 @@ export class AcpClient {
       throw await this.startFailed(this.startFailureReason(error, timeoutMs), error);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
     const version = result?.protocolVersion;
     if (version === 2 && requested === 2) {
@@ -390,6 +411,7 @@ export class AcpClient {
 
   private startFailureReason(error: unknown, timeoutMs: number): string | undefined {
     if (error instanceof InitializeTimeout) return `it did not answer initialize within ${timeoutMs} ms.`;
+    if (error instanceof StartAborted) return 'the start was cancelled.';
     if (error instanceof AcpError) return `it answered initialize with an error: ${error.agentMessage} (${error.code}).`;
     return undefined; // decided once the process's end is known
   }
@@ -406,6 +428,8 @@ export class AcpClient {
     this.connection.dispose();
     this.disposing = this.stopProcess();
     await this.disposing;
+    // Its exit can come before the last of its stderr is read: the tail is what explains a failed start.
+    await Promise.race([this.closed, delay(this.killGraceMs)]);
     return new AgentStartError(this.name, reason, [...this.stderrTail], { cause });
   }
 
@@ -550,18 +574,35 @@ export class AcpClient {
     this.listeners.clear();
     this.disconnectEmitter.fire(error);
     this.connection.dispose();
+    // A dead connection's process (or what it started) may still run: end the whole group.
+    void this.stopProcess();
   }
 
-  /** Closes the agent's input, then SIGTERM, then SIGKILL after the grace period; resolves on exit. */
-  private async stopProcess(): Promise<void> {
-    if (this.exit || this.child.pid === undefined) return;
-    this.child.stdin.end();
+  /**
+   * Closes the agent's input, then SIGTERM to its process group, then SIGKILL after the grace
+   * period; resolves once the agent exited and its group is gone (the group only after a bounded
+   * wait: an orphan nobody reaps still counts as a member). Also when the agent itself already
+   * exited: what it started lives on in its group.
+   */
+  private stopProcess(): Promise<void> {
+    if (this.child.pid === undefined) return Promise.resolve();
+    this.stopping ??= this.stopGroup(this.child.pid);
+    return this.stopping;
+  }
+
+  private async stopGroup(pid: number): Promise<void> {
+    if (!this.exit) this.child.stdin.end();
     this.signal('SIGTERM');
-    await Promise.race([this.exited, delay(this.killGraceMs)]);
-    if (this.exit) return;
-    this.log.warn(`[${this.name}] Did not exit within ${this.killGraceMs} ms of SIGTERM; sending SIGKILL.`);
-    this.signal('SIGKILL');
+    const deadline = Date.now() + this.killGraceMs;
+    await Promise.race([this.exited, delay(this.killGraceMs, true)]);
+    while (groupAlive(pid) && Date.now() < deadline) await delay(GROUP_POLL_MS, true);
+    if (!this.exit || groupAlive(pid)) {
+      this.log.warn(`[${this.name}] Did not exit within ${this.killGraceMs} ms of SIGTERM; sending SIGKILL.`);
+      this.signal('SIGKILL');
+    }
     await this.exited;
+    const killDeadline = Date.now() + this.killGraceMs;
+    while (groupAlive(pid) && Date.now() < killDeadline) await delay(GROUP_POLL_MS, true);
   }
 
   private signal(signal: NodeJS.Signals): void {
@@ -586,8 +627,44 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * True while a process of the group led by `pid` runs (POSIX; on Windows the tree is not
+ * visible). On Linux zombies do not count: in containers whose PID 1 never reaps orphans they
+ * stay in the group for good, yet run nothing.
+ */
+function groupAlive(pid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    process.kill(-pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // ended while we looked
+      }
+      // After the command name in parentheses: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pid && state !== 'Z') return true;
+    }
+    return false;
+  } catch {
+    return true; // no /proc to read: trust kill(0)
+  }
+}
+
+/** `keepAlive`: the wait holds the event loop (stopping processes must finish before an exit). */
+function delay(ms: number, keepAlive = false): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (!keepAlive) timer.unref();
+  });
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

@@ -21,6 +21,12 @@ import type { Logger, TraceLevel } from './types';
  */
 export const SESSION_UPDATE_BATCH = '$/acpSessions/sessionUpdateBatch';
 
+/**
+ * The namespace of the client's own messages ({@link SESSION_UPDATE_BATCH}, the disconnect):
+ * the reader drops every line from the agent with a method in it, so only the client makes them.
+ */
+export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
+
 /** The params of a {@link SESSION_UPDATE_BATCH} message: `session/update` params in wire order. */
 export interface SessionUpdateBatch {
   notifications: unknown[];
@@ -223,8 +229,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       (this.batch ??= []).push(m.params);
       return;
     }
-    if (m.method === SESSION_UPDATE_BATCH) {
-      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${SESSION_UPDATE_BATCH}.`);
+    if (typeof m.method === 'string' && m.method.startsWith(INTERNAL_METHOD_PREFIX)) {
+      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${preview(m.method)}.`);
       return;
     }
     this.flushBatch();

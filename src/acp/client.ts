@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import {
   CancellationReceiverStrategy,
   type CancellationToken,
+  CancellationTokenSource,
   type Disposable,
   Emitter,
   type Event,
@@ -22,6 +23,7 @@ import {
   ErrorCodes,
   MessageTooLargeError,
   RequestCancelledError,
+  RequestTimeoutError,
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
@@ -48,7 +50,7 @@ import type {
 } from './types';
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Lines of the agent's stderr kept for error messages. */
 const STDERR_TAIL_LINES = 20;
@@ -59,6 +61,8 @@ const STDERR_LINE_CHARS = 2_000;
  * end; in the reserved namespace, which the reader drops from the wire, so the agent cannot send it.
  */
 const DISCONNECTED = `${INTERNAL_METHOD_PREFIX}disconnected`;
+/** How long an agent that closed its stdout may take to exit before it counts as half-dead. */
+const OUTPUT_CLOSED_GRACE_MS = 1_000;
 /** How often the end of the agent's process group is checked while stopping it. */
 const GROUP_POLL_MS = 20;
 /** ACP's cancellation notification (not LSP's `$/cancelRequest`). */
@@ -76,6 +80,11 @@ const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods'>
 
 interface PendingRequest {
   reject(error: Error): void;
+}
+
+/** Lets a request's caller push its deadline back while the agent shows progress (a replay's updates). */
+interface Deadline {
+  progress?: () => void;
 }
 
 /** Raised by the start timer; turned into an AgentStartError. */
@@ -190,6 +199,8 @@ export class AcpClient {
         void this.stopProcess();
       },
     });
+    // The end of its output ends the connection even if the process lives on (half-dead).
+    this.reader.onClose(() => this.onOutputClosed());
     const writer = new NdjsonMessageWriter(this.child.stdin, tracer);
     writer.onError(() => {
       // Our input to the agent is broken: nothing more can be asked of it, so end the process.
@@ -283,12 +294,16 @@ export class AcpClient {
    */
   async loadSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<void> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
-    const subscription = this.onSessionUpdate(sessionId, onUpdate);
+    const deadline: Deadline = {};
+    const subscription = this.onSessionUpdate(sessionId, (update) => {
+      deadline.progress?.();
+      onUpdate(update);
+    });
     try {
       if (this.protocolVersion === 2) {
-        await this.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token);
+        await this.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline);
       } else {
-        await this.request('session/load', { sessionId, cwd, mcpServers: [] }, token);
+        await this.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline);
       }
     } finally {
       subscription.dispose();
@@ -348,7 +363,7 @@ export class AcpClient {
             // We read history: no file system or terminal for the agent; compaction rows are shown.
             clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} } },
           };
-    const timeoutMs = this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -358,7 +373,7 @@ export class AcpClient {
     });
     let result: Record<string, unknown>;
     try {
-      result = await Promise.race([this.request<Record<string, unknown>>('initialize', params), timeout]);
+      result = await Promise.race([this.request<Record<string, unknown>>('initialize', params, undefined, undefined, Infinity), timeout]);
     } catch (error) {
       throw await this.startFailed(this.startFailureReason(error, timeoutMs), error);
     } finally {
@@ -458,14 +473,23 @@ export class AcpClient {
     }
   }
 
-  /** Sends a request; its promise settles with the result, a typed error, or the disconnect. */
-  private request<R>(method: string, params: object, token?: CancellationToken): Promise<R> {
+  private get requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /**
+   * Sends a request; its promise settles with the result, a typed error, the disconnect, or a
+   * {@link RequestTimeoutError} once `timeoutMs` passed without an answer (or progress).
+   */
+  private request<R>(method: string, params: object, token?: CancellationToken, deadline?: Deadline, timeoutMs = this.requestTimeoutMs): Promise<R> {
     if (this.disconnected) return Promise.reject(this.disconnected);
     if (token?.isCancellationRequested) {
       return Promise.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent'));
     }
     return new Promise<R>((resolve, reject) => {
       let cancellation: Disposable | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const source = new CancellationTokenSource();
       const pending: PendingRequest = {
         reject: (error) => {
           settle();
@@ -475,15 +499,34 @@ export class AcpClient {
       const settle = () => {
         this.pending.delete(pending);
         cancellation?.dispose();
+        clearTimeout(timer);
+        if (deadline) deadline.progress = undefined;
       };
       this.pending.add(pending);
       // vscode-jsonrpc sends `$/cancel_request` itself (our cancellation strategy); we stop waiting at once.
-      cancellation = token?.onCancellationRequested(() =>
-        pending.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled by the client')),
-      );
+      cancellation = token?.onCancellationRequested(() => {
+        pending.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled by the client'));
+        source.cancel();
+      });
+      if (Number.isFinite(timeoutMs)) {
+        // Progress only records a time: re-arming a timer per update would cost more than the replay.
+        let last = Date.now();
+        if (deadline) deadline.progress = () => (last = Date.now());
+        const check = () => {
+          const left = last + timeoutMs - Date.now();
+          if (left > 0) {
+            timer = setTimeout(check, left);
+            return;
+          }
+          this.log.warn(`[${this.name}] No answer to ${method} within ${timeoutMs} ms; cancelled it.`);
+          pending.reject(new RequestTimeoutError(this.name, method, timeoutMs));
+          source.cancel();
+        };
+        timer = setTimeout(check, timeoutMs);
+      }
       let sent: Promise<R>;
       try {
-        sent = token ? this.connection.sendRequest<R>(method, params, token) : this.connection.sendRequest<R>(method, params);
+        sent = this.connection.sendRequest<R>(method, params, source.token);
       } catch {
         // The connection already closed: the disconnect, queued behind the agent's last messages, rejects this.
         return;
@@ -560,6 +603,18 @@ export class AcpClient {
     this.markClosed();
     if (this.disconnected) return;
     this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
+  }
+
+  /**
+   * The agent closed its stdout. Usually its exit follows at once and `onClosed` reports it
+   * with the exit status; one that keeps running can answer nothing more: a disconnect.
+   */
+  private onOutputClosed(): void {
+    setTimeout(() => {
+      if (this.exit || this.disconnected) return;
+      this.log.warn(`[${this.name}] Closed its output but is still running; stopping it.`);
+      this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
+    }, OUTPUT_CLOSED_GRACE_MS).unref();
   }
 
   private onDisconnected(): void {

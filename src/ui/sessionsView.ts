@@ -228,6 +228,7 @@ export function activateSessions(
       trace: readTraceLevel,
       maxMessageBytes: config().get<number>('maxMessageSize'),
       initializeTimeoutMs: config().get<number>('requestTimeout'),
+      requestTimeoutMs: config().get<number>('requestTimeout'),
       defaultCwd: folders()[0]?.path,
     }),
   });

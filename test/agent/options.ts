@@ -20,6 +20,10 @@ export interface AgentOptions {
   replayDelayMs: number;
   exitAt?: ExitPoint;
   malformedBefore?: string;
+  /** Methods never answered (the agent stays up): for request deadlines. */
+  hang: Set<string>;
+  /** On this method the agent closes its stdout and keeps running: a half-dead agent. */
+  closeStdoutAt?: string;
   authRequired: boolean;
   v2: boolean;
 }
@@ -34,6 +38,8 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --replay-delay MS           sleep between replayed updates
   --exit-at POINT             exit with code 3 at start|initialize|list|load-mid|archive|delete
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
+  --hang METHOD               never answer METHOD, stay up (repeatable)
+  --close-stdout-at METHOD    on METHOD, close stdout and keep running
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
@@ -42,7 +48,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before', 'hang', 'close-stdout-at'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -107,6 +113,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
   const failFlags = values.get('fail');
   if (failFlags) for (const f of failFlags) parseFail('--fail', f, fail);
   else if (env[envName('fail')]) for (const f of env[envName('fail')]!.split(',').filter((s) => s.trim())) parseFail(envName('fail'), f, fail);
+  const hang = new Set(values.get('hang') ?? (env[envName('hang')] ?? '').split(',').map((m) => m.trim()).filter(Boolean));
   const exitAt = value('exit-at');
   if (exitAt !== undefined && !(EXIT_POINTS as readonly string[]).includes(exitAt)) {
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
@@ -128,6 +135,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),
     exitAt: exitAt as ExitPoint | undefined,
     malformedBefore: value('malformed-before') || undefined,
+    hang,
+    closeStdoutAt: value('close-stdout-at') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),
   };

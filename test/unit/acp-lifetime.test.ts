@@ -5,10 +5,34 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AgentDisconnectedError, AgentStartError } from '../../src/acp/errors';
+import { AgentDisconnectedError, AgentStartError, RequestTimeoutError } from '../../src/acp/errors';
 import type { SessionUpdate } from '../../src/acp/types';
 import { AgentRegistry } from '../../src/sessions/agentRegistry';
-import { CLIENT_INFO, CapturingLog, isRunning, rejection, scriptedAgent, startClient, stderrLine, tempDir, waitFor, within } from './acp-helpers';
+import { SessionsModel } from '../../src/sessions/sessionsModel';
+import { storedSession, writeAll } from '../agent/fixtures';
+import {
+  CLIENT_INFO,
+  CapturingLog,
+  capturedMessages,
+  isRunning,
+  referenceAgent,
+  rejection,
+  scriptedAgent,
+  startClient,
+  stderrLine,
+  teed,
+  tempDir,
+  waitFor,
+  within,
+} from './acp-helpers';
+
+/** A store with two sessions (s1 with `updates` replayed updates) for the reference agent. */
+async function store(t: { after(fn: () => void): void }, updates = 2): Promise<string> {
+  const dir = join(tempDir(t), 'store');
+  const replay = Array.from({ length: updates }, (_, i) => ({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `part ${i}` } }));
+  await writeAll(dir, [storedSession('s1', { updates: replay }), storedSession('s2')]);
+  return dir;
+}
 
 /** Agent script lines that start a grandchild in the agent's process group and report its pid. */
 const SPAWN_GRANDCHILD = `
@@ -100,4 +124,65 @@ test('stopping a registry does not wait out a failed agent\'s back-off', async (
   const waiting = rejection(registry.getClient('crasher')); // waits 60 s of back-off
   await within(registry.dispose(), 10_000, 'registry.dispose during a 60 s back-off');
   assert.match(String(await waiting), /removed from the settings/);
+});
+
+test('every request has a deadline: an unanswered session/list fails with RequestTimeoutError and is cancelled; the connection stays', async (t) => {
+  const dir = tempDir(t);
+  const capture = join(dir, 'sent.ndjson');
+  const config = teed(referenceAgent(await store(t), ['--hang', 'session/list']), capture);
+  const { client, log } = await startClient(t, config, { requestTimeoutMs: 1_000, initializeTimeoutMs: 30_000 });
+  const error = await within(rejection(client.listSessions()), 10_000, 'a session/list the agent never answers');
+  assert.ok(error instanceof RequestTimeoutError, String(error));
+  assert.match(error.message, /did not answer session\/list within 1000 ms \(setting acpSessions.requestTimeout\)/);
+  assert.ok(log.at('warn').some((m) => m.includes('No answer to session/list within 1000 ms')), log.text());
+  const list = capturedMessages(capture).find((m) => m.method === 'session/list')!;
+  await waitFor(() => capturedMessages(capture).some((m) => m.method === '$/cancel_request' && (m.params as { requestId?: unknown }).requestId === list.id), 'the agent was told to cancel');
+  assert.equal(client.isConnected, true);
+  await client.archiveSession('s1'); // other methods still answer
+});
+
+test('a replay\'s deadline restarts with every update: a slow but steady load outlasts the timeout', async (t) => {
+  const config = referenceAgent(await store(t, 25), ['--replay-delay', '100']);
+  const { client } = await startClient(t, config, { requestTimeoutMs: 1_000, initializeTimeoutMs: 30_000 });
+  let count = 0;
+  await client.loadSession('s1', '/work/project-a', () => count++);
+  assert.equal(count, 25, 'about 2.5 s of replay at 100 ms per update, deadline 1 s');
+});
+
+test('a replay that stops sending updates fails at the deadline', async (t) => {
+  const config = referenceAgent(await store(t), ['--hang', 'session/load']);
+  const { client } = await startClient(t, config, { requestTimeoutMs: 1_000, initializeTimeoutMs: 30_000 });
+  const error = await within(rejection(client.loadSession('s1', '/work/project-a', () => undefined)), 10_000, 'a load the agent never answers');
+  assert.ok(error instanceof RequestTimeoutError, String(error));
+  assert.equal(error.method, 'session/load');
+});
+
+test('an agent that closes its stdout and keeps running is a disconnect: pending requests fail at once, the process is killed', async (t) => {
+  const config = referenceAgent(await store(t), ['--close-stdout-at', 'session/list']);
+  const { client, log } = await startClient(t, config, { requestTimeoutMs: 60_000, killGraceMs: 1_000 });
+  const pid = client.pid!;
+  let disconnect: AgentDisconnectedError | undefined;
+  client.onDidDisconnect((e) => (disconnect = e));
+  const error = await within(rejection(client.listSessions()), 10_000, 'a session/list whose agent closed its output (deadline 60 s)');
+  assert.ok(error instanceof AgentDisconnectedError, String(error));
+  assert.match(error.message, /closed its output while connected/);
+  assert.equal(disconnect, error, 'onDidDisconnect fired with the same error');
+  assert.equal(client.isConnected, false);
+  await waitFor(() => !isRunning(pid), 'the half-dead agent was killed');
+  assert.ok(log.at('warn').some((m) => m.includes('Closed its output but is still running')), log.text());
+});
+
+test('the tree\'s list shows a hung session/list as an error (with Retry) once the deadline passes', async (t) => {
+  const dir = await store(t);
+  const registry = new AgentRegistry({ start: { clientInfo: CLIENT_INFO, log: new CapturingLog(), requestTimeoutMs: 1_000, initializeTimeoutMs: 30_000, killGraceMs: 500 } });
+  const model = new SessionsModel(registry, { pageSize: 50 });
+  t.after(async () => {
+    model.dispose();
+    await registry.dispose();
+  });
+  registry.setConfigs([referenceAgent(dir, ['--hang', 'session/list'])]);
+  const list = model.list('reference', 'active', undefined);
+  await within(list.load(), 10_000, 'loading a list the agent never answers');
+  assert.equal(list.status, 'error', 'status "error" is what the tree shows with a Retry item (listChildren.ts)');
+  assert.ok(list.error instanceof RequestTimeoutError, String(list.error));
 });

@@ -29,6 +29,17 @@ import {
 } from './errors';
 import { spawnCommand } from './command';
 import {
+  Problems,
+  checkAuthMethods,
+  checkCapability,
+  checkCursor,
+  checkErrorParts,
+  checkImplementation,
+  checkRecord,
+  checkSessionInfo,
+  checkSessionUpdate,
+} from './validate';
+import {
   INTERNAL_METHOD_PREFIX,
   MessageTracer,
   NdjsonMessageReader,
@@ -249,17 +260,20 @@ export class AcpClient {
       if (this.capabilities.archive) request.archived = params.archived;
       else if (params.archived !== 'exclude') this.require('archive', `session/list with archived: "${params.archived}"`);
     }
-    const result = await this.request<{ sessions?: unknown; nextCursor?: unknown }>('session/list', request, token);
-    const sessions: SessionInfo[] = [];
-    if (Array.isArray(result?.sessions)) {
-      for (const session of result.sessions as SessionInfo[]) {
-        if (session && typeof session.sessionId === 'string' && typeof session.cwd === 'string') sessions.push(session);
-        else this.log.warn(`[${this.name}] session/list returned an entry without sessionId or cwd; skipped: ${JSON.stringify(session)}`);
-      }
-    } else {
+    const result = await this.request<unknown>('session/list', request, token);
+    const answer = result as { sessions?: unknown; nextCursor?: unknown } | null;
+    if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.sessions)) {
       throw new AcpError(ErrorCodes.InternalError, 'session/list', 'the agent answered without a sessions array');
     }
-    return typeof result.nextCursor === 'string' ? { sessions, nextCursor: result.nextCursor } : { sessions };
+    const problems = new Problems();
+    const sessions: SessionInfo[] = [];
+    for (const entry of answer.sessions) {
+      const session = checkSessionInfo(entry, problems);
+      if (session) sessions.push(session);
+    }
+    const nextCursor = checkCursor(answer.nextCursor, problems);
+    this.warnProblems('session/list', problems);
+    return nextCursor === undefined ? { sessions } : { sessions, nextCursor };
   }
 
   /** `session/archive` (idempotent; -32002 for unknown or deleted sessions). */
@@ -380,37 +394,44 @@ export class AcpClient {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
-    const version = result?.protocolVersion;
+    const problems = new Problems();
+    result = checkRecord(result, 'the initialize result', problems);
+    const version = result.protocolVersion;
     if (version === 2 && requested === 2) {
-      const capabilities = asRecord(result.capabilities);
-      const session = asRecord(capabilities.session);
-      const hasSession = capabilities.session != null;
+      const capabilities = checkRecord(result.capabilities, 'capabilities', problems);
+      const hasSession = checkCapability(capabilities.session, 'capabilities.session', problems);
+      const session = checkRecord(capabilities.session === true ? {} : capabilities.session, 'capabilities.session', problems);
       this.protocolVersion = 2;
-      this.agentInfo = asImplementation(result.info);
+      this.agentInfo = checkImplementation(result.info, problems);
       this.capabilities = {
         // v2 has no session/load: replay is session/resume with replayFrom, part of the baseline surface.
         loadSession: hasSession,
         list: hasSession,
         resume: hasSession,
         close: hasSession,
-        archive: hasSession && session.archive != null,
-        delete: hasSession && session.delete != null,
-        authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
+        archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
+        delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
+        authMethods: checkAuthMethods(result.authMethods, problems),
       };
     } else if (version === 1) {
-      const agentCapabilities = asRecord(result.agentCapabilities);
-      const session = asRecord(agentCapabilities.sessionCapabilities);
+      const agentCapabilities = checkRecord(result.agentCapabilities, 'agentCapabilities', problems);
+      const session = checkRecord(agentCapabilities.sessionCapabilities, 'sessionCapabilities', problems);
+      const has = (name: string) => checkCapability(session[name], `sessionCapabilities.${name}`, problems);
+      if (agentCapabilities.loadSession !== undefined && typeof agentCapabilities.loadSession !== 'boolean') {
+        problems.add('agentCapabilities.loadSession that is not a boolean');
+      }
       this.protocolVersion = 1;
-      this.agentInfo = asImplementation(result.agentInfo);
+      this.agentInfo = checkImplementation(result.agentInfo, problems);
+      const list = has('list');
       this.capabilities = {
         loadSession: agentCapabilities.loadSession === true,
-        list: session.list != null,
+        list,
         // The RFD requires list alongside archive; without list there is nowhere to show archived sessions.
-        archive: session.archive != null && session.list != null,
-        delete: session.delete != null,
-        resume: session.resume != null,
-        close: session.close != null,
-        authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
+        archive: has('archive') && list,
+        delete: has('delete'),
+        resume: has('resume'),
+        close: has('close'),
+        authMethods: checkAuthMethods(result.authMethods, problems),
       };
       if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     } else {
@@ -419,6 +440,7 @@ export class AcpClient {
         undefined,
       );
     }
+    this.warnProblems('initialize', problems);
     this.started = true;
     const info = this.agentInfo ? ` (${this.agentInfo.name} ${this.agentInfo.version})` : '';
     this.log.info(`[${this.name}] Connected${info}, protocol v${this.protocolVersion}, capabilities ${JSON.stringify(this.capabilities)}`);
@@ -540,11 +562,15 @@ export class AcpClient {
           // Every error here is the agent's answer: write failures end the connection instead
           // (see NdjsonMessageWriter), and the connection is disposed only after pending requests failed.
           settle();
-          reject(
-            error instanceof ResponseError
-              ? acpErrorFor(error.code, method, error.message, error.data)
-              : new AcpError(ErrorCodes.InternalError, method, String((error as Error)?.message ?? error)),
-          );
+          if (!(error instanceof ResponseError)) {
+            reject(new AcpError(ErrorCodes.InternalError, method, String((error as Error)?.message ?? error)));
+            return;
+          }
+          const problems = new Problems();
+          const { code, message } = checkErrorParts(error.code, error.message, problems);
+          this.warnProblems(`the error answer to ${method}`, problems);
+          // `data` stays unknown: nothing reads it without checking its shape first.
+          reject(acpErrorFor(code, method, message, error.data));
         },
       );
     });
@@ -556,8 +582,22 @@ export class AcpClient {
     for (const pending of all) pending.reject(error);
   }
 
+  /** One warning for everything wrong in one message (types, never values: they may be hostile). */
+  private warnProblems(what: string, problems: Problems): void {
+    if (problems.size > 0) this.log.warn(`[${this.name}] Fixed what the agent sent in ${what}: ${problems}.`);
+  }
+
   /** Delivers a batch of `session/update` notifications, in order, to each session's listeners. */
   private dispatch(batch: SessionUpdateBatch): void {
+    const problems = new Problems();
+    try {
+      this.dispatchChecked(batch, problems);
+    } finally {
+      this.warnProblems('session/update', problems);
+    }
+  }
+
+  private dispatchChecked(batch: SessionUpdateBatch, problems: Problems): void {
     const notifications = batch.notifications;
     for (let i = 0; i < notifications.length; i++) {
       const notification = notifications[i] as { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | null;
@@ -568,9 +608,10 @@ export class AcpClient {
       }
       const listeners = this.listeners.get(notification.sessionId);
       if (listeners === undefined) continue;
+      const checked = checkSessionUpdate(update as SessionUpdate, problems);
       for (let j = 0; j < listeners.length; j++) {
         try {
-          listeners[j](update as SessionUpdate);
+          listeners[j](checked);
         } catch (error) {
           this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
         }
@@ -720,15 +761,6 @@ function delay(ms: number, keepAlive = false): Promise<void> {
     const timer = setTimeout(resolve, ms);
     if (!keepAlive) timer.unref();
   });
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function asImplementation(value: unknown): Implementation | undefined {
-  const record = asRecord(value);
-  return typeof record.name === 'string' ? (record as unknown as Implementation) : undefined;
 }
 
 /** Routes vscode-jsonrpc's own diagnostics into our log. */

@@ -169,6 +169,7 @@ export class AcpClient {
     this.log.info(`[${this.name}] Starting ${[config.command, ...(config.args ?? [])].join(' ')} in ${cwd}`);
     const env = { ...process.env, ...config.env };
     const command = spawnCommand(config.command, config.args ?? [], env, cwd);
+    if (!command) throw new AgentStartError(this.name, commandNotFound(config.command), []);
     this.child = spawn(command.file, command.args, {
       cwd,
       env,
@@ -474,7 +475,7 @@ export class AcpClient {
   private describeEnd(when: string): string {
     const spawnError = this.spawnError as NodeJS.ErrnoException | undefined;
     if (spawnError) {
-      if (spawnError.code === 'ENOENT') return `the command "${this.config.command}" was not found (is it installed and on the PATH?).`;
+      if (spawnError.code === 'ENOENT') return commandNotFound(this.config.command);
       if (spawnError.code === 'EACCES') return `the command "${this.config.command}" is not executable (EACCES).`;
       return `the command "${this.config.command}" could not be run: ${spawnError.message}.`;
     }
@@ -713,6 +714,10 @@ export class AcpClient {
       this.child.kill(signal);
     }
   }
+}
+
+function commandNotFound(command: string): string {
+  return `the command "${command}" was not found (is it installed and on the PATH?).`;
 }
 
 function isDirectory(path: string): boolean {

@@ -17,6 +17,9 @@ export interface AcpSessionsApi {
   readonly transcripts: TranscriptPanels;
 }
 
+/** Stops every agent; set by `activate`, awaited by `deactivate`. */
+let stopAgents: (() => Promise<void>) | undefined;
+
 export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   const log = vscode.window.createOutputChannel('ACP Sessions', { log: true });
   context.subscriptions.push(log);
@@ -43,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   // The tree opens transcripts and the transcripts unarchive through the tree's model, so the
   // tree gets the panels lazily (they are created right below).
   const { agents, sessions } = activateSessions(context, log, () => transcripts);
+  stopAgents = () => agents.dispose();
   const transcripts = new TranscriptPanels(context, agents, log, {
     // Through the model, so the tree moves the session to Active at once.
     unarchive: async (agentName, sessionId) => {
@@ -55,4 +59,9 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   return { log, agents, sessions, transcripts };
 }
 
-export function deactivate(): void {}
+/** VS Code awaits this before the host exits: every agent process, and what it started, has ended. */
+export function deactivate(): Promise<void> | undefined {
+  const stop = stopAgents;
+  stopAgents = undefined;
+  return stop?.();
+}

@@ -2,11 +2,12 @@
 // vscode-jsonrpc with our newline-delimited reader and writer, and exposes the session
 // methods this extension uses, gated on what the agent advertised.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import {
   CancellationReceiverStrategy,
   type CancellationToken,
+  CancellationTokenSource,
   type Disposable,
   Emitter,
   type Event,
@@ -22,11 +23,30 @@ import {
   ErrorCodes,
   MessageTooLargeError,
   RequestCancelledError,
+  RequestTimeoutError,
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
 import { spawnCommand } from './command';
-import { MessageTracer, NdjsonMessageReader, NdjsonMessageWriter, SESSION_UPDATE_BATCH, type SessionUpdateBatch } from './ndjson';
+import {
+  Problems,
+  checkAuthMethods,
+  checkCapability,
+  checkCursor,
+  checkErrorParts,
+  checkImplementation,
+  checkRecord,
+  checkSessionInfo,
+  checkSessionUpdate,
+} from './validate';
+import {
+  INTERNAL_METHOD_PREFIX,
+  MessageTracer,
+  NdjsonMessageReader,
+  NdjsonMessageWriter,
+  SESSION_UPDATE_BATCH,
+  type SessionUpdateBatch,
+} from './ndjson';
 import type {
   AcpClientOptions,
   AdvertisedCapabilities,
@@ -41,7 +61,7 @@ import type {
 } from './types';
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Lines of the agent's stderr kept for error messages. */
 const STDERR_TAIL_LINES = 20;
@@ -49,8 +69,15 @@ const STDERR_TAIL_LINES = 20;
 const STDERR_LINE_CHARS = 2_000;
 /** Stderr lines logged per agent per second; more are counted and summed up in one line. */
 const STDERR_LINES_PER_SECOND = 50;
-/** Queued behind everything read from the agent, so that its last messages are handled before the end. */
-const DISCONNECTED = '$/acpSessions/disconnected';
+/**
+ * Queued behind everything read from the agent, so that its last messages are handled before the
+ * end; in the reserved namespace, which the reader drops from the wire, so the agent cannot send it.
+ */
+const DISCONNECTED = `${INTERNAL_METHOD_PREFIX}disconnected`;
+/** How long an agent that closed its stdout may take to exit before it counts as half-dead. */
+const OUTPUT_CLOSED_GRACE_MS = 1_000;
+/** How often the end of the agent's process group is checked while stopping it. */
+const GROUP_POLL_MS = 20;
 /** ACP's cancellation notification (not LSP's `$/cancelRequest`). */
 const CANCEL_REQUEST = '$/cancel_request';
 
@@ -68,18 +95,27 @@ interface PendingRequest {
   reject(error: Error): void;
 }
 
+/** Lets a request's caller push its deadline back while the agent shows progress (a replay's updates). */
+interface Deadline {
+  progress?: () => void;
+}
+
 /** Raised by the start timer; turned into an AgentStartError. */
 class InitializeTimeout extends Error {}
+/** Raised when the start is aborted (the agent was removed or the extension deactivated). */
+class StartAborted extends Error {}
 
 export class AcpClient {
   /**
    * Starts the agent and initializes the connection. Throws one {@link AgentStartError}
    * (naming the agent, the cause and the last lines of its stderr) when the executable is
    * missing, the agent exits during start, or it does not answer `initialize` in time.
+   * Aborting `signal` stops the agent (and its process group) at once and rejects the same way.
    */
-  static async start(config: AgentConfig, options: AcpClientOptions): Promise<AcpClient> {
+  static async start(config: AgentConfig, options: AcpClientOptions, signal?: AbortSignal): Promise<AcpClient> {
+    if (signal?.aborted) throw new AgentStartError(config.name, 'the start was cancelled.', []);
     const client = new AcpClient(config, options);
-    await client.initialize();
+    await client.initialize(signal);
     return client;
   }
 
@@ -117,6 +153,7 @@ export class AcpClient {
   private tooLarge = false;
   private disconnected: AgentDisconnectedError | undefined;
   private disposing: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
   /** Set once initialize succeeded; before that a failure is reported as one AgentStartError. */
   private started = false;
 
@@ -136,6 +173,7 @@ export class AcpClient {
     this.log.info(`[${this.name}] Starting ${[config.command, ...(config.args ?? [])].join(' ')} in ${cwd}`);
     const env = { ...process.env, ...config.env };
     const command = spawnCommand(config.command, config.args ?? [], env, cwd);
+    if (!command) throw new AgentStartError(this.name, commandNotFound(config.command), []);
     this.child = spawn(command.file, command.args, {
       cwd,
       env,
@@ -177,6 +215,8 @@ export class AcpClient {
         void this.stopProcess();
       },
     });
+    // The end of its output ends the connection even if the process lives on (half-dead).
+    this.reader.onClose(() => this.onOutputClosed());
     const writer = new NdjsonMessageWriter(this.child.stdin, tracer);
     writer.onError(() => {
       // Our input to the agent is broken: nothing more can be asked of it, so end the process.
@@ -225,17 +265,20 @@ export class AcpClient {
       if (this.capabilities.archive) request.archived = params.archived;
       else if (params.archived !== 'exclude') this.require('archive', `session/list with archived: "${params.archived}"`);
     }
-    const result = await this.request<{ sessions?: unknown; nextCursor?: unknown }>('session/list', request, token);
-    const sessions: SessionInfo[] = [];
-    if (Array.isArray(result?.sessions)) {
-      for (const session of result.sessions as SessionInfo[]) {
-        if (session && typeof session.sessionId === 'string' && typeof session.cwd === 'string') sessions.push(session);
-        else this.log.warn(`[${this.name}] session/list returned an entry without sessionId or cwd; skipped: ${JSON.stringify(session)}`);
-      }
-    } else {
+    const result = await this.request<unknown>('session/list', request, token);
+    const answer = result as { sessions?: unknown; nextCursor?: unknown } | null;
+    if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.sessions)) {
       throw new AcpError(ErrorCodes.InternalError, 'session/list', 'the agent answered without a sessions array');
     }
-    return typeof result.nextCursor === 'string' ? { sessions, nextCursor: result.nextCursor } : { sessions };
+    const problems = new Problems();
+    const sessions: SessionInfo[] = [];
+    for (const entry of answer.sessions) {
+      const session = checkSessionInfo(entry, problems);
+      if (session) sessions.push(session);
+    }
+    const nextCursor = checkCursor(answer.nextCursor, problems);
+    this.warnProblems('session/list', problems);
+    return nextCursor === undefined ? { sessions } : { sessions, nextCursor };
   }
 
   /** `session/archive` (idempotent; -32002 for unknown or deleted sessions). */
@@ -270,12 +313,16 @@ export class AcpClient {
    */
   async loadSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<void> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
-    const subscription = this.onSessionUpdate(sessionId, onUpdate);
+    const deadline: Deadline = {};
+    const subscription = this.onSessionUpdate(sessionId, (update) => {
+      deadline.progress?.();
+      onUpdate(update);
+    });
     try {
       if (this.protocolVersion === 2) {
-        await this.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token);
+        await this.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline);
       } else {
-        await this.request('session/load', { sessionId, cwd, mcpServers: [] }, token);
+        await this.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline);
       }
     } finally {
       subscription.dispose();
@@ -323,7 +370,7 @@ export class AcpClient {
     return this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
-  private async initialize(): Promise<void> {
+  private async initialize(signal?: AbortSignal): Promise<void> {
     const requested = this.config.protocol === 2 ? 2 : 1;
     const clientInfo = { ...this.options.clientInfo };
     const params =
@@ -335,50 +382,61 @@ export class AcpClient {
             // We read history: no file system or terminal for the agent; compaction rows are shown.
             clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} } },
           };
-    const timeoutMs = this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new InitializeTimeout()), timeoutMs);
+      onAbort = () => reject(new StartAborted());
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
     let result: Record<string, unknown>;
     try {
-      result = await Promise.race([this.request<Record<string, unknown>>('initialize', params), timeout]);
+      result = await Promise.race([this.request<Record<string, unknown>>('initialize', params, undefined, undefined, Infinity), timeout]);
     } catch (error) {
       throw await this.startFailed(this.startFailureReason(error, timeoutMs), error);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
-    const version = result?.protocolVersion;
+    const problems = new Problems();
+    result = checkRecord(result, 'the initialize result', problems);
+    const version = result.protocolVersion;
     if (version === 2 && requested === 2) {
-      const capabilities = asRecord(result.capabilities);
-      const session = asRecord(capabilities.session);
-      const hasSession = capabilities.session != null;
+      const capabilities = checkRecord(result.capabilities, 'capabilities', problems);
+      const hasSession = checkCapability(capabilities.session, 'capabilities.session', problems);
+      const session = checkRecord(capabilities.session === true ? {} : capabilities.session, 'capabilities.session', problems);
       this.protocolVersion = 2;
-      this.agentInfo = asImplementation(result.info);
+      this.agentInfo = checkImplementation(result.info, problems);
       this.capabilities = {
         // v2 has no session/load: replay is session/resume with replayFrom, part of the baseline surface.
         loadSession: hasSession,
         list: hasSession,
         resume: hasSession,
         close: hasSession,
-        archive: hasSession && session.archive != null,
-        delete: hasSession && session.delete != null,
-        authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
+        archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
+        delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
+        authMethods: checkAuthMethods(result.authMethods, problems),
       };
     } else if (version === 1) {
-      const agentCapabilities = asRecord(result.agentCapabilities);
-      const session = asRecord(agentCapabilities.sessionCapabilities);
+      const agentCapabilities = checkRecord(result.agentCapabilities, 'agentCapabilities', problems);
+      const session = checkRecord(agentCapabilities.sessionCapabilities, 'sessionCapabilities', problems);
+      const has = (name: string) => checkCapability(session[name], `sessionCapabilities.${name}`, problems);
+      if (agentCapabilities.loadSession !== undefined && typeof agentCapabilities.loadSession !== 'boolean') {
+        problems.add('agentCapabilities.loadSession that is not a boolean');
+      }
       this.protocolVersion = 1;
-      this.agentInfo = asImplementation(result.agentInfo);
+      this.agentInfo = checkImplementation(result.agentInfo, problems);
+      const list = has('list');
       this.capabilities = {
         loadSession: agentCapabilities.loadSession === true,
-        list: session.list != null,
+        list,
         // The RFD requires list alongside archive; without list there is nowhere to show archived sessions.
-        archive: session.archive != null && session.list != null,
-        delete: session.delete != null,
-        resume: session.resume != null,
-        close: session.close != null,
-        authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
+        archive: has('archive') && list,
+        delete: has('delete'),
+        resume: has('resume'),
+        close: has('close'),
+        authMethods: checkAuthMethods(result.authMethods, problems),
       };
       if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     } else {
@@ -387,6 +445,7 @@ export class AcpClient {
         undefined,
       );
     }
+    this.warnProblems('initialize', problems);
     this.started = true;
     const info = this.agentInfo ? ` (${this.agentInfo.name} ${this.agentInfo.version})` : '';
     this.log.info(`[${this.name}] Connected${info}, protocol v${this.protocolVersion}, capabilities ${JSON.stringify(this.capabilities)}`);
@@ -394,6 +453,7 @@ export class AcpClient {
 
   private startFailureReason(error: unknown, timeoutMs: number): string | undefined {
     if (error instanceof InitializeTimeout) return `it did not answer initialize within ${timeoutMs} ms.`;
+    if (error instanceof StartAborted) return 'the start was cancelled.';
     if (error instanceof AcpError) return `it answered initialize with an error: ${error.agentMessage} (${error.code}).`;
     return undefined; // decided once the process's end is known
   }
@@ -410,6 +470,8 @@ export class AcpClient {
     this.connection.dispose();
     this.disposing = this.stopProcess();
     await this.disposing;
+    // Its exit can come before the last of its stderr is read: the tail is what explains a failed start.
+    await Promise.race([this.closed, delay(this.killGraceMs)]);
     return new AgentStartError(this.name, reason, [...this.stderrTail], { cause });
   }
 
@@ -417,7 +479,7 @@ export class AcpClient {
   private describeEnd(when: string): string {
     const spawnError = this.spawnError as NodeJS.ErrnoException | undefined;
     if (spawnError) {
-      if (spawnError.code === 'ENOENT') return `the command "${this.config.command}" was not found (is it installed and on the PATH?).`;
+      if (spawnError.code === 'ENOENT') return commandNotFound(this.config.command);
       if (spawnError.code === 'EACCES') return `the command "${this.config.command}" is not executable (EACCES).`;
       return `the command "${this.config.command}" could not be run: ${spawnError.message}.`;
     }
@@ -438,14 +500,23 @@ export class AcpClient {
     }
   }
 
-  /** Sends a request; its promise settles with the result, a typed error, or the disconnect. */
-  private request<R>(method: string, params: object, token?: CancellationToken): Promise<R> {
+  private get requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /**
+   * Sends a request; its promise settles with the result, a typed error, the disconnect, or a
+   * {@link RequestTimeoutError} once `timeoutMs` passed without an answer (or progress).
+   */
+  private request<R>(method: string, params: object, token?: CancellationToken, deadline?: Deadline, timeoutMs = this.requestTimeoutMs): Promise<R> {
     if (this.disconnected) return Promise.reject(this.disconnected);
     if (token?.isCancellationRequested) {
       return Promise.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent'));
     }
     return new Promise<R>((resolve, reject) => {
       let cancellation: Disposable | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const source = new CancellationTokenSource();
       const pending: PendingRequest = {
         reject: (error) => {
           settle();
@@ -455,15 +526,34 @@ export class AcpClient {
       const settle = () => {
         this.pending.delete(pending);
         cancellation?.dispose();
+        clearTimeout(timer);
+        if (deadline) deadline.progress = undefined;
       };
       this.pending.add(pending);
       // vscode-jsonrpc sends `$/cancel_request` itself (our cancellation strategy); we stop waiting at once.
-      cancellation = token?.onCancellationRequested(() =>
-        pending.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled by the client')),
-      );
+      cancellation = token?.onCancellationRequested(() => {
+        pending.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled by the client'));
+        source.cancel();
+      });
+      if (Number.isFinite(timeoutMs)) {
+        // Progress only records a time: re-arming a timer per update would cost more than the replay.
+        let last = Date.now();
+        if (deadline) deadline.progress = () => (last = Date.now());
+        const check = () => {
+          const left = last + timeoutMs - Date.now();
+          if (left > 0) {
+            timer = setTimeout(check, left);
+            return;
+          }
+          this.log.warn(`[${this.name}] No answer to ${method} within ${timeoutMs} ms; cancelled it.`);
+          pending.reject(new RequestTimeoutError(this.name, method, timeoutMs));
+          source.cancel();
+        };
+        timer = setTimeout(check, timeoutMs);
+      }
       let sent: Promise<R>;
       try {
-        sent = token ? this.connection.sendRequest<R>(method, params, token) : this.connection.sendRequest<R>(method, params);
+        sent = this.connection.sendRequest<R>(method, params, source.token);
       } catch {
         // The connection already closed: the disconnect, queued behind the agent's last messages, rejects this.
         return;
@@ -477,11 +567,15 @@ export class AcpClient {
           // Every error here is the agent's answer: write failures end the connection instead
           // (see NdjsonMessageWriter), and the connection is disposed only after pending requests failed.
           settle();
-          reject(
-            error instanceof ResponseError
-              ? acpErrorFor(error.code, method, error.message, error.data)
-              : new AcpError(ErrorCodes.InternalError, method, String((error as Error)?.message ?? error)),
-          );
+          if (!(error instanceof ResponseError)) {
+            reject(new AcpError(ErrorCodes.InternalError, method, String((error as Error)?.message ?? error)));
+            return;
+          }
+          const problems = new Problems();
+          const { code, message } = checkErrorParts(error.code, error.message, problems);
+          this.warnProblems(`the error answer to ${method}`, problems);
+          // `data` stays unknown: nothing reads it without checking its shape first.
+          reject(acpErrorFor(code, method, message, error.data));
         },
       );
     });
@@ -493,8 +587,22 @@ export class AcpClient {
     for (const pending of all) pending.reject(error);
   }
 
+  /** One warning for everything wrong in one message (types, never values: they may be hostile). */
+  private warnProblems(what: string, problems: Problems): void {
+    if (problems.size > 0) this.log.warn(`[${this.name}] Fixed what the agent sent in ${what}: ${problems}.`);
+  }
+
   /** Delivers a batch of `session/update` notifications, in order, to each session's listeners. */
   private dispatch(batch: SessionUpdateBatch): void {
+    const problems = new Problems();
+    try {
+      this.dispatchChecked(batch, problems);
+    } finally {
+      this.warnProblems('session/update', problems);
+    }
+  }
+
+  private dispatchChecked(batch: SessionUpdateBatch, problems: Problems): void {
     const notifications = batch.notifications;
     for (let i = 0; i < notifications.length; i++) {
       const notification = notifications[i] as { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | null;
@@ -505,9 +613,10 @@ export class AcpClient {
       }
       const listeners = this.listeners.get(notification.sessionId);
       if (listeners === undefined) continue;
+      const checked = checkSessionUpdate(update as SessionUpdate, problems);
       for (let j = 0; j < listeners.length; j++) {
         try {
-          listeners[j](update as SessionUpdate);
+          listeners[j](checked);
         } catch (error) {
           this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
         }
@@ -562,6 +671,18 @@ export class AcpClient {
     this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
   }
 
+  /**
+   * The agent closed its stdout. Usually its exit follows at once and `onClosed` reports it
+   * with the exit status; one that keeps running can answer nothing more: a disconnect.
+   */
+  private onOutputClosed(): void {
+    setTimeout(() => {
+      if (this.exit || this.disconnected) return;
+      this.log.warn(`[${this.name}] Closed its output but is still running; stopping it.`);
+      this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
+    }, OUTPUT_CLOSED_GRACE_MS).unref();
+  }
+
   private onDisconnected(): void {
     if (this.disconnected) return;
     const tail = [...this.stderrTail];
@@ -574,18 +695,35 @@ export class AcpClient {
     this.listeners.clear();
     this.disconnectEmitter.fire(error);
     this.connection.dispose();
+    // A dead connection's process (or what it started) may still run: end the whole group.
+    void this.stopProcess();
   }
 
-  /** Closes the agent's input, then SIGTERM, then SIGKILL after the grace period; resolves on exit. */
-  private async stopProcess(): Promise<void> {
-    if (this.exit || this.child.pid === undefined) return;
-    this.child.stdin.end();
+  /**
+   * Closes the agent's input, then SIGTERM to its process group, then SIGKILL after the grace
+   * period; resolves once the agent exited and its group is gone (the group only after a bounded
+   * wait: an orphan nobody reaps still counts as a member). Also when the agent itself already
+   * exited: what it started lives on in its group.
+   */
+  private stopProcess(): Promise<void> {
+    if (this.child.pid === undefined) return Promise.resolve();
+    this.stopping ??= this.stopGroup(this.child.pid);
+    return this.stopping;
+  }
+
+  private async stopGroup(pid: number): Promise<void> {
+    if (!this.exit) this.child.stdin.end();
     this.signal('SIGTERM');
-    await Promise.race([this.exited, delay(this.killGraceMs)]);
-    if (this.exit) return;
-    this.log.warn(`[${this.name}] Did not exit within ${this.killGraceMs} ms of SIGTERM; sending SIGKILL.`);
-    this.signal('SIGKILL');
+    const deadline = Date.now() + this.killGraceMs;
+    await Promise.race([this.exited, delay(this.killGraceMs, true)]);
+    while (groupAlive(pid) && Date.now() < deadline) await delay(GROUP_POLL_MS, true);
+    if (!this.exit || groupAlive(pid)) {
+      this.log.warn(`[${this.name}] Did not exit within ${this.killGraceMs} ms of SIGTERM; sending SIGKILL.`);
+      this.signal('SIGKILL');
+    }
     await this.exited;
+    const killDeadline = Date.now() + this.killGraceMs;
+    while (groupAlive(pid) && Date.now() < killDeadline) await delay(GROUP_POLL_MS, true);
   }
 
   private signal(signal: NodeJS.Signals): void {
@@ -602,6 +740,10 @@ export class AcpClient {
   }
 }
 
+function commandNotFound(command: string): string {
+  return `the command "${command}" was not found (is it installed and on the PATH?).`;
+}
+
 function isDirectory(path: string): boolean {
   try {
     return existsSync(path) && statSync(path).isDirectory();
@@ -610,17 +752,44 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * True while a process of the group led by `pid` runs (POSIX; on Windows the tree is not
+ * visible). On Linux zombies do not count: in containers whose PID 1 never reaps orphans they
+ * stay in the group for good, yet run nothing.
+ */
+function groupAlive(pid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    process.kill(-pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // ended while we looked
+      }
+      // After the command name in parentheses: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pid && state !== 'Z') return true;
+    }
+    return false;
+  } catch {
+    return true; // no /proc to read: trust kill(0)
+  }
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function asImplementation(value: unknown): Implementation | undefined {
-  const record = asRecord(value);
-  return typeof record.name === 'string' ? (record as unknown as Implementation) : undefined;
+/** `keepAlive`: the wait holds the event loop (stopping processes must finish before an exit). */
+function delay(ms: number, keepAlive = false): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (!keepAlive) timer.unref();
+  });
 }
 
 /** Routes vscode-jsonrpc's own diagnostics into our log. */

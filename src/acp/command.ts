@@ -3,14 +3,17 @@
 // command-line tools there (`claude-agent-acp.cmd`, `gemini.cmd`, ...) and which Node will not
 // start directly. Plain Node only.
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join, posix, win32 } from 'node:path';
 
 type Env = Record<string, string | undefined>;
 
 /**
- * Where `command` would be found when started as the agent is started (no shell): an
- * absolute or relative path as given, otherwise the first executable match on PATH (with
- * PATHEXT on Windows). Undefined when it is not there.
+ * Where `command` would be found when started as the agent is started (no shell): a path
+ * (with a slash) as given, relative to `cwd`; otherwise the first executable match in PATH's
+ * absolute directories. On Windows the PATHEXT extensions are tried before the name as given
+ * (npm puts an extensionless shell script next to its `.cmd`, which Windows cannot run), unless
+ * the name already ends with one of them. Never the working directory for a bare name: that is
+ * the workspace, where anyone could plant a program. Undefined when it is not there.
  */
 export function findExecutable(
   command: string,
@@ -19,16 +22,19 @@ export function findExecutable(
   platform: NodeJS.Platform = process.platform,
 ): string | undefined {
   if (!command) return undefined;
-  const extensions = platform === 'win32'
-    ? ['', ...(env.PATHEXT ?? env.Pathext ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)]
-    : [''];
+  const windows = platform === 'win32';
+  const pathExt = (env.PATHEXT ?? env.Pathext ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean);
+  const hasPathExt = pathExt.some((ext) => command.toLowerCase().endsWith(ext.toLowerCase()));
+  const extensions = !windows ? [''] : hasPathExt ? ['', ...pathExt] : [...pathExt, ''];
   const candidates = (base: string) => extensions.map((ext) => base + ext);
-  if (isAbsolute(command) || /[\\/]/.test(command)) {
-    return candidates(isAbsolute(command) ? command : join(cwd, command)).find((c) => isExecutableFile(c, platform));
+  const absolute = windows ? win32.isAbsolute : posix.isAbsolute;
+  if (absolute(command) || (windows ? /[\\/]/ : /\//).test(command)) {
+    return candidates(absolute(command) ? command : join(cwd, command)).find((c) => isExecutableFile(c, platform));
   }
   const path = env.PATH ?? env.Path ?? '';
-  for (const dir of path.split(platform === 'win32' ? ';' : delimiter)) {
-    if (!dir) continue;
+  for (const dir of path.split(windows ? ';' : ':')) {
+    // An empty or relative entry would be looked up from the agent's cwd: the workspace.
+    if (!dir || !absolute(dir)) continue;
     const found = candidates(join(dir, command)).find((c) => isExecutableFile(c, platform));
     if (found) return found;
   }
@@ -54,10 +60,12 @@ export interface SpawnCommand {
 }
 
 /**
- * The command as given everywhere but on Windows, where it is looked up on PATH with PATHEXT (as
- * cmd.exe would), and a `.cmd` or `.bat` runs as `cmd.exe /d /s /c "<line>"`: each argument quoted by the
- * rules programs' argument parsers follow, then cmd.exe's special characters escaped with `^`,
- * twice for the arguments, which cmd.exe reads again when the batch file passes them on.
+ * The command found by {@link findExecutable}, by its full path, or undefined when it is not
+ * found: a bare name is never left to the operating system, whose own search (on Windows)
+ * starts in the child's working directory. On Windows a `.cmd` or `.bat` runs as
+ * `cmd.exe /d /s /c "<line>"`: each argument quoted by the rules programs' argument parsers
+ * follow, then cmd.exe's special characters escaped with `^`, twice for the arguments, which
+ * cmd.exe reads again when the batch file passes them on.
  */
 export function spawnCommand(
   command: string,
@@ -65,11 +73,10 @@ export function spawnCommand(
   env: Env = process.env,
   cwd: string = process.cwd(),
   platform: NodeJS.Platform = process.platform,
-): SpawnCommand {
-  if (platform !== 'win32') return { file: command, args: [...args] };
+): SpawnCommand | undefined {
   const found = findExecutable(command, env, cwd, platform);
-  if (!found) return { file: command, args: [...args] };
-  if (!/\.(cmd|bat)$/i.test(found)) return { file: found, args: [...args] };
+  if (!found) return undefined;
+  if (platform !== 'win32' || !/\.(cmd|bat)$/i.test(found)) return { file: found, args: [...args] };
   const line = [escapeForCmd(quoteArgument(found)), ...args.map((a) => escapeForCmd(escapeForCmd(quoteArgument(a))))].join(' ');
   return { file: env.ComSpec ?? env.COMSPEC ?? 'cmd.exe', args: ['/d', '/s', '/c', `"${line}"`], windowsVerbatimArguments: true };
 }

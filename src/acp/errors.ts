@@ -71,6 +71,21 @@ export class UnsupportedCapabilityError extends Error {
   }
 }
 
+/**
+ * The agent did not answer a request within the deadline (setting `acpSessions.requestTimeout`):
+ * the request was cancelled; the connection stays (a slow answer is not a dead agent).
+ */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly agentName: string,
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Agent "${agentName}" did not answer ${method} within ${timeoutMs} ms (setting acpSessions.requestTimeout).`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
 /** Formats the last lines of an agent's stderr for an error message. */
 function withStderr(message: string, stderrTail: readonly string[]): string {
   if (stderrTail.length === 0) return message;

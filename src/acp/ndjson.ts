@@ -21,6 +21,12 @@ import type { Logger, TraceLevel } from './types';
  */
 export const SESSION_UPDATE_BATCH = '$/acpSessions/sessionUpdateBatch';
 
+/**
+ * The namespace of the client's own messages ({@link SESSION_UPDATE_BATCH}, the disconnect):
+ * the reader drops every line from the agent with a method in it, so only the client makes them.
+ */
+export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
+
 /** The params of a {@link SESSION_UPDATE_BATCH} message: `session/update` params in wire order. */
 export interface SessionUpdateBatch {
   notifications: unknown[];
@@ -192,15 +198,21 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
     // character), then split as a string; one decode per line costs more than the parse.
     const last = chunk.lastIndexOf(LF);
-    if (last > first) {
+    if (last - first - 1 > max) {
+      // Rare (this chunk's lines span more than the limit): each line is measured in the bytes it
+      // has on the wire, as lines split across chunks are (decoding turns a bad byte into three).
+      for (let start = first + 1; start <= last && !this.stopped; ) {
+        const newline = chunk.indexOf(LF, start);
+        if (newline - start > max) return this.tooLarge();
+        this.line(chunk.toString('utf8', start, newline));
+        start = newline + 1;
+      }
+    } else if (last > first) {
       const text = chunk.toString('utf8', first + 1, last);
-      const mayBeTooLong = last - first - 1 > max;
       let start = 0;
       for (;;) {
         const newline = text.indexOf('\n', start);
-        const line = newline === -1 ? text.slice(start) : text.slice(start, newline);
-        if (mayBeTooLong && Buffer.byteLength(line) > max) return this.tooLarge();
-        this.line(line);
+        this.line(newline === -1 ? text.slice(start) : text.slice(start, newline));
         if (newline === -1 || this.stopped) break;
         start = newline + 1;
       }
@@ -223,8 +235,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       (this.batch ??= []).push(m.params);
       return;
     }
-    if (m.method === SESSION_UPDATE_BATCH) {
-      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${SESSION_UPDATE_BATCH}.`);
+    if (typeof m.method === 'string' && m.method.startsWith(INTERNAL_METHOD_PREFIX)) {
+      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${preview(m.method)}.`);
       return;
     }
     this.flushBatch();

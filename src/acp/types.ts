@@ -75,8 +75,13 @@ export interface AcpClientOptions {
   trace?: () => TraceLevel;
   /** Longest line accepted from the agent; a longer one closes the connection. Default 64 MiB. */
   maxMessageBytes?: number;
-  /** How long the agent may take to answer `initialize`. Default 30000. */
+  /** How long the agent may take to answer `initialize`. Default: `requestTimeoutMs`. */
   initializeTimeoutMs?: number;
+  /**
+   * How long the agent may take to answer any other request; a replay's deadline restarts with
+   * each update it delivers. Default 30000.
+   */
+  requestTimeoutMs?: number;
   /** The agent's working directory when its config names none. */
   defaultCwd?: string;
   /** How long `dispose` waits after SIGTERM before SIGKILL. Default 2000. */

@@ -48,6 +48,8 @@ class AgentSlot implements Agent {
   protocolVersion: number | undefined;
   client: AcpClient | undefined;
   starting: Promise<AcpClient> | undefined;
+  /** Ends a start under way (its agent is stopped at once instead of after initialize). */
+  readonly startAbort = new AbortController();
   /** Consecutive failures, for the back-off; reset by a user's explicit restart. */
   failures = 0;
   disconnectSubscription: { dispose(): void } | undefined;
@@ -70,6 +72,7 @@ export class AgentRegistry implements Disposable {
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
   private blockedReason: string | undefined;
+  private disposing: Promise<void> | undefined;
 
   constructor(private readonly options: AgentRegistryOptions) {
     this.backoffMs = options.backoffMs ?? 500;
@@ -170,22 +173,27 @@ export class AgentRegistry implements Disposable {
     this.setState(slot, { kind: 'needsAuthentication', reason, authMethods: slot.capabilities?.authMethods ?? [] });
   }
 
-  async dispose(): Promise<void> {
-    const slots = [...this.slots.values()];
-    this.slots.clear();
-    await Promise.all(slots.map((slot) => this.stop(slot)));
-    this.onDidChangeStateEmitter.dispose();
-    this.onDidChangeAgentsEmitter.dispose();
+  /** Stops every agent; resolves once each process (and its process group) has ended. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      const slots = [...this.slots.values()];
+      this.slots.clear();
+      await Promise.all(slots.map((slot) => this.stop(slot)));
+      this.onDidChangeStateEmitter.dispose();
+      this.onDidChangeAgentsEmitter.dispose();
+    })();
+    return this.disposing;
   }
 
   private async start(slot: AgentSlot): Promise<AcpClient> {
     const wait = slot.state.kind === 'failed' ? slot.state.restartAt - Date.now() : 0;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Aborted by stop(): a removed agent or a deactivation does not wait out the back-off.
+    if (wait > 0) await abortableDelay(wait, slot.startAbort.signal);
     if (slot.disposed) throw new Error(`Agent "${slot.name}" was removed from the settings.`);
     this.setState(slot, { kind: 'starting' });
     let client: AcpClient;
     try {
-      client = await AcpClient.start(slot.config, this.startOptions());
+      client = await AcpClient.start(slot.config, this.startOptions(), slot.startAbort.signal);
     } catch (err) {
       if (!slot.disposed) this.fail(slot, err);
       throw err;
@@ -236,6 +244,7 @@ export class AgentRegistry implements Disposable {
 
   private async stop(slot: AgentSlot): Promise<void> {
     slot.disposed = true;
+    slot.startAbort.abort();
     await this.disconnect(slot);
     // A start still under way ends in a client that `start` disposes itself (slot.disposed).
     await slot.starting?.catch(() => undefined);
@@ -245,6 +254,18 @@ export class AgentRegistry implements Disposable {
     slot.state = state;
     if (!slot.disposed) this.onDidChangeStateEmitter.fire(slot);
   }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function sameConfig(a: AgentConfig, b: AgentConfig): boolean {

@@ -3,7 +3,8 @@ import type { SessionInfo } from '../acp/types';
 
 /** The session's title, or a readable stand-in when the agent gives none. */
 export function sessionLabel(session: Pick<SessionInfo, 'sessionId' | 'title'>): string {
-  const title = session.title?.trim();
+  // Checked where it enters (src/acp/validate.ts); a non-string here must still not break the tree.
+  const title = typeof session.title === 'string' ? session.title.trim() : undefined;
   if (title) return title.replace(/\s+/g, ' ');
   return `Untitled session (${shortId(session.sessionId)})`;
 }
@@ -15,7 +16,7 @@ export function shortId(sessionId: string): string {
 
 /** The time of `updatedAt` in ms, or undefined when absent or not a date. */
 export function updatedAtMs(session: Pick<SessionInfo, 'updatedAt'>): number | undefined {
-  if (!session.updatedAt) return undefined;
+  if (typeof session.updatedAt !== 'string' || !session.updatedAt) return undefined;
   const ms = Date.parse(session.updatedAt);
   return Number.isNaN(ms) ? undefined : ms;
 }

@@ -238,6 +238,7 @@ export function activateSessions(
       trace: readTraceLevel,
       maxMessageBytes: config().get<number>('maxMessageSize'),
       initializeTimeoutMs: readRequestTimeout(),
+      requestTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
     }),
   });

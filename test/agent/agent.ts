@@ -4,6 +4,7 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+import { closeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
@@ -137,10 +138,23 @@ async function storedSessions(): Promise<StoredSession[]> {
   return sessions;
 }
 
-/** What every handler shares: exit points, --fail, auth, --delay and --malformed-before. */
+/** What every handler shares: exit points, --hang, --close-stdout-at, --fail, auth, --delay and --malformed-before. */
 function guarded<Context, Result>(method: string, handler: (context: Context) => Promise<Result>, exitPoint?: ExitPoint) {
   return async (context: Context): Promise<Result> => {
     if (exitPoint) exitAt(exitPoint);
+    if (opts.closeStdoutAt === method) {
+      flushStdout();
+      log(`${method}: closing stdout and staying up (--close-stdout-at)`);
+      // Node never closes fd 1 itself (process.stdout's destroy keeps it): close the descriptor.
+      process.stdout.destroy();
+      closeSync(1);
+      setInterval(() => undefined, 60_000);
+      return new Promise<Result>(() => undefined);
+    }
+    if (opts.hang.has(method)) {
+      log(`${method}: never answering (--hang)`);
+      return new Promise<Result>(() => undefined);
+    }
     let outcome: { ok: true; value: Result } | { ok: false; error: unknown };
     try {
       const code = opts.fail.get(method);

@@ -27,6 +27,10 @@ export interface AgentOptions {
   /** The exit point exits on its Nth time (default 1), e.g. after N-1 archives succeeded. */
   exitAtCount: number;
   malformedBefore?: string;
+  /** Methods never answered (the agent stays up): for request deadlines. */
+  hang: Set<string>;
+  /** On this method the agent closes its stdout and keeps running: a half-dead agent. */
+  closeStdoutAt?: string;
   authRequired: boolean;
   v2: boolean;
 }
@@ -43,6 +47,8 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --exit-at POINT             exit with code 3 at start|initialize|list|load-mid|archive|delete
   --exit-at-count N           exit the Nth time POINT is reached (default 1)
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
+  --hang METHOD               never answer METHOD, stay up (repeatable)
+  --close-stdout-at METHOD    on METHOD, close stdout and keep running
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
@@ -51,7 +57,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -116,6 +122,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
   const failFlags = values.get('fail');
   if (failFlags) for (const f of failFlags) parseFail('--fail', f, fail);
   else if (env[envName('fail')]) for (const f of env[envName('fail')]!.split(',').filter((s) => s.trim())) parseFail(envName('fail'), f, fail);
+  const hang = new Set(values.get('hang') ?? (env[envName('hang')] ?? '').split(',').map((m) => m.trim()).filter(Boolean));
   const exitAt = value('exit-at');
   if (exitAt !== undefined && !(EXIT_POINTS as readonly string[]).includes(exitAt)) {
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
@@ -140,6 +147,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     exitAt: exitAt as ExitPoint | undefined,
     exitAtCount: exitAtCount === undefined ? 1 : parseCount('--exit-at-count', exitAtCount, 1),
     malformedBefore: value('malformed-before') || undefined,
+    hang,
+    closeStdoutAt: value('close-stdout-at') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),
   };

@@ -133,6 +133,50 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * True while a process with this id exists and is not a zombie: an orphaned grandchild is
+ * reparented to PID 1, which in some containers never reaps it, yet it runs nothing any more.
+ */
+export function isRunning(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false; // gone between the two looks
+  }
+}
+
+/** The rest of the agent's stderr line that starts with `prefix`, as the client logged it. */
+export function stderrLine(log: CapturingLog, agent: string, prefix: string): string | undefined {
+  const start = `[${agent}] ${prefix}`;
+  return log.at('info').find((m) => m.startsWith(start))?.slice(start.length);
+}
+
+/** Polls until `probe` returns something truthy; gives up after 10 s so a broken rule fails instead of hanging. */
+export async function waitFor<T>(probe: () => T | undefined | false, what = probe.toString()): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const value = probe();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`condition not reached within 10 s: ${what}`);
+}
+
+/** The promise's value, or a failure naming `what` when it takes longer than `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Awaits a promise that must reject, and returns what it rejected with. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { AgentDisconnectedError, AgentStartError, MessageTooLargeError } from '../../src/acp/errors';
-import { CLIENT_INFO, CapturingLog, isAlive, rejection, scriptedAgent, startClient, tempDir } from './acp-helpers';
+import { CLIENT_INFO, CapturingLog, isAlive, rejection, scriptedAgent, startClient, stderrLine, tempDir, waitFor } from './acp-helpers';
 
 test('a missing executable gives one AgentStartError naming the agent and the command', async () => {
   const log = new CapturingLog();
@@ -33,9 +33,10 @@ test('an agent that never answers initialize times out with its stderr tail, and
     process.stderr.write('PID ' + process.pid + '\\n');
   `);
   const log = new CapturingLog();
-  const error = await rejection(AcpClient.start(config, { clientInfo: CLIENT_INFO, log, initializeTimeoutMs: 500 }));
+  // Long enough for Node to start and write its stderr on a loaded machine (startup alone took 0.7 s).
+  const error = await rejection(AcpClient.start(config, { clientInfo: CLIENT_INFO, log, initializeTimeoutMs: 3_000 }));
   assert.ok(error instanceof AgentStartError);
-  assert.match(error.message, /did not answer initialize within 500 ms/);
+  assert.match(error.message, /did not answer initialize within 3000 ms/);
   assert.ok(error.stderrTail.includes('booting the silent agent'), error.message);
   const pid = Number(error.stderrTail.find((l) => l.startsWith('PID '))!.slice(4));
   assert.equal(isAlive(pid), false, 'the agent process is gone');
@@ -183,19 +184,3 @@ test('the process group goes too: a child the agent started does not outlive dis
   await client.dispose();
   await waitFor(() => !isAlive(childPid));
 });
-
-/** The rest of the agent's stderr line that starts with `prefix`, as the client logged it. */
-function stderrLine(log: CapturingLog, agent: string, prefix: string): string | undefined {
-  const start = `[${agent}] ${prefix}`;
-  return log.at('info').find((m) => m.startsWith(start))?.slice(start.length);
-}
-
-/** Polls until `probe` returns something truthy; gives up after 10 s so a broken rule fails instead of hanging. */
-async function waitFor<T>(probe: () => T | undefined | false): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`condition not reached: ${probe.toString()}`);
-}

@@ -1,0 +1,170 @@
+// What the client reads from an agent, checked where it enters: a field of the wrong type is
+// dropped (or coerced where the meaning is plain) and reported once, so nothing later throws on
+// a `title` of 42. Plain TypeScript, no `vscode`.
+import type { AuthMethod, Implementation, SessionInfo, SessionUpdate } from './types';
+
+/** Collects what was wrong in one message, to log it as one warning. */
+export class Problems {
+  private readonly seen = new Map<string, number>();
+
+  add(what: string): void {
+    this.seen.set(what, (this.seen.get(what) ?? 0) + 1);
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /** `title of the wrong type (×2), updatedAt not a date` */
+  toString(): string {
+    return [...this.seen].map(([what, n]) => (n > 1 ? `${what} (×${n})` : what)).join(', ');
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON type name for the log, never the value itself (it may be huge or hostile). */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/**
+ * Optional string-or-null fields of `record`, in place: a value of another type is deleted.
+ * `updatedAt` must also parse as a date.
+ */
+function checkOptionalFields(record: Record<string, unknown>, problems: Problems): void {
+  for (const field of ['title', 'updatedAt'] as const) {
+    const value = record[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') {
+      problems.add(`${field} of type ${typeName(value)}`);
+      delete record[field];
+    } else if (field === 'updatedAt' && Number.isNaN(Date.parse(value))) {
+      problems.add('updatedAt that is not a date');
+      delete record[field];
+    }
+  }
+  if (record.archived !== undefined && record.archived !== null && typeof record.archived !== 'boolean') {
+    problems.add(`archived of type ${typeName(record.archived)}`);
+    delete record.archived;
+  }
+  if (record._meta !== undefined && record._meta !== null && !isRecord(record._meta)) {
+    problems.add(`_meta of type ${typeName(record._meta)}`);
+    delete record._meta;
+  }
+}
+
+/**
+ * One `session/list` entry, cleaned (a copy), or undefined when it has no usable `sessionId`
+ * (a non-empty string) or `cwd` (a string).
+ */
+export function checkSessionInfo(value: unknown, problems: Problems): SessionInfo | undefined {
+  if (!isRecord(value)) {
+    problems.add(`an entry of type ${typeName(value)} skipped`);
+    return undefined;
+  }
+  if (typeof value.sessionId !== 'string' || value.sessionId === '') {
+    problems.add('an entry without a sessionId skipped');
+    return undefined;
+  }
+  if (typeof value.cwd !== 'string') {
+    problems.add('an entry without a cwd skipped');
+    return undefined;
+  }
+  const session = { ...value };
+  checkOptionalFields(session, problems);
+  return session as unknown as SessionInfo;
+}
+
+/** `nextCursor`: a string, or absent (anything else ends the list, reported). */
+export function checkCursor(value: unknown, problems: Problems): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  problems.add(`nextCursor of type ${typeName(value)} (the list ends here)`);
+  return undefined;
+}
+
+/**
+ * A `session/update` payload as listeners get it: `session_info_update`'s `title`, `updatedAt`
+ * and `archived` of the wrong type are dropped (= unchanged). Other kinds pass unchanged.
+ */
+export function checkSessionUpdate(update: SessionUpdate, problems: Problems): SessionUpdate {
+  if (update.sessionUpdate !== 'session_info_update') return update;
+  const copy = { ...(update as unknown as Record<string, unknown>) };
+  checkOptionalFields(copy, problems);
+  return copy as unknown as SessionUpdate;
+}
+
+/** `agentInfo` / `info`: needs a string `name`; a number `version` becomes a string, another type ''. */
+export function checkImplementation(value: unknown, problems: Problems): Implementation | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value) || typeof value.name !== 'string') {
+    problems.add('agent info without a name');
+    return undefined;
+  }
+  const info: Record<string, unknown> = { ...value };
+  if (typeof info.version !== 'string') {
+    if (info.version !== undefined) problems.add(`agent version of type ${typeName(info.version)}`);
+    info.version = typeof info.version === 'number' ? String(info.version) : '';
+  }
+  if (info.title !== undefined && info.title !== null && typeof info.title !== 'string') {
+    problems.add(`agent title of type ${typeName(info.title)}`);
+    delete info.title;
+  }
+  return info as unknown as Implementation;
+}
+
+/** `authMethods`: the entries with a string `id` and `name` (a `description` that is not a string is dropped). */
+export function checkAuthMethods(value: unknown, problems: Problems): AuthMethod[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    problems.add(`authMethods of type ${typeName(value)}`);
+    return [];
+  }
+  const methods: AuthMethod[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry) || typeof entry.id !== 'string' || typeof entry.name !== 'string') {
+      problems.add('an auth method without a string id and name skipped');
+      continue;
+    }
+    const method: Record<string, unknown> = { ...entry };
+    if (method.description !== undefined && method.description !== null && typeof method.description !== 'string') {
+      problems.add(`an auth method description of type ${typeName(method.description)}`);
+      delete method.description;
+    }
+    methods.push(method as unknown as AuthMethod);
+  }
+  return methods;
+}
+
+/** An object the agent sent where the protocol has an object; anything else is reported and read as `{}`. */
+export function checkRecord(value: unknown, what: string, problems: Problems): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (isRecord(value)) return value;
+  problems.add(`${what} of type ${typeName(value)}`);
+  return {};
+}
+
+/**
+ * Whether a capability is advertised: an object (the schema's shape) or `true`; absent, `null`
+ * and `false` are not, and another type is reported and not advertised.
+ */
+export function checkCapability(value: unknown, what: string, problems: Problems): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (value === true || isRecord(value)) return true;
+  problems.add(`${what} of type ${typeName(value)}`);
+  return false;
+}
+
+/** A JSON-RPC error's parts as the typed errors carry them: an integer code, a string message. */
+export function checkErrorParts(code: unknown, message: unknown, problems: Problems): { code: number; message: string } {
+  const checkedCode = typeof code === 'number' && Number.isInteger(code) ? code : -32603;
+  if (checkedCode !== code) problems.add(`error code of type ${typeName(code)}`);
+  const checkedMessage = typeof message === 'string' ? message : '';
+  if (typeof message !== 'string') problems.add(`error message of type ${typeName(message)}`);
+  return { code: checkedCode, message: checkedMessage };
+}

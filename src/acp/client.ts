@@ -63,6 +63,9 @@ const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods'>
 };
 
 interface PendingRequest {
+  readonly method: string;
+  /** Date.now() when it was sent. */
+  readonly sentAt: number;
   reject(error: Error): void;
 }
 
@@ -201,6 +204,12 @@ export class AcpClient {
   /** True until the agent disconnects or the client is disposed. */
   get isConnected(): boolean {
     return this.disconnected === undefined;
+  }
+
+  /** The requests still waiting for an answer, with how long they have waited (the chaos suite checks them against the deadline). */
+  get pendingRequests(): { method: string; ageMs: number }[] {
+    const now = Date.now();
+    return [...this.pending].map((p) => ({ method: p.method, ageMs: now - p.sentAt }));
   }
 
   /** The agent's process id (undefined if it never started). */
@@ -443,6 +452,8 @@ export class AcpClient {
     return new Promise<R>((resolve, reject) => {
       let cancellation: Disposable | undefined;
       const pending: PendingRequest = {
+        method,
+        sentAt: Date.now(),
         reject: (error) => {
           settle();
           reject(error);

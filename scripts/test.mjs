@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS = ['unit', 'integration', 'ui', 'interop', 'chaos'];
-/** Steps of each long chaos run (the integration layer's short run takes 24). */
-const LONG_CHAOS_STEPS = process.env.ACP_CHAOS_STEPS ?? '150';
+/** Steps of each long chaos run (the integration layer's short run takes 20). */
+const LONG_CHAOS_STEPS = process.env.ACP_CHAOS_STEPS ?? '120';
 const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);

@@ -7,7 +7,7 @@
 // every agent process (and its child) against the one that should be running.
 //
 // Env: ACP_CHAOS_SEED=N|random (default 11; `random` prints the seed it drew), ACP_CHAOS_STEPS
-// (default 24), ACP_CHAOS_FAULTS (comma list of kinds, default all), ACP_CHAOS_FIGURES (file the
+// (default 20), ACP_CHAOS_FAULTS (comma list of kinds, default all), ACP_CHAOS_FIGURES (file the
 // figures are written to as JSON). `npm run test:chaos` is the long run.
 import * as assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { activateExtension, agentScript, closeAllTranscripts, config, configureA
 const FIXED_SEED = 11;
 const seedSetting = process.env.ACP_CHAOS_SEED?.trim();
 const SEED = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : seedSetting ? Number(seedSetting) : FIXED_SEED;
-const STEPS = Number(process.env.ACP_CHAOS_STEPS ?? 24);
+const STEPS = Number(process.env.ACP_CHAOS_STEPS ?? 20);
 const FAULTS = process.env.ACP_CHAOS_FAULTS?.trim();
 /** The deadline of every request (acpSessions.requestTimeout): an agent's start takes 2 s on a loaded 2-core machine. */
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -423,7 +423,7 @@ class ChaosRun {
       faultsSurvived: passed ? faults.length : 0,
       byKind,
       agentProcesses: starts.length,
-      processesLeaked: this.strayProcesses(undefined).length,
+      processesLeaked: this.strayProcesses(api.agents.connectedClient(this.agent)?.pid).length,
     };
   }
 }

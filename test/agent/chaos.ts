@@ -214,10 +214,13 @@ function countStarts(log: string): number {
   }
 }
 
-/** The params a list page or session is known by (cursors are deterministic keyset positions). */
+/**
+ * What a request is known by across runs: its session, or its list filter and whether it is a
+ * first or a further page. Not `cwd` or the cursor: both hold the test's temporary folder.
+ */
 function paramsKey(params: unknown): string {
-  const p = (params ?? {}) as { sessionId?: unknown; archived?: unknown; cursor?: unknown; cwd?: unknown };
-  return JSON.stringify([p.sessionId ?? null, p.archived ?? null, p.cursor ?? null, p.cwd ?? null]);
+  const p = (params ?? {}) as { sessionId?: unknown; archived?: unknown; cursor?: unknown };
+  return JSON.stringify([p.sessionId ?? null, p.archived ?? null, p.cursor == null ? 'first page' : 'next page']);
 }
 
 function parseLine(data: Uint8Array | string): { id?: unknown; method?: unknown; params?: unknown } | undefined {

@@ -320,7 +320,7 @@ class ChaosRun {
     });
   }
 
-  /** Chooses and runs one step; returns the outcome as one line. */
+  /** Chooses and runs one step, prints what it did and returns the settled tree. */
   async step(n: number, tree: Row[]): Promise<Row[]> {
     const all = flatten(tree);
     const sessionRows = (section: string) => all.filter((r) => r.node?.session && r.node.section === section);

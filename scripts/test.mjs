@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: builds, then runs the test layers and prints each layer's counts and, as the very
 // last line, `N passed, N failed` summed over them. Usage:
-//   node scripts/test.mjs [unit|integration|ui|interop]...    (default: unit integration ui)
+//   node scripts/test.mjs [unit|integration|ui|interop|chaos]...    (default: unit integration ui)
+// `chaos` is the long chaos run (npm run test:chaos): the integration layer's chaos suite with
+// many steps, once with its fixed seed and once with a random one (or ACP_CHAOS_SEED's only).
 // Exits non-zero when a test failed or a layer ran no test at all.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,9 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['unit', 'integration', 'ui', 'interop'];
+const LAYERS = ['unit', 'integration', 'ui', 'interop', 'chaos'];
+/** Steps of each long chaos run (the integration layer's short run takes 20). */
+const LONG_CHAOS_STEPS = process.env.ACP_CHAOS_STEPS ?? '120';
 const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
@@ -101,7 +105,7 @@ async function nodeTestLayer(name, { concurrency } = {}) {
  * The integration layer: the mocha suite inside a real VS Code extension host, started through
  * @vscode/test-electron's runTests with our launcher as the "VS Code executable".
  */
-async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js')) {
+async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js'), env = {}) {
   const { ensureHost } = await import('../test/host/setup.mjs');
   ensureHost();
   const { runTests } = await import('@vscode/test-electron');
@@ -127,7 +131,7 @@ async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integrati
       extensionDevelopmentPath: ROOT,
       extensionTestsPath: testsPath,
       launchArgs: [folder],
-      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT },
+      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT, ...env },
     });
   } catch (e) {
     code = e?.code ?? 1;
@@ -151,6 +155,24 @@ async function interopLayer() {
     skipped: (client.skipped ?? 0) + (extension.skipped ?? 0),
     ...(note ? { note } : {}),
   };
+}
+
+/** The long chaos run: the chaos suite alone, with the fixed seed and a random one (printed by the suite). */
+async function chaosLayer() {
+  const seeds = process.env.ACP_CHAOS_SEED ? [process.env.ACP_CHAOS_SEED] : ['11', 'random'];
+  const figures = join(ROOT, 'test-results', 'chaos-figures.jsonl');
+  mkdirSync(dirname(figures), { recursive: true });
+  rmSync(figures, { force: true });
+  const total = { passed: 0, failed: 0 };
+  for (const seed of seeds) {
+    const r = await integrationLayer(undefined, { ACP_INTEGRATION_FILES: 'chaos.test.js', ACP_CHAOS_SEED: seed, ACP_CHAOS_STEPS: LONG_CHAOS_STEPS, ACP_CHAOS_FIGURES: figures });
+    total.passed += r.passed;
+    total.failed += r.failed;
+  }
+  let lines = [];
+  try { lines = readFileSync(figures, 'utf8').split('\n').filter(Boolean); } catch { /* no run got that far */ }
+  for (const line of lines) console.log(`chaos figures: ${line}`);
+  return { ...total, note: `figures in ${relative(ROOT, figures)}` };
 }
 
 async function uiLayer() {
@@ -182,6 +204,7 @@ for (const layer of layers) {
     if (layer === 'unit') result = await nodeTestLayer('unit');
     else if (layer === 'integration') result = await integrationLayer();
     else if (layer === 'ui') result = await uiLayer();
+    else if (layer === 'chaos') result = await chaosLayer();
     else result = await interopLayer();
   } catch (e) {
     result = { passed: 0, failed: 1, note: e?.message ?? String(e) };

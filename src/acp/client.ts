@@ -92,6 +92,9 @@ const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods'>
 };
 
 interface PendingRequest {
+  readonly method: string;
+  /** Date.now() when it was sent. */
+  readonly sentAt: number;
   reject(error: Error): void;
 }
 
@@ -245,6 +248,12 @@ export class AcpClient {
   /** True until the agent disconnects or the client is disposed. */
   get isConnected(): boolean {
     return this.disconnected === undefined;
+  }
+
+  /** The requests still waiting for an answer, with how long they have waited (the chaos suite checks them against the deadline). */
+  get pendingRequests(): { method: string; ageMs: number }[] {
+    const now = Date.now();
+    return [...this.pending].map((p) => ({ method: p.method, ageMs: now - p.sentAt }));
   }
 
   /** The agent's process id (undefined if it never started). */
@@ -518,6 +527,8 @@ export class AcpClient {
       let timer: NodeJS.Timeout | undefined;
       const source = new CancellationTokenSource();
       const pending: PendingRequest = {
+        method,
+        sentAt: Date.now(),
         reject: (error) => {
           settle();
           reject(error);

@@ -7,6 +7,7 @@ import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { closeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
 import { InvalidListParams, listPage, toV2Updates, withoutCompactions } from './sessions';
 import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
@@ -52,6 +53,11 @@ let flushScheduled = false;
 /** Settles when stdout can take more (after a full pipe drained). */
 let stdoutRoom: Promise<void> = Promise.resolve();
 function writeStdout(data: Uint8Array | string): Promise<void> {
+  if (chaos) chaos.outgoing(data);
+  else bufferStdout(data);
+  return stdoutRoom;
+}
+function bufferStdout(data: Uint8Array | string): void {
   stdoutChunks.push(data);
   stdoutBytes += data.length;
   if (stdoutBytes >= FLUSH_BYTES) flushStdout();
@@ -59,7 +65,6 @@ function writeStdout(data: Uint8Array | string): Promise<void> {
     flushScheduled = true;
     setImmediate(flushStdout);
   }
-  return stdoutRoom;
 }
 function flushStdout(): void {
   flushScheduled = false;
@@ -71,6 +76,21 @@ function flushStdout(): void {
   if (!process.stdout.write(data)) stdoutRoom = new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 exitAt('start');
+
+// Chaos mode (--chaos-seed): faults on requests, responses and replays; see chaos.ts.
+const chaos = opts.chaos
+  ? new Chaos(opts.chaos, {
+      write: bufferStdout,
+      exit: (why) => {
+        flushStdout();
+        process.stderr.write(`reference agent: ${why}\n`);
+        process.exit(3);
+      },
+    })
+  : undefined;
+/** The chaos plan of each request being handled, by its handler context. */
+const chaosPlans = new WeakMap<object, RequestPlan>();
+const hang = () => new Promise<never>(() => undefined);
 
 process.stdout.on('error', (error) => {
   log(`stdout closed (${error.message}); exiting`);
@@ -155,14 +175,22 @@ function guarded<Context, Result>(method: string, handler: (context: Context) =>
       log(`${method}: never answering (--hang)`);
       return new Promise<Result>(() => undefined);
     }
+    const plan = chaos?.onRequest(method, (context as { params?: unknown }).params) ?? {};
+    chaosPlans.set(context as object, plan);
+    if (plan.crash && method !== 'session/archive' && method !== 'session/unarchive' && !isReplay(method)) chaos!.crash(`on receiving ${method}`);
+    if (plan.hang && !isReplay(method)) await hang();
+    if (plan.delayMs) await sleep(plan.delayMs);
     let outcome: { ok: true; value: Result } | { ok: false; error: unknown };
     try {
       const code = opts.fail.get(method);
       if (code !== undefined) throw new acp.RequestError(code, `reference agent: ${method} failed on purpose`);
+      if (plan.error !== undefined) throw new acp.RequestError(plan.error, `chaos: ${method} answers ${plan.error}`);
       if (opts.authRequired && !connection.authenticated && method.startsWith('session/')) {
         throw acp.RequestError.authRequired({ authMethods: [AUTH_METHOD_ID] }, `call authenticate with methodId "${AUTH_METHOD_ID}" first`);
       }
       outcome = { ok: true, value: await handler(context) };
+      // Mid-archive: the store has changed, the answer never comes.
+      if (plan.crash && (method === 'session/archive' || method === 'session/unarchive')) chaos!.crash(`after ${method} changed the store`);
     } catch (error) {
       outcome = { ok: false, error };
     }
@@ -179,17 +207,26 @@ function guarded<Context, Result>(method: string, handler: (context: Context) =>
 
 type Notify = (method: string, params: unknown) => Promise<void>;
 
-/** Sends `updates` as `session/update` notifications in order; honours cancel, close and --exit-at load-mid. */
-async function replay(notify: Notify, sessionId: string, updates: readonly unknown[], request: AbortSignal, session: AbortSignal): Promise<void> {
+function isReplay(method: string): boolean {
+  return method === 'session/load' || method === 'session/resume';
+}
+
+/** Sends `updates` as `session/update` notifications in order; honours cancel, close, --exit-at load-mid and chaos. */
+async function replay(notify: Notify, sessionId: string, updates: readonly unknown[], request: AbortSignal, session: AbortSignal, plan: RequestPlan = {}): Promise<void> {
   const half = Math.ceil(updates.length / 2);
-  if (half === 0) exitAt('load-mid');
+  const midLoad = async () => {
+    exitAt('load-mid');
+    if (plan.crash) chaos!.crash(`half-way through replaying ${sessionId}`);
+    if (plan.hang) await hang();
+  };
+  if (half === 0) await midLoad();
   let compactionUpdates = 0;
   for (let i = 0; i < updates.length; i++) {
     if (request.aborted) throw acp.RequestError.requestCancelled();
     if (session.aborted) throw acp.RequestError.requestCancelled({ sessionId }, 'the session was closed during replay');
     if (opts.replayGate && isCompactionUpdate(updates[i])) await untilGateAllows(opts.replayGate, ++compactionUpdates, request);
     await notify('session/update', { sessionId, update: updates[i] });
-    if (i + 1 === half) exitAt('load-mid');
+    if (i + 1 === half) await midLoad();
     if (opts.replayDelayMs > 0 && i + 1 < updates.length) await sleep(opts.replayDelayMs, request);
   }
 }
@@ -315,12 +352,13 @@ function buildV1(): acp.AgentApp {
   if (opts.load) {
     app.onRequest(
       'session/load',
-      guarded('session/load', async ({ params, client, signal }: acp.AgentRequestContext<acp.LoadSessionRequest>) => {
+      guarded('session/load', async (context: acp.AgentRequestContext<acp.LoadSessionRequest>) => {
+        const { params, client, signal } = context;
         const record = await existingSession(params.sessionId);
         if (params.cwd !== record.cwd) log(`session/load ${params.sessionId}: cwd ${params.cwd} differs from the session's ${record.cwd}`);
         const updates: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
         const session = openSession(params.sessionId);
-        await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session);
+        await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session, chaosPlans.get(context));
         return {};
       }),
     );
@@ -385,7 +423,8 @@ function buildV2(): acp2.AgentApp {
   app.onRequest('session/close', guarded('session/close', handleClose));
   app.onRequest(
     'session/resume',
-    guarded('session/resume', async ({ params, client, signal }: acp2.AgentRequestContext<acp2.ResumeSessionRequest>) => {
+    guarded('session/resume', async (context: acp2.AgentRequestContext<acp2.ResumeSessionRequest>) => {
+      const { params, client, signal } = context;
       const record = await existingSession(params.sessionId);
       const session = openSession(params.sessionId);
       if (params.replayFrom == null) return {};
@@ -393,7 +432,7 @@ function buildV2(): acp2.AgentApp {
         throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'this agent replays only from { type: "start" }');
       }
       if (!opts.load) throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'history replay is turned off (--no-load)');
-      await replay((m, p) => client.notify(m, p), params.sessionId, toV2Updates(params.sessionId, record.updates), signal, session);
+      await replay((m, p) => client.notify(m, p), params.sessionId, toV2Updates(params.sessionId, record.updates), signal, session, chaosPlans.get(context));
       return {};
     }),
   );

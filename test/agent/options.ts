@@ -33,7 +33,41 @@ export interface AgentOptions {
   closeStdoutAt?: string;
   authRequired: boolean;
   v2: boolean;
+  /** Chaos mode (see chaos.ts): set when `--chaos-seed` is given. */
+  chaos?: ChaosOptions;
 }
+
+export interface ChaosOptions {
+  seed: number;
+  /** Probability that a request, a response or a replayed update gets a fault. */
+  rate: number;
+  /** The fault kinds that may be injected. */
+  faults: ReadonlySet<FaultKind>;
+  /** JSON lines file: one line per process start and per injected fault (also makes restarts draw anew). */
+  log?: string;
+  /** Size of an oversized line. */
+  oversizedBytes: number;
+}
+
+export const FAULT_KINDS = [
+  'delay',
+  'malformed',
+  'oversized',
+  'duplicate',
+  'out-of-order',
+  'unknown-id',
+  'error-32002',
+  'error-32603',
+  'crash-list',
+  'crash-load',
+  'crash-stream',
+  'crash-archive',
+  'hang-list',
+  'hang-load',
+  'hang-archive',
+  'stderr-flood',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const USAGE = `usage: agent.mjs --store DIR [options]
   --store DIR                 session store directory (required)
@@ -51,13 +85,22 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --close-stdout-at METHOD    on METHOD, close stdout and keep running
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
+  --chaos-seed N              chaos mode: inject faults drawn from seed N (see chaos.ts)
+  --chaos-rate P              probability of a fault per request, response and update (default 0.2)
+  --chaos-faults K,K          only these fault kinds (default all:
+                              ${FAULT_KINDS.join(', ')})
+  --chaos-log FILE            append one JSON line per process start and per fault
+  --chaos-oversized-bytes N   length of an oversized line (default 1.25 MiB)
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
 ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at'] as const;
+const VALUE_FLAGS = [
+  'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
+  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes',
+] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -151,5 +194,30 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     closeStdoutAt: value('close-stdout-at') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),
+    chaos: parseChaos(value),
+  };
+}
+
+function parseChaos(value: (name: ValueFlag) => string | undefined): ChaosOptions | undefined {
+  const seed = value('chaos-seed');
+  const others = (['chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes'] as const).filter((f) => value(f) !== undefined);
+  if (seed === undefined) {
+    if (others.length > 0) throw new OptionsError(`--${others[0]} needs --chaos-seed`);
+    return undefined;
+  }
+  const rate = value('chaos-rate');
+  if (rate !== undefined && !(/^\d*\.?\d+$/.test(rate.trim()) && Number(rate) <= 1)) throw new OptionsError(`--chaos-rate: expected a number from 0 to 1, got ${JSON.stringify(rate)}`);
+  const faults = value('chaos-faults');
+  const kinds = faults === undefined ? [...FAULT_KINDS] : faults.split(',').map((k) => k.trim()).filter(Boolean);
+  for (const kind of kinds) {
+    if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new OptionsError(`--chaos-faults: unknown fault ${JSON.stringify(kind)}; use ${FAULT_KINDS.join(', ')}`);
+  }
+  const oversized = value('chaos-oversized-bytes');
+  return {
+    seed: parseCount('--chaos-seed', seed, 0),
+    rate: rate === undefined ? 0.2 : Number(rate),
+    faults: new Set(kinds as FaultKind[]),
+    log: value('chaos-log') || undefined,
+    oversizedBytes: oversized === undefined ? 1_310_720 : parseCount('--chaos-oversized-bytes', oversized, 1),
   };
 }

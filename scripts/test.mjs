@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: builds, then runs the test layers and prints each layer's counts and, as the very
 // last line, `N passed, N failed` summed over them. Usage:
-//   node scripts/test.mjs [unit|integration|ui|interop]...    (default: unit integration ui)
+//   node scripts/test.mjs [unit|integration|integration-oldest|ui|interop]...
+//   (default: unit integration ui; integration-oldest runs the integration suite again in
+//   VS Code 1.85.1, the oldest that engines.vscode claims)
 // Exits non-zero when a test failed or a layer ran no test at all.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['unit', 'integration', 'ui', 'interop'];
+const LAYERS = ['unit', 'integration', 'integration-oldest', 'ui', 'interop'];
 const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
@@ -101,9 +103,9 @@ async function nodeTestLayer(name, { concurrency } = {}) {
  * The integration layer: the mocha suite inside a real VS Code extension host, started through
  * @vscode/test-electron's runTests with our launcher as the "VS Code executable".
  */
-async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js')) {
+async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js'), vscode = 'latest') {
   const { ensureHost } = await import('../test/host/setup.mjs');
-  ensureHost();
+  ensureHost(vscode);
   const { runTests } = await import('@vscode/test-electron');
   const work = mkdtempSync(join(tmpdir(), 'acp-integration-'));
   // The workspace tries to name an agent; the extension must ignore it (foundation suite).
@@ -124,7 +126,8 @@ async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integrati
       extensionDevelopmentPath: ROOT,
       extensionTestsPath: testsPath,
       launchArgs: [folder],
-      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT },
+      // The launcher starts the server of the host that ACP_SESSIONS_VSCODE names.
+      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT, ACP_SESSIONS_VSCODE: vscode },
     });
   } catch (e) {
     code = e?.code ?? 1;
@@ -178,6 +181,7 @@ for (const layer of layers) {
   try {
     if (layer === 'unit') result = await nodeTestLayer('unit');
     else if (layer === 'integration') result = await integrationLayer();
+    else if (layer === 'integration-oldest') result = await integrationLayer(undefined, 'oldest');
     else if (layer === 'ui') result = await uiLayer();
     else result = await interopLayer();
   } catch (e) {

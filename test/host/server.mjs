@@ -84,7 +84,7 @@ export async function startServer({
   const origin = `http://127.0.0.1:${port}`;
   const logFile = join(root, 'server.log');
   const log = createWriteStream(logFile);
-  const child = spawn(host.node24, [
+  const child = spawn(host.node, [
     '-e', ORPHAN_GUARD,
     host.serverMain,
     '--host', '127.0.0.1',

@@ -132,7 +132,7 @@ function ripgrepSeed() {
 }
 
 /** What each host installs: its Node, the test/host folder of its code-server and what differs. */
-const HOSTS = {
+export const HOSTS = {
   latest: { vscode: '1.139.1', codeServer: 'code-server', node: () => ensureNode24() },
   oldest: { vscode: '1.85.1', codeServer: 'code-server-oldest', node: () => ensureNode18() },
 };

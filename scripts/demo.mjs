@@ -99,7 +99,7 @@ async function main() {
 
   // Install the VSIX like a user would, into a profile nobody else uses.
   const extensionsDir = join(demoDir, 'extensions');
-  step('installing the VSIX into a fresh profile', host.node24, [host.serverMain, '--install-extension', VSIX,
+  step('installing the VSIX into a fresh profile', host.node, [host.serverMain, '--install-extension', VSIX,
     '--extensions-dir', extensionsDir, '--user-data-dir', join(demoDir, 'install-user-data'),
     '--server-data-dir', join(demoDir, 'install-server-data'), '--accept-server-license-terms']);
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: builds, then runs the test layers and prints each layer's counts and, as the very
 // last line, `N passed, N failed` summed over them. Usage:
-//   node scripts/test.mjs [unit|integration|ui|interop|chaos]...    (default: unit integration ui)
+//   node scripts/test.mjs [unit|integration|integration-oldest|ui|interop|chaos]...
+//   (default: unit integration integration-oldest ui; integration-oldest runs the integration
+//   suite again in VS Code 1.85.1, the oldest that engines.vscode claims)
 // `chaos` is the long chaos run (npm run test:chaos): the integration layer's chaos suite with
 // many steps, once with its fixed seed and once with a random one (or ACP_CHAOS_SEED's only).
 // Exits non-zero when a test failed or a layer ran no test at all.
@@ -12,10 +14,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['unit', 'integration', 'ui', 'interop', 'chaos'];
+const LAYERS = ['unit', 'integration', 'integration-oldest', 'ui', 'interop', 'chaos'];
 /** Steps of each long chaos run (the integration layer's short run takes 20). */
 const LONG_CHAOS_STEPS = process.env.ACP_CHAOS_STEPS ?? '120';
-const DEFAULT_LAYERS = ['unit', 'integration', 'ui'];
+const DEFAULT_LAYERS = ['unit', 'integration', 'integration-oldest', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
 
@@ -105,9 +107,9 @@ async function nodeTestLayer(name, { concurrency } = {}) {
  * The integration layer: the mocha suite inside a real VS Code extension host, started through
  * @vscode/test-electron's runTests with our launcher as the "VS Code executable".
  */
-async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js'), env = {}) {
+async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integration', 'index.js'), { vscode = 'latest', env = {} } = {}) {
   const { ensureHost } = await import('../test/host/setup.mjs');
-  ensureHost();
+  ensureHost(vscode);
   const { runTests } = await import('@vscode/test-electron');
   const work = mkdtempSync(join(tmpdir(), 'acp-integration-'));
   // The workspace tries to name an agent; the extension must ignore it (foundation suite).
@@ -131,7 +133,8 @@ async function integrationLayer(testsPath = join(ROOT, 'out', 'test', 'integrati
       extensionDevelopmentPath: ROOT,
       extensionTestsPath: testsPath,
       launchArgs: [folder],
-      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT, ...env },
+      // The launcher starts the server of the host that ACP_SESSIONS_VSCODE names.
+      extensionTestsEnv: { ACP_INTEGRATION_RESULT: resultFile, ACP_REPO_ROOT: ROOT, ACP_SESSIONS_VSCODE: vscode, ...env },
     });
   } catch (e) {
     code = e?.code ?? 1;
@@ -165,7 +168,7 @@ async function chaosLayer() {
   rmSync(figures, { force: true });
   const total = { passed: 0, failed: 0 };
   for (const seed of seeds) {
-    const r = await integrationLayer(undefined, { ACP_INTEGRATION_FILES: 'chaos.test.js', ACP_CHAOS_SEED: seed, ACP_CHAOS_STEPS: LONG_CHAOS_STEPS, ACP_CHAOS_FIGURES: figures });
+    const r = await integrationLayer(undefined, { env: { ACP_INTEGRATION_FILES: 'chaos.test.js', ACP_CHAOS_SEED: seed, ACP_CHAOS_STEPS: LONG_CHAOS_STEPS, ACP_CHAOS_FIGURES: figures } });
     total.passed += r.passed;
     total.failed += r.failed;
   }
@@ -203,6 +206,7 @@ for (const layer of layers) {
   try {
     if (layer === 'unit') result = await nodeTestLayer('unit');
     else if (layer === 'integration') result = await integrationLayer();
+    else if (layer === 'integration-oldest') result = await integrationLayer(undefined, { vscode: 'oldest' });
     else if (layer === 'ui') result = await uiLayer();
     else if (layer === 'chaos') result = await chaosLayer();
     else result = await interopLayer();

@@ -86,7 +86,7 @@ export async function startServer({
   const origin = `http://127.0.0.1:${port}`;
   const logFile = join(root, 'server.log');
   const log = createWriteStream(logFile);
-  const child = spawn(host.node24, [
+  const child = spawn(host.node, [
     '-e', ORPHAN_GUARD,
     host.serverMain,
     '--host', '127.0.0.1',
@@ -196,12 +196,16 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** A fresh Chromium profile with one page, through playwright-core and Debian's Chromium. */
+/**
+ * A fresh Chromium profile with one page, through playwright-core and Debian's Chromium.
+ * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read').
+ */
 export async function openBrowser({
   host = ensureHost(),
   root = mkdtempSync(join(tmpdir(), 'acp-chromium-')),
   headless = true,
   viewport = { width: 1280, height: 800 },
+  permissions = [],
 } = {}) {
   const { chromium } = await import('playwright-core');
   const profile = join(root, 'profile');
@@ -213,6 +217,7 @@ export async function openBrowser({
     headless,
     args: CHROMIUM_ARGS,
     viewport,
+    permissions,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
   });
   const page = context.pages()[0] ?? (await context.newPage());

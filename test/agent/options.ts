@@ -8,6 +8,8 @@ export interface AgentOptions {
   pageSize: number;
   list: boolean;
   archive: boolean;
+  /** Archive by the JetBrains AIR vendor extension instead of the standard (as claude-agent-acp and codex-acp do). */
+  archiveExtension: boolean;
   delete: boolean;
   load: boolean;
   close: boolean;
@@ -29,6 +31,8 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --page-size N               session/list page size (default 50)
   --no-list --no-archive --no-delete --no-load --no-close --no-resume
                               advertise (and implement) less
+  --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
+                              _meta.jetbrains.air) for a client that offers it, not the standard
   --delay MS                  delay every reply
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
   --replay-delay MS           sleep between replayed updates
@@ -41,7 +45,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
 const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -119,6 +123,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     pageSize: pageSize === undefined ? 50 : parseCount('--page-size', pageSize, 1),
     list: !flag('no-list'),
     archive: !flag('no-archive'),
+    archiveExtension: flag('archive-extension'),
     delete: !flag('no-delete'),
     load: !flag('no-load'),
     close: !flag('no-close'),

@@ -539,3 +539,80 @@ suite('Sessions tree', () => {
     }
   });
 });
+
+// claude-agent-acp and codex-acp archive only through JetBrains AIR's extension: the reference
+// agent's --archive-extension serves it, and the tree must look and behave as with the standard.
+suite('Sessions tree: archive by the JetBrains AIR extension', () => {
+  const EXTENSION = ['--archive-extension'];
+
+  suiteSetup(async () => {
+    api = await activateExtension();
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+    removeTempDirs();
+  });
+
+  test('the agent\'s tooltip says which way it archives', async () => {
+    const vendor = await useAgent(await seededStore(), EXTENSION);
+    assert.match(tooltipText(agentRow(await settledTree(), vendor).item), /Archive: agent extension \(JetBrains AIR\)/);
+    const standard = await useAgent(await seededStore());
+    assert.match(tooltipText(agentRow(await settledTree(), standard).item), /Archive: standard/);
+  });
+
+  test('Active and Archived list what the extension filters give; items offer archive', async () => {
+    const agent = await useAgent(await seededStore(), EXTENSION);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+    const tree = await settledTree();
+    assert.equal(sessionRow(tree, 'w2').item.contextValue, 'session:active:archivable:deletable:loadable');
+    assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable');
+  });
+
+  test('archive moves the session to Archived in the tree and on disk; Undo restores it', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', sessionRow(await settledTree(), 'w2').node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
+    assert.equal((await readSession(store, 'w2'))?.archived, true);
+    const shown = await message();
+    assert.equal(shown.text, 'Archived "Title of w2".');
+    assert.deepEqual(shown.actions, ['Undo']);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
+    await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+  });
+
+  test('unarchive, and archive of several selected sessions, move them in the tree and on disk', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    await vscode.commands.executeCommand('acpSessions.unarchive', sessionRow(await settledTree(), 'w4').node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w4', 'w3'], archived: [] });
+    assert.equal((await readSession(store, 'w4'))?.archived, false);
+    const tree = await settledTree();
+    const selected = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w3').node];
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', selected[0], selected);
+    assert.equal((await message()).text, 'Archived 2 sessions.');
+    assert.deepEqual(await sections(agent), { active: ['w2', 'w4'], archived: ['w1', 'w3'] });
+  });
+
+  test('-32002 from _session/archive: the message says the session is gone and it leaves the tree', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    const row = sessionRow(await settledTree(), 'w2');
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true }));
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    assert.match((await message()).text, /"Title of w2" no longer exists on the agent/);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+  });
+});

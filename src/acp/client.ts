@@ -61,6 +61,7 @@ const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods' 
   delete: { 1: 'sessionCapabilities.delete', 2: 'capabilities.session.delete' },
   resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
+  title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
 };
 
 interface PendingRequest {
@@ -92,6 +93,7 @@ export class AcpClient {
     delete: false,
     resume: false,
     close: false,
+    title: false,
     authMethods: [],
   };
 
@@ -252,6 +254,16 @@ export class AcpClient {
     await this.request(archiveRequestMethod(this.capabilities.archiveMethod ?? 'standard', false), { sessionId });
   }
 
+  /**
+   * `session/set_title` (no effect on the conversation; -32002 for unknown sessions, -32602 for
+   * a title the agent rejects). Resolves with the title the agent stored (it may normalize it).
+   */
+  async setSessionTitle(sessionId: string, title: string): Promise<string> {
+    this.require('title', 'session/set_title');
+    const result = await this.request<{ title?: unknown } | null>('session/set_title', { sessionId, title });
+    return typeof result?.title === 'string' ? result.title : title;
+  }
+
   /** `session/delete` (unknown sessions succeed silently). */
   async deleteSession(sessionId: string): Promise<void> {
     this.require('delete', 'session/delete');
@@ -366,6 +378,7 @@ export class AcpClient {
         close: hasSession,
         archive: hasSession && session.archive != null,
         delete: hasSession && session.delete != null,
+        title: false, // v2 has no set_title yet
         authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
       };
       if (this.capabilities.archive) this.capabilities.archiveMethod = 'standard';
@@ -382,6 +395,7 @@ export class AcpClient {
         delete: session.delete != null,
         resume: session.resume != null,
         close: session.close != null,
+        title: session.title != null,
         authMethods: Array.isArray(result.authMethods) ? result.authMethods : [],
       };
       // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).

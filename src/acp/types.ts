@@ -96,6 +96,8 @@ export interface AdvertisedCapabilities {
   delete: boolean;
   resume: boolean;
   close: boolean;
+  /** `sessionCapabilities.title`: `session/set_title` (unstable schema). */
+  title: boolean;
   authMethods: schema.AuthMethod[];
 }
 

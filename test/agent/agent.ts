@@ -215,6 +215,15 @@ async function handleUnarchive({ params }: { params: SessionIdParams }) {
   return {};
 }
 
+/** `session/set_title`: trims, rejects an empty title (-32602), stores it; the conversation is untouched. */
+async function handleSetTitle({ params }: { params: { sessionId: string; title: string } }) {
+  const title = typeof params.title === 'string' ? params.title.trim() : '';
+  if (!title) throw acp.RequestError.invalidParams({ title: params.title }, 'the title is empty');
+  const record = await updateSession(opts.store, params.sessionId, (r) => (r.title === title ? undefined : { ...r, title }));
+  if (!record) throw sessionNotFound(params.sessionId);
+  return { title };
+}
+
 async function handleDelete({ params }: { params: SessionIdParams }) {
   closeSession(params.sessionId);
   await markSessionDeleted(opts.store, params.sessionId); // silent for unknown sessions
@@ -272,6 +281,7 @@ function buildV1(): acp.AgentApp {
             ...(opts.delete ? { delete: {} } : {}),
             ...(opts.resume ? { resume: {} } : {}),
             ...(opts.close ? { close: {} } : {}),
+            ...(opts.title ? { title: {} } : {}),
             additionalDirectories: {},
           },
         },
@@ -304,6 +314,7 @@ function buildV1(): acp.AgentApp {
   }
   if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
+  if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
   if (opts.load) {
     app.onRequest(
       'session/load',

@@ -14,6 +14,8 @@ export interface AgentOptions {
   load: boolean;
   close: boolean;
   resume: boolean;
+  /** `sessionCapabilities.title` and `session/set_title`. */
+  title: boolean;
   /** Milliseconds every reply waits before it is sent. */
   delayMs: number;
   /** Method name -> JSON-RPC error code to answer it with. */
@@ -29,7 +31,7 @@ export interface AgentOptions {
 export const USAGE = `usage: agent.mjs --store DIR [options]
   --store DIR                 session store directory (required)
   --page-size N               session/list page size (default 50)
-  --no-list --no-archive --no-delete --no-load --no-close --no-resume
+  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title
                               advertise (and implement) less
   --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
                               _meta.jetbrains.air) for a client that offers it, not the standard
@@ -45,7 +47,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
 const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -128,6 +130,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     load: !flag('no-load'),
     close: !flag('no-close'),
     resume: !flag('no-resume'),
+    title: !flag('no-title'),
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),

@@ -27,6 +27,7 @@ import {
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
+import { JETBRAINS_AIR_CLIENT_META, addListFilter, archiveMethodOf, archiveRequestMethod, withArchivedFlag } from './archive';
 import { spawnCommand } from './command';
 import {
   Problems,
@@ -82,13 +83,14 @@ const GROUP_POLL_MS = 20;
 const CANCEL_REQUEST = '$/cancel_request';
 
 /** Which advertised capability each gated method needs, in the protocol's words per version. */
-const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods'>, { 1: string; 2: string }> = {
+const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, { 1: string; 2: string }> = {
   loadSession: { 1: 'agentCapabilities.loadSession', 2: 'capabilities.session' },
   list: { 1: 'sessionCapabilities.list', 2: 'capabilities.session' },
   archive: { 1: 'sessionCapabilities.archive', 2: 'capabilities.session.archive' },
   delete: { 1: 'sessionCapabilities.delete', 2: 'capabilities.session.delete' },
   resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
+  title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
 };
 
 interface PendingRequest {
@@ -132,6 +134,7 @@ export class AcpClient {
     delete: false,
     resume: false,
     close: false,
+    title: false,
     authMethods: [],
   };
 
@@ -262,16 +265,19 @@ export class AcpClient {
   }
 
   /**
-   * `session/list`. Sends `archived` only when the agent advertises archive; asking for
-   * `include` or `only` without it throws {@link UnsupportedCapabilityError}.
+   * `session/list`. Sends the archive filter only when the agent can archive (by the standard
+   * `archived`, or the vendor extension's `_meta`, see archive.ts); asking for `include` or
+   * `only` without it throws {@link UnsupportedCapabilityError}. Entries carry a boolean
+   * `archived` either way.
    */
   async listSessions(params: ListSessionsParams = {}, token?: CancellationToken): Promise<ListSessionsResult> {
     this.require('list', 'session/list');
     const request: Record<string, unknown> = {};
     if (params.cwd !== undefined) request.cwd = params.cwd;
     if (params.cursor !== undefined) request.cursor = params.cursor;
+    const archiveMethod = this.capabilities.archiveMethod;
     if (params.archived !== undefined) {
-      if (this.capabilities.archive) request.archived = params.archived;
+      if (archiveMethod) addListFilter(request, archiveMethod, params.archived);
       else if (params.archived !== 'exclude') this.require('archive', `session/list with archived: "${params.archived}"`);
     }
     const result = await this.request<unknown>('session/list', request, token);
@@ -283,23 +289,33 @@ export class AcpClient {
     const sessions: SessionInfo[] = [];
     for (const entry of answer.sessions) {
       const session = checkSessionInfo(entry, problems);
-      if (session) sessions.push(session);
+      if (session) sessions.push(archiveMethod ? withArchivedFlag(session, archiveMethod, params.archived) : session);
     }
     const nextCursor = checkCursor(answer.nextCursor, problems);
     this.warnProblems('session/list', problems);
     return nextCursor === undefined ? { sessions } : { sessions, nextCursor };
   }
 
-  /** `session/archive` (idempotent; -32002 for unknown or deleted sessions). */
+  /** `session/archive`, or the vendor extension's `_session/archive` (idempotent; -32002 for unknown or deleted sessions). */
   async archiveSession(sessionId: string): Promise<void> {
     this.require('archive', 'session/archive');
-    await this.request('session/archive', { sessionId });
+    await this.request(archiveRequestMethod(this.capabilities.archiveMethod ?? 'standard', true), { sessionId });
   }
 
-  /** `session/unarchive` (idempotent; -32002 for unknown or deleted sessions). */
+  /** `session/unarchive`, or the vendor extension's `_session/unarchive` (idempotent; -32002 for unknown or deleted sessions). */
   async unarchiveSession(sessionId: string): Promise<void> {
     this.require('archive', 'session/unarchive');
-    await this.request('session/unarchive', { sessionId });
+    await this.request(archiveRequestMethod(this.capabilities.archiveMethod ?? 'standard', false), { sessionId });
+  }
+
+  /**
+   * `session/set_title` (no effect on the conversation; -32002 for unknown sessions, -32602 for
+   * a title the agent rejects). Resolves with the title the agent stored (it may normalize it).
+   */
+  async setSessionTitle(sessionId: string, title: string): Promise<string> {
+    this.require('title', 'session/set_title');
+    const result = await this.request<{ title?: unknown } | null>('session/set_title', { sessionId, title });
+    return typeof result?.title === 'string' ? result.title : title;
   }
 
   /** `session/delete` (unknown sessions succeed silently). */
@@ -389,7 +405,8 @@ export class AcpClient {
             protocolVersion: 1,
             clientInfo,
             // We read history: no file system or terminal for the agent; compaction rows are shown.
-            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} } },
+            // `_meta` offers the JetBrains AIR session index, how today's agents archive (archive.ts).
+            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} }, _meta: JETBRAINS_AIR_CLIENT_META },
           };
     const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -425,8 +442,10 @@ export class AcpClient {
         close: hasSession,
         archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
         delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
+        title: false, // v2 has no set_title yet
         authMethods: checkAuthMethods(result.authMethods, problems),
       };
+      if (this.capabilities.archive) this.capabilities.archiveMethod = 'standard';
     } else if (version === 1) {
       const agentCapabilities = checkRecord(result.agentCapabilities, 'agentCapabilities', problems);
       const session = checkRecord(agentCapabilities.sessionCapabilities, 'sessionCapabilities', problems);
@@ -445,8 +464,12 @@ export class AcpClient {
         delete: has('delete'),
         resume: has('resume'),
         close: has('close'),
+        title: has('title'),
         authMethods: checkAuthMethods(result.authMethods, problems),
       };
+      // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).
+      const archiveMethod = archiveMethodOf(result, this.capabilities.archive, list);
+      if (archiveMethod) Object.assign(this.capabilities, { archive: true, archiveMethod });
       if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     } else {
       throw await this.startFailed(
@@ -502,7 +525,7 @@ export class AcpClient {
     return this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
-  private require(capability: keyof Omit<AdvertisedCapabilities, 'authMethods'>, method: string): void {
+  private require(capability: keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, method: string): void {
     if (this.disconnected) throw this.disconnected;
     if (!this.capabilities[capability]) {
       throw new UnsupportedCapabilityError(this.name, method, CAPABILITY_NAMES[capability][this.protocolVersion]);

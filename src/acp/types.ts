@@ -1,6 +1,7 @@
 // Protocol types come from the SDK's schema (type-only: no run-time cost), plus the few
 // fields the RFDs have that the 2.4.0 schema does not carry yet.
 import type * as schema from '@agentclientprotocol/sdk/unstable';
+import type { ArchiveMethod } from './archive';
 
 export type {
   AgentCapabilities,
@@ -93,10 +94,15 @@ export interface AdvertisedCapabilities {
   /** v1 `loadSession`; v2: replay through `session/resume` (part of the baseline session surface). */
   loadSession: boolean;
   list: boolean;
+  /** By the standard or by a vendor extension, see {@link archiveMethod}. */
   archive: boolean;
+  /** Set exactly when `archive` is: which way the client archives (archive.ts). */
+  archiveMethod?: ArchiveMethod;
   delete: boolean;
   resume: boolean;
   close: boolean;
+  /** `sessionCapabilities.title`: `session/set_title` (unstable schema). */
+  title: boolean;
   authMethods: schema.AuthMethod[];
 }
 

@@ -30,6 +30,8 @@ export interface SessionOutcome {
   /** `gone`: the agent answered -32002 (unknown, deleted or expired). */
   status: 'done' | 'gone' | 'failed';
   error?: unknown;
+  /** After a rename: the title the agent stored (it may normalize what was sent). */
+  title?: string;
 }
 
 /** The agent does not advertise what an operation needs; nothing was sent. */
@@ -324,6 +326,21 @@ export class SessionsModel implements Disposable {
   /** Unarchives sessions; each that succeeds moves from Archived to Active at once. */
   unarchive(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
     return this.setArchivedOnAgent(agent, sessionIds, false);
+  }
+
+  /** Renames a session (`session/set_title`); on success every list shows the agent's stored title at once. */
+  async rename(agent: string, sessionId: string, title: string): Promise<SessionOutcome> {
+    const client = await this.registry.getClient(agent);
+    if (!client.capabilities.title) throw new CapabilityMissingError(agent, 'title', 'rename sessions');
+    const session = this.find(agent, sessionId)?.session;
+    try {
+      const stored = await client.setSessionTitle(sessionId, title);
+      const current = this.find(agent, sessionId)?.session;
+      if (current) this.move(agent, { ...current, title: stored });
+      return { sessionId, session, status: 'done', title: stored };
+    } catch (error) {
+      return this.failure(agent, sessionId, session, error);
+    }
   }
 
   /** Deletes sessions; each that succeeds disappears from every list. */

@@ -17,6 +17,19 @@ import { SessionNode } from './treeNodes/sessionNode';
 export interface TranscriptsLike {
   open(agentName: string, session: SessionInfo): Promise<void>;
   setArchived(agentName: string, sessionId: string, archived: boolean): void;
+  setTitle?(agentName: string, sessionId: string, title: string): void;
+}
+
+/** Longest title the Rename box accepts; agents may cut further (codex: 256). */
+export const MAX_TITLE_LENGTH = 500;
+
+/** Why a new title cannot be sent, or undefined when it can. */
+export function titleProblem(title: string): string | undefined {
+  if (title.trim() === '') return 'The title cannot be empty.';
+  if (title.length > MAX_TITLE_LENGTH) return `The title is longer than ${MAX_TITLE_LENGTH} characters.`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(title)) return 'The title cannot contain line breaks or control characters.';
+  return undefined;
 }
 
 export type Severity = 'info' | 'warning' | 'error';
@@ -143,6 +156,11 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
       commands.setArchived(targets(view, messages, args, 'unarchived'), false),
     ),
     vscode.commands.registerCommand('acpSessions.delete', (...args: unknown[]) => commands.delete(targets(view, messages, args, 'deleted'))),
+    // (node, nodes?, title?): a title given (tests, the API) skips the input box.
+    vscode.commands.registerCommand('acpSessions.rename', (...args: unknown[]) => {
+      const [target] = targets(view, messages, args.slice(0, 2), 'renamed');
+      if (target) return commands.rename(target, typeof args[2] === 'string' ? args[2] : undefined);
+    }),
     vscode.commands.registerCommand('acpSessions.copySessionId', async (...args: unknown[]) => {
       const ids = targets(view, messages, args, 'copied').map((n) => n.session.sessionId);
       if (ids.length > 0) await vscode.env.clipboard.writeText(ids.join('\n'));
@@ -246,6 +264,57 @@ class SessionCommands {
       void this.deps.messages.show(summary.failed.length > 0 ? 'error' : summary.gone.length > 0 ? 'warning' : 'info', text);
     }
     return summary;
+  }
+
+  /** Rename… : asks for a title (validated), sends `session/set_title`, offers Undo. */
+  async rename(node: SessionNode, given?: string): Promise<SessionOutcome | undefined> {
+    const { messages, model } = this.deps;
+    const { agent, session } = node;
+    if (this.deps.registry.agent(agent)?.capabilities?.title !== true) {
+      void messages.show('warning', `Agent "${agent}" cannot rename sessions: it does not advertise sessionCapabilities.title.`);
+      return undefined;
+    }
+    const before = session.title ?? undefined;
+    const title =
+      given ??
+      (await vscode.window.showInputBox({
+        title: 'Rename Session',
+        prompt: `A new title for "${sessionLabel(session)}"`,
+        value: before ?? '',
+        validateInput: (value) => titleProblem(value),
+      }));
+    if (title === undefined || title === before) return undefined;
+    const problem = titleProblem(title);
+    if (problem) {
+      void messages.show('warning', `Not renamed: ${problem}`);
+      return undefined;
+    }
+    const outcome = await model.rename(agent, session.sessionId, title.trim()).catch((error: unknown) => {
+      void messages.show('error', `Could not rename "${sessionLabel(session)}": ${messageOf(error)}`);
+      return undefined;
+    });
+    if (!outcome) return undefined;
+    const old = sessionLabel(session);
+    if (outcome.status === 'gone') {
+      void messages.show('warning', `"${old}" no longer exists on the agent; it was removed from the list.`);
+    } else if (outcome.status === 'failed') {
+      void messages.show('error', `Could not rename "${old}": ${messageOf(outcome.error)}`);
+    } else {
+      const stored = outcome.title ?? title.trim();
+      this.deps.transcripts()?.setTitle?.(agent, session.sessionId, stored);
+      const text = `Renamed "${old}" to "${stored}".`;
+      // A session that had no title cannot get "no title" back: set_title needs one.
+      if (before === undefined) void messages.show('info', text);
+      else {
+        void messages.show('info', text, 'Undo').then(async (choice) => {
+          if (choice !== 'Undo') return;
+          const undone = await model.rename(agent, session.sessionId, before).catch((error: unknown) => ({ status: 'failed' as const, error, title: undefined }));
+          if (undone.status === 'done') this.deps.transcripts()?.setTitle?.(agent, session.sessionId, undone.title ?? before);
+          else void messages.show('error', `Could not undo the rename of "${stored}": ${messageOf(undone.error)}`);
+        });
+      }
+    }
+    return outcome;
   }
 
   async delete(nodes: readonly SessionNode[]): Promise<CommandSummary> {

@@ -92,6 +92,11 @@ export class TranscriptPanels implements vscode.Disposable {
     this.panels.get(panelKey(agentName, sessionId))?.setArchived(archived);
   }
 
+  /** Shows the title the agent stored after a rename in an open transcript's tab and header. */
+  setTitle(agentName: string, sessionId: string, title: string): void {
+    this.panels.get(panelKey(agentName, sessionId))?.setTitle(title);
+  }
+
   /** How many transcript tabs are open. */
   get openCount(): number {
     return this.panels.size;
@@ -196,6 +201,8 @@ class TranscriptPanel {
   private loaded = false;
   private live = false;
   private archived: boolean;
+  /** Set by a rename from this window; wins over titles replayed from history. */
+  private renamedTitle: string | undefined;
   private problem: TranscriptProblem | undefined;
   private liveSubscription: { dispose(): void } | undefined;
   private disconnectSubscription: { dispose(): void } | undefined;
@@ -314,6 +321,8 @@ class TranscriptPanel {
     const timeline = this.timeline;
     this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
       timeline.apply(update);
+      // A title the agent sends after our rename is its latest word.
+      if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
       // The archive RFD: the agent says so when it archives a session that is open.
       if (timeline.state.archived === true) this.setArchived(true);
       this.owner.changed(this);
@@ -325,6 +334,11 @@ class TranscriptPanel {
     this.liveSubscription?.dispose();
     this.liveSubscription = undefined;
     this.live = false;
+  }
+
+  setTitle(title: string): void {
+    this.renamedTitle = title;
+    this.markChanged();
   }
 
   setArchived(archived: boolean): void {
@@ -479,7 +493,7 @@ class TranscriptPanel {
   }
 
   private title(): string {
-    const title = this.timeline.state.title ?? this.session.title ?? undefined;
+    const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? undefined;
     return sessionLabel({ sessionId: this.session.sessionId, title });
   }
 

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
-import { InvalidListParams, listPage, toV2Updates, withoutCompactions } from './sessions';
+import { InvalidListParams, airListFilter, listPage, toV2Updates, withoutCompactions } from './sessions';
 import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
 
 const AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
@@ -121,6 +121,8 @@ const connection = {
   protocolVersion: 1 as 1 | 2,
   /** v1 client advertised `clientCapabilities.session.compaction`. */
   compaction: false,
+  /** --archive-extension and the client offered JetBrains AIR's `sessionIndex`: archive by the extension. */
+  air: false,
   authenticated: false,
   /** Loaded or resumed sessions; aborting closes the session (and stops its replay). */
   active: new Map<string, AbortController>(),
@@ -262,9 +264,12 @@ interface SessionIdParams {
   sessionId: string;
 }
 
-async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null } }) {
+/** The standard archive is served: advertised, and not replaced by --archive-extension. */
+const standardArchive = opts.list && opts.archive && !opts.archiveExtension;
+
+async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null; _meta?: unknown } }) {
   try {
-    return listPage(await storedSessions(), params, opts.pageSize, opts.archive);
+    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined);
   } catch (error) {
     if (error instanceof InvalidListParams) throw acp.RequestError.invalidParams({ archived: params.archived, cursor: params.cursor }, error.message);
     throw error;
@@ -275,8 +280,8 @@ async function handleArchive({ params, client }: { params: SessionIdParams; clie
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? undefined : { ...r, archived: true }));
   if (!record) throw sessionNotFound(params.sessionId);
   if (connection.active.has(params.sessionId)) {
-    // The archive RFD: tell the client that has the session open, then close it.
-    await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'session_info_update', archived: true } });
+    // The archive RFD: tell the client that has the session open, then close it (the AIR extension only closes it).
+    if (!connection.air) await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'session_info_update', archived: true } });
     closeSession(params.sessionId);
   }
   return {};
@@ -286,6 +291,15 @@ async function handleUnarchive({ params }: { params: SessionIdParams }) {
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? { ...r, archived: false } : undefined));
   if (!record) throw sessionNotFound(params.sessionId);
   return {};
+}
+
+/** `session/set_title`: trims, rejects an empty title (-32602), stores it; the conversation is untouched. */
+async function handleSetTitle({ params }: { params: { sessionId: string; title: string } }) {
+  const title = typeof params.title === 'string' ? params.title.trim() : '';
+  if (!title) throw acp.RequestError.invalidParams({ title: params.title }, 'the title is empty');
+  const record = await updateSession(opts.store, params.sessionId, (r) => (r.title === title ? undefined : { ...r, title }));
+  if (!record) throw sessionNotFound(params.sessionId);
+  return { title };
 }
 
 async function handleDelete({ params }: { params: SessionIdParams }) {
@@ -300,6 +314,27 @@ async function handleClose({ params }: { params: SessionIdParams }) {
   return {};
 }
 
+/** `_session/archive` and `_session/unarchive`: the standard's handlers, for a client that negotiated the extension. */
+function airOnly<Context extends { params: SessionIdParams }>(method: string, handler: (context: Context) => Promise<object>) {
+  return async (context: Context) => {
+    if (!connection.air) throw acp.RequestError.methodNotFound(method);
+    return handler(context);
+  };
+}
+
+/** An extension method's params (the SDK validates only the standard's): `{ sessionId: string }` or -32602. */
+function sessionIdParams(params: unknown): SessionIdParams {
+  const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+  if (typeof sessionId !== 'string') throw acp.RequestError.invalidParams({ sessionId }, 'expected { sessionId: string }');
+  return { sessionId };
+}
+
+/** The client offered JetBrains AIR's session index (`clientCapabilities._meta.jetbrains.air`). */
+function offersAirSessionIndex(clientCapabilities: unknown): boolean {
+  const air = (clientCapabilities as { _meta?: { jetbrains?: { air?: { version?: unknown; capabilities?: unknown } } } } | undefined)?._meta?.jetbrains?.air;
+  return Number.isInteger(air?.version) && (air!.version as number) >= 1 && Array.isArray(air!.capabilities) && air!.capabilities.includes('sessionIndex');
+}
+
 function authMethods() {
   return opts.authRequired ? [{ id: AUTH_METHOD_ID, name: 'Reference login', description: 'Any client may log in; it only proves the client handles auth.' }] : [];
 }
@@ -311,6 +346,7 @@ function buildV1(): acp.AgentApp {
     guarded('initialize', async ({ params }: { params: acp.InitializeRequest }) => {
       connection.protocolVersion = 1;
       connection.compaction = params.clientCapabilities?.session?.compaction != null;
+      connection.air = opts.archiveExtension && opts.list && offersAirSessionIndex(params.clientCapabilities);
       log(`initialize v1 from ${params.clientInfo?.name ?? 'an unnamed client'} (compaction ${connection.compaction ? 'advertised' : 'not advertised'})`);
       const response: acp.InitializeResponse = {
         protocolVersion: 1,
@@ -319,15 +355,18 @@ function buildV1(): acp.AgentApp {
           sessionCapabilities: {
             ...(opts.list ? { list: {} } : {}),
             // The archive RFD requires `list` beside `archive`.
-            ...(opts.list && opts.archive ? { archive: {} } : {}),
+            ...(standardArchive ? { archive: {} } : {}),
             ...(opts.delete ? { delete: {} } : {}),
             ...(opts.resume ? { resume: {} } : {}),
             ...(opts.close ? { close: {} } : {}),
+            ...(opts.title ? { title: {} } : {}),
             additionalDirectories: {},
           },
         },
         agentInfo: AGENT_INFO,
         authMethods: authMethods(),
+        // What claude-agent-acp 0.101.0 and codex-acp 2.6.0 answer an AIR client (among other capabilities).
+        ...(connection.air ? { _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex', 'sessionArchive'] } } } } : {}),
       };
       return response;
     }, 'initialize'),
@@ -343,12 +382,17 @@ function buildV1(): acp.AgentApp {
     );
   }
   if (opts.list) app.onRequest('session/list', guarded('session/list', handleList, 'list'));
-  if (opts.list && opts.archive) {
+  if (standardArchive) {
     app.onRequest('session/archive', guarded('session/archive', handleArchive, 'archive'));
     app.onRequest('session/unarchive', guarded('session/unarchive', handleUnarchive));
   }
+  if (opts.list && opts.archiveExtension) {
+    app.onRequest('_session/archive', sessionIdParams, guarded('_session/archive', airOnly('_session/archive', handleArchive), 'archive'));
+    app.onRequest('_session/unarchive', sessionIdParams, guarded('_session/unarchive', airOnly('_session/unarchive', handleUnarchive)));
+  }
   if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
+  if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
   if (opts.load) {
     app.onRequest(
       'session/load',
@@ -390,7 +434,7 @@ function buildV2(): acp2.AgentApp {
         info: AGENT_INFO,
         capabilities: {
           session: {
-            ...(opts.list && opts.archive ? { archive: {} } : {}),
+            ...(standardArchive ? { archive: {} } : {}),
             ...(opts.delete ? { delete: {} } : {}),
             additionalDirectories: {},
           },
@@ -415,7 +459,7 @@ function buildV2(): acp2.AgentApp {
     }));
   }
   if (opts.list) app.onRequest('session/list', guarded('session/list', handleList, 'list'));
-  if (opts.list && opts.archive) {
+  if (standardArchive) {
     app.onRequest('session/archive', guarded('session/archive', handleArchive, 'archive'));
     app.onRequest('session/unarchive', guarded('session/unarchive', handleUnarchive));
   }

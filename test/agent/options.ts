@@ -8,10 +8,14 @@ export interface AgentOptions {
   pageSize: number;
   list: boolean;
   archive: boolean;
+  /** Archive by the JetBrains AIR vendor extension instead of the standard (as claude-agent-acp and codex-acp do). */
+  archiveExtension: boolean;
   delete: boolean;
   load: boolean;
   close: boolean;
   resume: boolean;
+  /** `sessionCapabilities.title` and `session/set_title`. */
+  title: boolean;
   /** Milliseconds every reply waits before it is sent. */
   delayMs: number;
   /** Method name -> JSON-RPC error code to answer it with. */
@@ -72,8 +76,10 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const USAGE = `usage: agent.mjs --store DIR [options]
   --store DIR                 session store directory (required)
   --page-size N               session/list page size (default 50)
-  --no-list --no-archive --no-delete --no-load --no-close --no-resume
+  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title
                               advertise (and implement) less
+  --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
+                              _meta.jetbrains.air) for a client that offers it, not the standard
   --delay MS                  delay every reply
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
   --replay-delay MS           sleep between replayed updates
@@ -96,7 +102,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes',
@@ -179,10 +185,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     pageSize: pageSize === undefined ? 50 : parseCount('--page-size', pageSize, 1),
     list: !flag('no-list'),
     archive: !flag('no-archive'),
+    archiveExtension: flag('archive-extension'),
     delete: !flag('no-delete'),
     load: !flag('no-load'),
     close: !flag('no-close'),
     resume: !flag('no-resume'),
+    title: !flag('no-title'),
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),

@@ -13,6 +13,22 @@ export interface ListParams {
   cursor?: string | null;
 }
 
+/** The extension's list filter values, as the agent reads them from `_meta.jetbrains.air.list.archived`. */
+const AIR_FILTERS: Record<string, ArchivedFilter> = { unarchived: 'exclude', archived: 'only', all: 'include' };
+
+/** The extension's list filter of a `session/list` request's `_meta` (omitted or null: unarchived only). */
+export function airListFilter(meta: unknown): ArchivedFilter {
+  const value = record(record(record(record(meta).jetbrains).air).list).archived;
+  if (value === undefined || value === null) return 'exclude';
+  const filter = typeof value === 'string' && Object.hasOwn(AIR_FILTERS, value) ? AIR_FILTERS[value] : undefined;
+  if (!filter) throw new InvalidListParams(`invalid _meta.jetbrains.air.list.archived ${JSON.stringify(value)}: expected "unarchived", "archived" or "all"`);
+  return filter;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 export interface ListedSession {
   sessionId: string;
   cwd: string;
@@ -20,6 +36,7 @@ export interface ListedSession {
   updatedAt: string;
   archived?: boolean;
   additionalDirectories?: string[];
+  _meta?: { jetbrains: { air: { archived: boolean } } };
 }
 
 interface CursorPayload {
@@ -64,21 +81,26 @@ export function compareSessions(a: { updatedAt: string; sessionId: string }, b: 
  * One page of `session/list`. `archiveSupported` says whether the agent advertises archive:
  * then the filter applies and every session carries `archived`; otherwise an `archived` value
  * is rejected and archive state is invisible (every undeleted session is listed).
+ * `airFilter` (the JetBrains AIR extension instead of the standard, see {@link airListFilter}):
+ * that filter applies and every session carries `_meta.jetbrains.air.archived`.
  */
 export function listPage(
   stored: readonly StoredSession[],
   params: ListParams,
   pageSize: number,
   archiveSupported: boolean,
+  airFilter?: ArchivedFilter,
 ): { sessions: ListedSession[]; nextCursor?: string } {
   let archived: ArchivedFilter;
   // The SDK's schema lets any string through (an open enum), so the RFD's -32602 is ours to send.
-  if (params.archived === undefined || params.archived === null) archived = 'exclude';
+  if (airFilter !== undefined && (params.archived === undefined || params.archived === null)) archived = airFilter;
+  else if (params.archived === undefined || params.archived === null) archived = 'exclude';
   else if (!archiveSupported) throw new InvalidListParams('the `archived` filter needs the archive capability, which this agent does not advertise');
   else if (params.archived === 'exclude' || params.archived === 'include' || params.archived === 'only') archived = params.archived;
   else throw new InvalidListParams(`invalid \`archived\` filter ${JSON.stringify(params.archived)}: expected "exclude", "include" or "only"`);
   const cwd = params.cwd ?? null;
   const key = filterKey(cwd, archived);
+  const filtering = archiveSupported || airFilter !== undefined;
 
   let after: CursorPayload | undefined;
   if (params.cursor !== undefined && params.cursor !== null) {
@@ -88,7 +110,7 @@ export function listPage(
 
   // The order of compareSessions, with each date parsed once rather than per comparison.
   const matching = stored
-    .filter((s) => !s.deleted && (cwd === null || s.cwd === cwd) && (!archiveSupported || archived === 'include' || (archived === 'only') === s.archived))
+    .filter((s) => !s.deleted && (cwd === null || s.cwd === cwd) && (!filtering || archived === 'include' || (archived === 'only') === s.archived))
     .map((s) => ({ s, t: Date.parse(s.updatedAt) }))
     .sort((a, b) => b.t - a.t || (a.s.sessionId < b.s.sessionId ? -1 : a.s.sessionId > b.s.sessionId ? 1 : 0))
     .map((k) => k.s);
@@ -99,14 +121,15 @@ export function listPage(
   const hasMore = from + pageSize < matching.length;
   const last = page[page.length - 1];
   return {
-    sessions: page.map((s) => toListedSession(s, archiveSupported)),
+    sessions: page.map((s) => toListedSession(s, archiveSupported, airFilter !== undefined)),
     ...(hasMore && last ? { nextCursor: encodeCursor({ v: 1, t: Date.parse(last.updatedAt), id: last.sessionId, f: key }) } : {}),
   };
 }
 
-function toListedSession(s: StoredSession, archiveSupported: boolean): ListedSession {
+function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean): ListedSession {
   const info: ListedSession = { sessionId: s.sessionId, cwd: s.cwd, ...(s.title !== undefined ? { title: s.title } : {}), updatedAt: s.updatedAt };
   if (archiveSupported) info.archived = s.archived;
+  if (air) info._meta = { jetbrains: { air: { archived: s.archived } } };
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
   return info;
 }

@@ -189,8 +189,8 @@ suite('Sessions tree', () => {
     assert.equal(row.item.description, '2 h');
     const tooltip = tooltipText(row.item);
     for (const part of ['Title of w2', 'w2', workspaceFolder(), 'Active']) assert.ok(tooltip.includes(part), `tooltip has ${part}`);
-    assert.equal(row.item.contextValue, 'session:active:archivable:deletable:loadable');
-    assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable');
+    assert.equal(row.item.contextValue, 'session:active:archivable:deletable:loadable:renamable');
+    assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable:renamable');
     assert.ok(row.item.id, 'items have stable ids');
     const again = sessionRow(await settledTree(), 'w2');
     assert.equal(again.item.id, row.item.id);
@@ -311,7 +311,7 @@ suite('Sessions tree', () => {
     const tree = await settledTree();
     assert.deepEqual(agentRow(tree, agent).children.map((r) => r.label), ['Active']);
     const row = sessionRow(tree, 'w1');
-    assert.equal(row.item.contextValue, 'session:active:deletable:loadable');
+    assert.equal(row.item.contextValue, 'session:active:deletable:loadable:renamable');
     const message = nextMessage();
     await vscode.commands.executeCommand('acpSessions.archive', row.node);
     assert.match((await message()).text, /cannot archive sessions: it does not advertise sessionCapabilities\.archive/);
@@ -322,7 +322,7 @@ suite('Sessions tree', () => {
     const store = await seededStore();
     await useAgent(store, ['--no-delete']);
     const row = sessionRow(await settledTree(), 'w1');
-    assert.equal(row.item.contextValue, 'session:active:archivable:loadable');
+    assert.equal(row.item.contextValue, 'session:active:archivable:loadable:renamable');
     const message = nextMessage();
     await vscode.commands.executeCommand('acpSessions.delete', row.node);
     const shown = await message();
@@ -602,5 +602,151 @@ suite('Sessions tree', () => {
     } finally {
       await vscode.commands.executeCommand('acpSessions.ungroup');
     }
+  });
+});
+
+// claude-agent-acp and codex-acp archive only through JetBrains AIR's extension: the reference
+// agent's --archive-extension serves it, and the tree must look and behave as with the standard.
+suite('Sessions tree: archive by the JetBrains AIR extension', () => {
+  const EXTENSION = ['--archive-extension'];
+
+  suiteSetup(async () => {
+    api = await activateExtension();
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
+    removeTempDirs();
+  });
+
+  test('the agent\'s tooltip says which way it archives', async () => {
+    const vendor = await useAgent(await seededStore(), EXTENSION);
+    assert.match(tooltipText(agentRow(await settledTree(), vendor).item), /Archive: agent extension \(JetBrains AIR\)/);
+    const standard = await useAgent(await seededStore());
+    assert.match(tooltipText(agentRow(await settledTree(), standard).item), /Archive: standard/);
+  });
+
+  test('Active and Archived list what the extension filters give; items offer archive', async () => {
+    const agent = await useAgent(await seededStore(), EXTENSION);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+    const tree = await settledTree();
+    assert.equal(sessionRow(tree, 'w2').item.contextValue, 'session:active:archivable:deletable:loadable:renamable');
+    assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable:renamable');
+  });
+
+  test('archive moves the session to Archived in the tree and on disk; Undo restores it', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', sessionRow(await settledTree(), 'w2').node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
+    assert.equal((await readSession(store, 'w2'))?.archived, true);
+    const shown = await message();
+    assert.equal(shown.text, 'Archived "Title of w2".');
+    assert.deepEqual(shown.actions, ['Undo']);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
+    await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+  });
+
+  test('unarchive, and archive of several selected sessions, move them in the tree and on disk', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    await vscode.commands.executeCommand('acpSessions.unarchive', sessionRow(await settledTree(), 'w4').node);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w4', 'w3'], archived: [] });
+    assert.equal((await readSession(store, 'w4'))?.archived, false);
+    const tree = await settledTree();
+    const selected = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w3').node];
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', selected[0], selected);
+    assert.equal((await message()).text, 'Archived 2 sessions.');
+    assert.deepEqual(await sections(agent), { active: ['w2', 'w4'], archived: ['w1', 'w3'] });
+  });
+
+  test('-32002 from _session/archive: the message says the session is gone and it leaves the tree', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, EXTENSION);
+    const row = sessionRow(await settledTree(), 'w2');
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true }));
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    assert.match((await message()).text, /"Title of w2" no longer exists on the agent/);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+  });
+});
+
+suite('Sessions tree: Rename…', () => {
+  suiteSetup(async () => {
+    api = await activateExtension();
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await closeAllTranscripts(api);
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
+    removeTempDirs();
+  });
+
+  test('rename changes the title at once in the tree, an open transcript and the store; Undo restores it', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const row = sessionRow(await settledTree(), 'w2');
+    await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+    await api.transcripts.whenLoaded(agent, 'w2');
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.rename', row.node, undefined, '  Parser work  ');
+    assert.equal(sessionRow(await rows(), 'w2').label, 'Parser work', 'the tree shows it without a re-list');
+    assert.equal(api.transcripts.getState(agent, 'w2')?.title, 'Parser work');
+    assert.equal((await readSession(store, 'w2'))?.title, 'Parser work');
+    const shown = await message();
+    assert.equal(shown.text, 'Renamed "Title of w2" to "Parser work".');
+    assert.deepEqual(shown.actions, ['Undo']);
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('the store has the old title', async () => (await readSession(store, 'w2'))?.title === 'Title of w2');
+    await until('the tree has the old title', async () => sessionRow(await rows(), 'w2').label === 'Title of w2');
+    await until('the transcript has the old title', () => api.transcripts.getState(agent, 'w2')?.title === 'Title of w2');
+  });
+
+  test('an empty or multi-line title is refused before anything is sent', async () => {
+    const store = await seededStore();
+    await useAgent(store);
+    for (const title of ['   ', 'two\nlines']) {
+      const message = nextMessage();
+      await vscode.commands.executeCommand('acpSessions.rename', sessionRow(await settledTree(), 'w1').node, undefined, title);
+      assert.match((await message()).text, /^Not renamed: /);
+    }
+    assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
+  });
+
+  test('-32002: the message says the session is gone and it leaves the tree', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const row = sessionRow(await settledTree(), 'w2');
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true }));
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.rename', row.node, undefined, 'New');
+    assert.match((await message()).text, /"Title of w2" no longer exists on the agent/);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+  });
+
+  test('without sessionCapabilities.title Rename is not offered, and the command refuses', async () => {
+    const store = await seededStore();
+    await useAgent(store, ['--no-title']);
+    const row = sessionRow(await settledTree(), 'w1');
+    assert.doesNotMatch(String(row.item.contextValue), /renamable/);
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.rename', row.node, undefined, 'New');
+    assert.match((await message()).text, /cannot rename sessions: it does not advertise sessionCapabilities\.title/);
+    assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
   });
 });

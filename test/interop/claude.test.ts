@@ -1,11 +1,11 @@
 // Our ACP client against the real @agentclientprotocol/claude-agent-acp, offline, with a
 // Claude Code store fabricated in a temporary HOME.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AcpClient } from '../../src/acp/client';
-import { UnsupportedCapabilityError } from '../../src/acp/errors';
+import { ResourceNotFoundError } from '../../src/acp/errors';
 import type { CompactionEntity, MessageEntity } from '../../src/transcript/model';
 import { partsText } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
@@ -65,12 +65,12 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     cleanup();
   });
 
-  test('advertises list, load, delete, resume and close, and not archive', () => {
+  test('advertises list, load, delete, resume and close; archives by the JetBrains AIR extension, not the standard', () => {
     assert.equal(client.agentInfo?.name, '@agentclientprotocol/claude-agent-acp');
     assert.equal(client.agentInfo?.version, installed.agents.claude.version);
     assert.deepEqual(
       { ...client.capabilities, authMethods: undefined },
-      { loadSession: true, list: true, delete: true, resume: true, close: true, archive: false, authMethods: undefined },
+      { loadSession: true, list: true, delete: true, resume: true, close: true, archive: true, archiveMethod: 'jetbrains-air', title: false, authMethods: undefined },
     );
   });
 
@@ -95,8 +95,29 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     assert.equal(sessions.length, 5);
   });
 
-  test('archive is refused before anything is sent, since claude does not advertise it', async () => {
-    await assert.rejects(client.archiveSession(ids.login), UnsupportedCapabilityError);
+  test('archive (_session/archive) moves a session to the archived list; unarchive brings it back', async () => {
+    const listed = async (archived: 'exclude' | 'only' | 'include') =>
+      (await client.listSessions({ cwd: project, archived })).sessions.map((s) => `${s.sessionId}:${s.archived}`);
+    await client.archiveSession(ids.login);
+    await client.archiveSession(ids.login); // idempotent
+    assert.equal((await listed('exclude')).includes(`${ids.login}:false`), false);
+    assert.deepEqual(await listed('only'), [`${ids.login}:true`]);
+    assert.ok((await listed('include')).includes(`${ids.login}:true`));
+    // claude keeps the mark in the session's own JSONL, and its date does not move.
+    assert.match(readFileSync(join(claudeProjectDir(home, project), `${ids.login}.jsonl`), 'utf8'), /archived/);
+    await client.unarchiveSession(ids.login);
+    assert.deepEqual(await listed('only'), []);
+    const login = (await client.listSessions({ cwd: project })).sessions.find((s) => s.sessionId === ids.login);
+    assert.deepEqual([login?.archived, login?.updatedAt], [false, dates.login]);
+  });
+
+  test('archive of an unknown session is ResourceNotFoundError (-32002) with data.sessionId', async () => {
+    const unknown = 'ffffffff-0000-4000-8000-00000000dead';
+    for (const call of [() => client.archiveSession(unknown), () => client.unarchiveSession(unknown)]) {
+      const error = await call().then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof ResourceNotFoundError, String(error));
+      assert.deepEqual(error.data, { sessionId: unknown });
+    }
   });
 
   test('a compacted transcript replays as a completed compaction row with its summary', async () => {
@@ -169,15 +190,22 @@ describe(`claude-agent-acp ${installed.agents.claude.version} with 1005 sessions
     cleanup();
   });
 
-  test('a full page (a large reply) and its nextCursor lead to every session exactly once', async () => {
-    const first = await client.listSessions({ cwd: project });
-    assert.ok(first.nextCursor, 'claude pages at 1000 sessions');
-    const second = await client.listSessions({ cwd: project, cursor: first.nextCursor });
-    assert.equal(second.nextCursor, undefined);
-    const ids = [...first.sessions, ...second.sessions].map((s) => s.sessionId);
+  test('its nextCursor chain leads to every session exactly once', async () => {
+    // claude pages at 1000 for a plain client and at 50 for one that offers AIR's session index (as we do).
+    const pages: number[] = [];
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listSessions({ cwd: project, ...(cursor ? { cursor } : {}) });
+      pages.push(page.sessions.length);
+      ids.push(...page.sessions.map((s) => s.sessionId));
+      cursor = page.nextCursor;
+      assert.ok(pages.length <= count, 'paging ends');
+    } while (cursor);
+    assert.ok(pages.length > 1, `claude pages: ${pages.join(', ')}`);
     assert.equal(ids.length, count);
     assert.equal(new Set(ids).size, count);
-    assert.equal(first.sessions[0].title, `Session ${count - 1}`);
+    assert.equal(ids[0], `00000000-0000-4000-8000-${String(count - 1).padStart(12, '0')}`);
     assert.deepEqual(log.problems, []);
   });
 });

@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AcpClient } from '../../src/acp/client';
-import { AuthRequiredError } from '../../src/acp/errors';
+import { ResourceNotFoundError } from '../../src/acp/errors';
 import type { MessageEntity } from '../../src/transcript/model';
 import { partsText } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
@@ -46,11 +46,14 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
     cleanup();
   });
 
-  test('advertises list, load, delete and resume, and not archive', () => {
+  test('advertises list, load, delete and resume; archives by the JetBrains AIR extension, not the standard', () => {
     assert.equal(client.agentInfo?.name, '@agentclientprotocol/codex-acp');
     assert.equal(client.agentInfo?.version, installed.agents.codex.version);
-    const { loadSession, list, delete: canDelete, resume, archive } = client.capabilities;
-    assert.deepEqual({ loadSession, list, delete: canDelete, resume, archive }, { loadSession: true, list: true, delete: true, resume: true, archive: false });
+    const { loadSession, list, delete: canDelete, resume, archive, archiveMethod } = client.capabilities;
+    assert.deepEqual(
+      { loadSession, list, delete: canDelete, resume, archive, archiveMethod },
+      { loadSession: true, list: true, delete: true, resume: true, archive: true, archiveMethod: 'jetbrains-air' },
+    );
   });
 
   test('lists the sessions of a folder, titled by their first prompt and dated by their last change', async () => {
@@ -65,6 +68,41 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
         [ids.doomed, project, 'Try a thing', '2025-04-01T09:31:00.000Z'],
       ],
     );
+  });
+
+  test('archive (_session/archive) moves a session to the archived list; unarchive brings it back', async () => {
+    const listed = async (archived: 'exclude' | 'only' | 'include') =>
+      (await client.listSessions({ cwd: project, archived })).sessions.map((s) => `${s.sessionId}:${s.archived}`);
+    await client.archiveSession(ids.readme);
+    await client.archiveSession(ids.readme); // idempotent
+    assert.deepEqual(await listed('exclude'), [`${ids.tests}:false`, `${ids.doomed}:false`]);
+    assert.deepEqual(await listed('only'), [`${ids.readme}:true`]);
+    assert.deepEqual((await listed('include')).sort(), [`${ids.tests}:false`, `${ids.readme}:true`, `${ids.doomed}:false`].sort());
+    await client.unarchiveSession(ids.readme);
+    assert.deepEqual(await listed('only'), []);
+    // codex 2.6.0 dates an unarchived session now (its rollout file is touched): it moves to the top.
+    const readme = (await client.listSessions({ cwd: project })).sessions.find((s) => s.sessionId === ids.readme);
+    assert.equal(readme?.archived, false);
+    assert.ok(Date.parse(readme!.updatedAt!) > Date.parse('2025-05-01T10:05:00.000Z'));
+  });
+
+  test('archive of an unknown session is ResourceNotFoundError (-32002) with data.sessionId', async () => {
+    const unknown = 'ffffffff-0000-7000-8000-00000000dead';
+    for (const call of [() => client.archiveSession(unknown), () => client.unarchiveSession(unknown)]) {
+      const error = await call().then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof ResourceNotFoundError, String(error));
+      assert.deepEqual(error.data, { sessionId: unknown });
+    }
+  });
+
+  test('rename (session/set_title, sessionCapabilities.title) answers the stored title and lists it; -32002 for an unknown session', async () => {
+    assert.equal(client.capabilities.title, true);
+    assert.equal(await client.setSessionTitle(ids.tests, 'Parser tests'), 'Parser tests');
+    const listed = (await client.listSessions({ cwd: project })).sessions.find((s) => s.sessionId === ids.tests);
+    assert.equal(listed?.title, 'Parser tests');
+    const error = await client.setSessionTitle('ffffffff-0000-7000-8000-00000000dead', 'x').then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof ResourceNotFoundError, String(error));
+    await client.setSessionTitle(ids.tests, 'Write tests for the parser'); // as the other tests expect it
   });
 
   test('load replays the conversation in order, one message per messageId', async () => {
@@ -85,12 +123,13 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
     assert.deepEqual(timeline.entities.filter((e) => e.kind === 'unknown'), []);
   });
 
-  test('delete takes the session out of the list (codex moves the rollout to archived_sessions)', async () => {
+  test('delete removes the session for good (for a client offering AIR\'s session index: thread/delete, not a move to archived_sessions)', async () => {
     await client.deleteSession(ids.doomed);
-    const { sessions } = await client.listSessions({ cwd: project });
+    const { sessions } = await client.listSessions({ cwd: project, archived: 'include' });
     assert.equal(sessions.some((s) => s.sessionId === ids.doomed), false);
     assert.equal(existsSync(doomedFile), false);
-    assert.ok(readdirSync(join(home, '.codex', 'archived_sessions')).some((f) => f.includes(ids.doomed)));
+    const archivedDir = join(home, '.codex', 'archived_sessions');
+    assert.equal(existsSync(archivedDir) && readdirSync(archivedDir).some((f) => f.includes(ids.doomed)), false);
   });
 
   test('what codex sends beyond our reference agent leaves no warning or error in the log', () => {
@@ -119,7 +158,9 @@ describe(`codex-acp ${installed.agents.codex.version} without credentials`, () =
     assert.ok(client.capabilities.authMethods.some((m) => m.id === 'api-key'));
   });
 
-  test('session/list answers -32000, which the client reports as AuthRequiredError', async () => {
-    await assert.rejects(client.listSessions({ cwd: project }), AuthRequiredError);
+  test('session/list works without credentials for a client offering AIR\'s session index (a plain client gets -32000)', async () => {
+    // The index reads codex's local state; our AuthRequiredError path is tested with the reference agent's --auth-required.
+    const { sessions } = await client.listSessions({ cwd: project });
+    assert.deepEqual(sessions.map((s) => s.sessionId), [ids.readme]);
   });
 });

@@ -16,14 +16,16 @@ export function claudeProjectDir(home, cwd) {
  * Writes one Claude Code transcript. `turns` are [user, assistant] text pairs; `compactedAfter`
  * (a turn count) puts a compaction there: a `compact_boundary` record followed by the
  * `isCompactSummary` user message carrying `summary`, framed as Claude Code persists it.
- * `title` becomes a `summary` record (Claude's stored title). The file's mtime is `updatedAt`,
- * which is what claude-agent-acp lists. Returns the file's path.
+ * `title` becomes a `summary` record (Claude's stored title). The file's mtime and the last
+ * record's timestamp are `updatedAt`, which is what claude-agent-acp lists. Returns the file's path.
  */
 export function writeClaudeSession(home, { sessionId, cwd, title, updatedAt, turns, compactedAfter, summary }) {
   const dir = claudeProjectDir(home, cwd);
   mkdirSync(dir, { recursive: true });
   const end = Date.parse(updatedAt);
-  let clock = end - (turns.length * 2 + 2) * 60_000;
+  // One minute per record, the last one at `updatedAt`: claude's AIR session index dates a session by its last record, not the mtime.
+  const compacted = compactedAfter !== undefined && compactedAfter < turns.length;
+  let clock = end - (turns.length * 2 + (compacted ? 2 : 0)) * 60_000;
   const at = () => new Date((clock += 60_000)).toISOString();
   const common = () => ({ isSidechain: false, userType: 'external', cwd, sessionId, version: '2.1.0', gitBranch: 'main', timestamp: at() });
   const records = [];

@@ -66,12 +66,18 @@ test('initialize offers protocol v1 with our clientInfo and the compaction capab
   assert.deepEqual(initialize.params, {
     protocolVersion: 1,
     clientInfo: CLIENT_INFO,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} } },
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+      session: { compaction: {} },
+      // How today's agents archive (JetBrains AIR's session index); acp-archive-extension.test.ts.
+      _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex'] } } },
+    },
   });
   assert.equal(client.protocolVersion, 1);
   assert.equal(client.name, 'reference');
   assert.equal(typeof client.agentInfo?.name, 'string');
-  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, delete: true, resume: true, close: true, authMethods: [] });
+  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, authMethods: [] });
   assert.equal(client.isConnected, true);
 });
 

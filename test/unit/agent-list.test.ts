@@ -1,5 +1,5 @@
 // The reference agent's session/list: filters, order, cursors and page size.
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeSession } from '../agent/store';
 import { storedSession, tempStore, writeAll } from '../agent/fixtures';
@@ -160,4 +160,52 @@ test('sessions with further workspace roots list them as additionalDirectories',
   const [both, one] = await listAll(agent);
   assert.deepEqual(both.additionalDirectories, ['/work/project-b']);
   assert.equal(one.additionalDirectories, undefined);
+});
+
+describe('--archive-extension: the JetBrains AIR extension instead of the standard', () => {
+  const AIR_CLIENT = { protocolVersion: 1, clientInfo: { name: 'agent-tests', version: '0' }, clientCapabilities: { _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex'] } } } } };
+  const airList = (archived: unknown) => ({ _meta: { jetbrains: { air: { list: { archived } } } } });
+
+  test('answers an AIR client with _meta.jetbrains.air and no standard archive capability', async (t) => {
+    const agent = RawAgent.start(['--store', await fixture(t), '--archive-extension']);
+    t.after(() => agent.close());
+    const result = await agent.initialize(AIR_CLIENT);
+    assert.deepEqual(result._meta, { jetbrains: { air: { version: 1, capabilities: ['sessionIndex', 'sessionArchive'] } } });
+    assert.equal(result.agentCapabilities.sessionCapabilities.archive, undefined);
+  });
+
+  test('lists by _meta.jetbrains.air.list.archived, each entry flagged in _meta.jetbrains.air.archived', async (t) => {
+    const agent = RawAgent.start(['--store', await fixture(t), '--archive-extension']);
+    t.after(() => agent.close());
+    await agent.initialize(AIR_CLIENT);
+    const flagged = (sessions: any[]) => sessions.map((s) => `${s.sessionId}:${s._meta?.jetbrains?.air?.archived}:${s.archived}`);
+    assert.deepEqual(flagged(await listAll(agent, {})), ['b1:false:undefined', 'a1:false:undefined', 'a3:false:undefined']);
+    assert.deepEqual(flagged(await listAll(agent, airList('unarchived'))), ['b1:false:undefined', 'a1:false:undefined', 'a3:false:undefined']);
+    assert.deepEqual(ids(await listAll(agent, airList('archived'))), ['a2', 'a4', 'b2']);
+    assert.deepEqual(ids(await listAll(agent, airList('all'))), ['b1', 'a1', 'a2', 'a3', 'a4', 'b2']);
+    assert.equal((await agent.request('session/list', airList('everything'))).error?.code, -32602);
+    assert.equal((await agent.request('session/list', { archived: 'only' })).error?.code, -32602, 'the standard filter is not served');
+  });
+
+  test('_session/archive and _session/unarchive answer {} and -32002 with data.sessionId; session/archive is -32601', async (t) => {
+    const agent = RawAgent.start(['--store', await fixture(t), '--archive-extension']);
+    t.after(() => agent.close());
+    await agent.initialize(AIR_CLIENT);
+    assert.deepEqual(await agent.call('_session/archive', { sessionId: 'a1' }), {});
+    assert.deepEqual(ids(await listAll(agent, airList('archived'))), ['a1', 'a2', 'a4', 'b2']);
+    assert.deepEqual(await agent.call('_session/unarchive', { sessionId: 'a1' }), {});
+    const unknown = await agent.request('_session/archive', { sessionId: 'a5' });
+    assert.equal(unknown.error?.code, -32002);
+    assert.deepEqual(unknown.error?.data, { sessionId: 'a5' });
+    assert.equal((await agent.request('_session/archive', {})).error?.code, -32602);
+    assert.equal((await agent.request('session/archive', { sessionId: 'a1' })).error?.code, -32601);
+  });
+
+  test('a client that does not offer the extension gets neither the extension nor the standard', async (t) => {
+    const agent = RawAgent.start(['--store', await fixture(t), '--archive-extension']);
+    t.after(() => agent.close());
+    const result = await agent.initialize();
+    assert.equal(result._meta, undefined);
+    assert.equal((await agent.request('_session/archive', { sessionId: 'a1' })).error?.code, -32601);
+  });
 });

@@ -338,3 +338,59 @@ describe('sessions model: session_info_update', () => {
     assert.notDeepEqual(listsBefore, [active.sessions, archived.sessions]);
   });
 });
+
+describe('sessions model: archive by the JetBrains AIR extension (the agent lacks the standard)', () => {
+  const EXTENSION = ['--archive-extension'];
+
+  test('the agent has both sections, and each lists what the extension filter gives', async () => {
+    const { model, registry } = setup(await seededStore(), EXTENSION);
+    await registry.getClient('ref');
+    assert.deepEqual(model.sections('ref'), ['active', 'archived']);
+    const active = model.list('ref', 'active', ALPHA);
+    const archived = model.list('ref', 'archived', ALPHA);
+    await Promise.all([active.load(), archived.load()]);
+    assert.deepEqual(ids(active), ['a1', 'a2', 'a3', 'a4', 'a5']);
+    assert.deepEqual(ids(archived), ['a6', 'a7']);
+    assert.ok(active.sessions.every((s) => s.archived === false));
+    assert.ok(archived.sessions.every((s) => s.archived === true));
+  });
+
+  test('archive and unarchive move sessions at once, the agent stores them, and a refresh agrees', async () => {
+    const store = await seededStore();
+    const { model } = setup(store, EXTENSION);
+    const active = model.list('ref', 'active', ALPHA);
+    const archived = model.list('ref', 'archived', ALPHA);
+    await Promise.all([active.load(), archived.load()]);
+    assert.deepEqual((await model.archive('ref', ['a2', 'a3'])).map((o) => o.status), ['done', 'done']);
+    assert.deepEqual(ids(active), ['a1', 'a4', 'a5']);
+    assert.deepEqual(ids(archived), ['a2', 'a3', 'a6', 'a7']);
+    assert.equal((await readSession(store, 'a2'))?.archived, true);
+    await model.unarchive('ref', ['a7']);
+    assert.deepEqual(ids(active), ['a1', 'a4', 'a5', 'a7']);
+    await model.lastRevalidation;
+    await model.refresh();
+    assert.deepEqual(ids(active), ['a1', 'a4', 'a5', 'a7']);
+    assert.deepEqual(ids(archived), ['a2', 'a3', 'a6']);
+  });
+
+  test('-32002 from _session/archive: the session is reported gone and removed from the lists', async () => {
+    const store = await seededStore();
+    const { model } = setup(store, EXTENSION);
+    const active = model.list('ref', 'active', ALPHA);
+    await active.load();
+    await writeSession(store, record('a4', ALPHA, 4, { deleted: true }));
+    const [outcome] = await model.archive('ref', ['a4']);
+    assert.equal(outcome.status, 'gone');
+    assert.deepEqual((outcome.error as { data?: unknown }).data, { sessionId: 'a4' });
+    assert.ok(!ids(active).includes('a4'));
+  });
+
+  test('the Archived cursor chain pages with the extension filter to the end', async () => {
+    const { model } = setup(await seededStore(), [...EXTENSION, '--page-size', '1'], 1);
+    const archived = model.list('ref', 'archived', ALPHA);
+    await archived.load();
+    while (archived.hasMore) await archived.loadMore();
+    assert.equal(archived.error, undefined, String(archived.error));
+    assert.deepEqual(ids(archived), ['a6', 'a7']);
+  });
+});

@@ -2,6 +2,7 @@
 // version from `initialize`, and under it the sections or one item saying why there are none.
 import * as vscode from 'vscode';
 import type { Agent, AgentState } from '../../sessions/agentRegistry';
+import { describeArchiveMethod } from '../../acp/archive';
 import { presetFor } from '../../sessions/agentPresets';
 import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
@@ -122,6 +123,7 @@ export class AgentNode extends TreeNode {
     if (caps) {
       const names = (['list', 'archive', 'delete', 'loadSession', 'resume', 'close'] as const).filter((c) => caps[c]);
       line('Capabilities', names.length ? names.join(', ') : 'none');
+      if (caps.archiveMethod) line('Archive', describeArchiveMethod(caps.archiveMethod));
     }
     line('Command', [agent.config.command, ...(agent.config.args ?? [])].join(' '));
     return md;

@@ -64,6 +64,7 @@ export class SessionNode extends TreeNode {
     if (caps?.archive) parts.push('archivable');
     if (caps?.delete) parts.push('deletable');
     if (caps?.loadSession) parts.push('loadable');
+    if (caps?.title) parts.push('renamable');
     return parts.join(':');
   }
 

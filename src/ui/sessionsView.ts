@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { AgentRegistry } from '../sessions/agentRegistry';
 import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
-import { Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
+import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
 import { readAgentConfigs, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
 import { SessionNode } from './treeNodes/sessionNode';
@@ -195,13 +195,13 @@ function itemKey(item: vscode.TreeItem): string {
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
-/** The Sessions part of the extension API (for integration tests and other extensions). */
+/** The Sessions part of the test API (the extension's Test mode only). */
 export interface SessionsApi {
   readonly model: SessionsModel;
   /** The tree's data provider: `getChildren()` walks exactly what the view shows. */
   readonly view: SessionsView;
   /** Notifications and confirmations the view showed, readable and answerable. */
-  readonly messages: Messages;
+  readonly messages: MessageRecorder;
 }
 
 /**
@@ -212,7 +212,7 @@ export function activateSessions(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
   transcripts: () => TranscriptsLike | undefined,
-): { agents: AgentRegistry; sessions: SessionsApi } {
+): { agents: AgentRegistry; sessions: Omit<SessionsApi, 'messages'> & { messages: MessageRecorder | undefined } } {
   const config = () => vscode.workspace.getConfiguration('acpSessions');
   const folders = () =>
     (vscode.workspace.workspaceFolders ?? [])
@@ -235,6 +235,8 @@ export function activateSessions(
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
   const messages = new Messages();
+  // Only integration tests read and answer messages; in any other mode nothing is recorded.
+  if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
   const setContextKeys = () => {
     void vscode.commands.executeCommand('setContext', 'acpSessions.scope', config().get<string>('scope') === 'all' ? 'all' : 'workspace');
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
@@ -256,5 +258,5 @@ export function activateSessions(
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, messages } };
+  return { agents, sessions: { model, view, messages: messages.recorder } };
 }

@@ -22,6 +22,19 @@ export interface AgentOptions {
   malformedBefore?: string;
   authRequired: boolean;
   v2: boolean;
+  /** A JSON file of agent-controlled text to send instead of ours (see AgentStrings). */
+  strings?: string;
+}
+
+/** What --strings FILE holds: text this agent sends in place of its own (hostile-string tests). */
+export interface AgentStrings {
+  /** `agentInfo` of the initialize response. */
+  agentInfo?: { name: string; title?: string; version: string };
+  /** The message and `data` of the errors --fail answers with. */
+  errorMessage?: string;
+  errorData?: unknown;
+  /** Written to stderr at start, before anything else. */
+  stderr?: string;
 }
 
 export const USAGE = `usage: agent.mjs --store DIR [options]
@@ -36,13 +49,14 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --malformed-before METHOD   write a non-JSON line just before answering METHOD
   --auth-required             advertise an auth method; session methods answer -32000 until authenticate
   --v2                        also speak the ACP v2 draft
+  --strings FILE              JSON { agentInfo, errorMessage, errorData, stderr }: text to send instead of ours
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
 ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'auth-required', 'v2'] as const;
-const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before'] as const;
+const VALUE_FLAGS = ['store', 'page-size', 'delay', 'fail', 'replay-delay', 'exit-at', 'malformed-before', 'strings'] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 
@@ -130,5 +144,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     malformedBefore: value('malformed-before') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),
+    strings: value('strings') || undefined,
   };
 }

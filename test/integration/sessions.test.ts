@@ -122,10 +122,10 @@ async function sections(agent: string): Promise<{ active: string[]; archived: st
   return { active: sessionIds(sectionRow(tree, agent, 'Active')), archived: sessionIds(sectionRow(tree, agent, 'Archived')) };
 }
 
-/** A Markdown tooltip as read text (appendText escapes punctuation and spaces). */
+/** A Markdown tooltip as read text (agent text in it has its ASCII punctuation escaped). */
 function tooltipText(item: vscode.TreeItem): string {
   const value = typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
-  return value.replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
+  return value.replace(/&nbsp;/g, ' ').replace(/\\([!-/:-@[-`{-~])/g, '$1');
 }
 
 /** The next message the Sessions view shows from now on. */

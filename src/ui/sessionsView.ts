@@ -89,9 +89,35 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       } else if (changed.length > 0) {
         // VS Code drops the children of a refreshed node; they are recorded again when fetched.
         for (const node of changed) delete this.shown.get(node.id)?.children;
+        this.prune();
         this.changeEmitter.fire(changed);
       }
     }, 0);
+  }
+
+  /**
+   * Forgets the nodes VS Code no longer holds (gone sessions, dropped children of refreshed
+   * nodes): those not reachable from the root through the children it last fetched. A node it
+   * fetches again is made afresh, which is what VS Code expects of a child it dropped.
+   */
+  private prune(): void {
+    const reachable = new Set<string>(['']);
+    const walk = (id: string) => {
+      for (const child of this.shown.get(id)?.children ?? []) {
+        if (!reachable.has(child)) {
+          reachable.add(child);
+          walk(child);
+        }
+      }
+    };
+    walk('');
+    for (const id of this.nodes.keys()) if (!reachable.has(id)) this.nodes.delete(id);
+    for (const id of this.shown.keys()) if (!reachable.has(id)) this.shown.delete(id);
+  }
+
+  /** @internal how many nodes the view keeps (tests check that gone ones are forgotten). */
+  get nodeCount(): number {
+    return this.nodes.size;
   }
 
   /**

@@ -30,7 +30,9 @@ export function run(): Promise<void> {
     // one is better than a silent run.
     timeout: Number(process.env.ACP_INTEGRATION_TEST_TIMEOUT ?? 120_000),
   });
-  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js'));
+  // ACP_INTEGRATION_FILES=hostile,sessions runs only those suites (a narrower run while working).
+  const only = process.env.ACP_INTEGRATION_FILES?.split(',').map((f) => `${f.trim()}.test.js`);
+  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (!only || only.includes(f)));
   // The foundation suite first: it checks that nothing activated the extension before it.
   files.sort((a, b) => Number(b === 'foundation.test.js') - Number(a === 'foundation.test.js') || a.localeCompare(b));
   for (const file of files) mocha.addFile(join(__dirname, file));

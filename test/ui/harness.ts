@@ -19,6 +19,8 @@ export interface WorkbenchOptions {
   settings?: Record<string, unknown>;
   /** The extension to load as extensionDevelopmentPath; defaults to this repository. */
   extensionPath?: string;
+  /** More extensions to load beside it (each as another extensionDevelopmentPath). */
+  extraExtensionPaths?: string[];
   /** Show the browser (for debugging a test by hand). */
   headed?: boolean;
 }
@@ -92,6 +94,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       folders: options.folders ?? [],
       payload: [
         ['extensionDevelopmentPath', server.remoteUri(extensionPath)],
+        ...(options.extraExtensionPaths ?? []).map((p): [string, string] => ['extensionDevelopmentPath', server.remoteUri(resolve(p))]),
         ['skipWelcome', 'true'],
         ['skipReleaseNotes', 'true'],
       ],

@@ -75,3 +75,20 @@ test('a link shown as a link is the link that opens: whitespace around it droppe
     assert.equal(allowedLink(bad), undefined, JSON.stringify(bad));
   }
 });
+
+test('the hostile-strings corpus rendered as transcript Markdown: no script, no load, every link allowed', async () => {
+  const { hostileStrings } = await import('../hostile/corpus');
+  let tried = 0;
+  for (const { kind, text } of hostileStrings()) {
+    const html = renderMarkdown(text);
+    tried++;
+    const what = `${kind}: ${JSON.stringify(text.slice(0, 80))}`;
+    assert.doesNotMatch(html, /<(script|img|iframe|svg|style|object|embed|form|input)\b/i, what);
+    for (const [tag] of html.matchAll(/<[a-zA-Z][^>]*>/g)) assert.doesNotMatch(tag, /\s(href|src|on[a-z]+|style)=/i, `${what}: ${tag}`);
+    for (const [, href] of html.matchAll(/data-href="([^"]*)"/g)) {
+      const decoded = href.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+      assert.ok(isAllowedLink(decoded), `${what}: link ${decoded}`);
+    }
+  }
+  console.log(`hostile strings tried through the transcript Markdown: ${tried}; escapes: 0`);
+});

@@ -172,7 +172,12 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   getChildren(node?: TreeNode): TreeNode[] {
     const children = this.children(node);
-    this.record(node?.id ?? '').children = children.map((c) => c.id);
+    const shown = this.record(node?.id ?? '');
+    const ids = children.map((c) => c.id);
+    const same = shown.children?.length === ids.length && shown.children.every((id, i) => id === ids[i]);
+    shown.children = ids;
+    // Children that left (a session deleted, a list reloaded) may be held nowhere else now.
+    if (!same) this.prune();
     return children;
   }
 

@@ -100,17 +100,19 @@ function checkTreeItem(row: { item: vscode.TreeItem }, what: string): void {
   tooltip('tree tooltip', row.item, what);
 }
 
-/** Runs a command and returns the message it shows (through the Test-mode recorder). */
+/**
+ * Runs a command and returns the first message it shows (through the Test-mode recorder). Not
+ * awaited: a command that waits for the user's answer to its message would never return.
+ */
 async function messageOf(run: () => Thenable<unknown>): Promise<ShownMessage> {
   const recorder = api.sessions.messages;
-  const next = new Promise<ShownMessage>((resolve) => {
-    const subscription = recorder.onDidShow((m) => {
-      subscription.dispose();
-      resolve(m);
-    });
+  const seen = recorder.shown.length;
+  let failure: unknown;
+  Promise.resolve(run()).then(undefined, (error: unknown) => (failure = error));
+  return until('the command showed a message', () => {
+    if (failure) throw failure;
+    return recorder.shown[seen];
   });
-  await run();
-  return until('the command showed a message', () => Promise.race([next, new Promise<undefined>((r) => setTimeout(r, 10))]));
 }
 
 suite('Hostile strings on every VS Code surface', () => {

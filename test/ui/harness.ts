@@ -19,8 +19,8 @@ export interface WorkbenchOptions {
   settings?: Record<string, unknown>;
   /** The extension to load as extensionDevelopmentPath; defaults to this repository. */
   extensionPath?: string;
-  /** More extensions to load beside it (each as another extensionDevelopmentPath). */
-  extraExtensionPaths?: string[];
+  /** The server's extensions folder: extensions installed there load beside ours. */
+  extensionsDir?: string;
   /** Show the browser (for debugging a test by hand). */
   headed?: boolean;
 }
@@ -58,7 +58,7 @@ export function repoRoot(): string {
 }
 
 interface HostModule {
-  startServer(options: { machineSettings?: Record<string, unknown> }): Promise<{
+  startServer(options: { machineSettings?: Record<string, unknown>; extensionsDir?: string }): Promise<{
     origin: string;
     dirs: Record<string, string>;
     remoteUri(path: string): string;
@@ -85,7 +85,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
   }
   const machineSettings: Record<string, unknown> = { ...options.settings };
   if (options.agents) machineSettings['acpSessions.agents'] = options.agents;
-  const server = await host.startServer({ machineSettings });
+  const server = await host.startServer({ machineSettings, extensionsDir: options.extensionsDir });
   let browser: Awaited<ReturnType<HostModule['openBrowser']>> | undefined;
   try {
     browser = await host.openBrowser({ headless: !options.headed });
@@ -94,7 +94,6 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       folders: options.folders ?? [],
       payload: [
         ['extensionDevelopmentPath', server.remoteUri(extensionPath)],
-        ...(options.extraExtensionPaths ?? []).map((p): [string, string] => ['extensionDevelopmentPath', server.remoteUri(resolve(p))]),
         ['skipWelcome', 'true'],
         ['skipReleaseNotes', 'true'],
       ],

@@ -72,10 +72,12 @@ before(async () => {
       updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hello' } }],
     });
   }
-  consumer = join(work, 'consumer');
+  // Installed like any extension from the Marketplace would be: in the server's extensions folder.
+  const extensions = join(work, 'extensions');
+  consumer = join(extensions, 'acp-tests.api-consumer-0.0.1');
   writeConsumerExtension(consumer);
   const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
-  wb = await startWorkbench({ agents, folders: [folder], extraExtensionPaths: [consumer] });
+  wb = await startWorkbench({ agents, folders: [folder], extensionsDir: extensions });
   page = wb.page;
   pane = await wb.openSessionsView();
 });

@@ -97,7 +97,7 @@ function oneLine(text: string): string {
 function inline(text: string): string {
   return oneLine(text)
     .replace(/[\\`*_[\]<>#~&@]/g, '\\$&')
-    .replace(/:(?=\/\/)|\.(?=[A-Za-z0-9])/g, '\\$&');
+    .replace(/:(?=\/\/)|\.(?=[A-Za-z])/g, '\\$&');
 }
 
 /** A code span that the text cannot close: a backtick run longer than any inside it. */

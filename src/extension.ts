@@ -6,7 +6,11 @@ import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
 
-/** What `activate` returns: the live parts, for integration tests and other extensions. */
+/**
+ * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
+ * hooks that read and answer its messages. In every other mode it returns nothing: no other
+ * extension may answer a confirmation for the user or reach into the model.
+ */
 export interface AcpSessionsApi {
   readonly log: vscode.LogOutputChannel;
   /** One ACP client per configured agent, with its state. */
@@ -20,7 +24,7 @@ export interface AcpSessionsApi {
 /** Stops every agent; set by `activate`, awaited by `deactivate`. */
 let stopAgents: (() => Promise<void>) | undefined;
 
-export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
+export function activate(context: vscode.ExtensionContext): AcpSessionsApi | undefined {
   const log = vscode.window.createOutputChannel('ACP Sessions', { log: true });
   context.subscriptions.push(log);
 
@@ -56,7 +60,8 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi {
   });
   context.subscriptions.push(transcripts);
 
-  return { log, agents, sessions, transcripts };
+  if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
+  return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts };
 }
 
 /** VS Code awaits this before the host exits: every agent process, and what it started, has ended. */

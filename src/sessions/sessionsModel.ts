@@ -394,6 +394,14 @@ export class SessionsModel implements Disposable {
         client.onSessionUpdate(sessionId, (update) => this.sessionUpdated(agent, sessionId, update)),
       );
     }
+    // A session no list shows any more gets no updates (sessionUpdated ignores it): unsubscribe.
+    const listed = new Set(this.allLists(agent).flatMap((l) => l.sessions.map((s) => s.sessionId)));
+    for (const sessionId of [...entry.bySession.keys()]) if (!listed.has(sessionId)) this.untrack(agent, sessionId);
+  }
+
+  /** @internal how many sessions of `agent` have a live-update subscription. */
+  trackedSessionCount(agent: string): number {
+    return this.subscriptions.get(agent)?.bySession.size ?? 0;
   }
 
   private untrack(agent: string, sessionId?: string): void {

@@ -1,5 +1,6 @@
 // "Export as Markdown": the host's timeline (not the DOM) written as one Markdown document,
-// compaction summaries included.
+// compaction summaries included. Message bodies (and a plan's own Markdown) are the agent's
+// Markdown and stay Markdown; every other field is plain text, escaped so nothing in it is live.
 import { describePart, partsText, type Entity, type Part, type SessionState } from './model';
 
 export interface ExportHeader {
@@ -15,11 +16,11 @@ const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: '
 
 export function timelineToMarkdown(header: ExportHeader, entities: readonly Entity[], state?: SessionState): string {
   const out: string[] = [];
-  out.push(`# ${oneLine(header.title || header.sessionId)}`, '');
-  out.push(`- Agent: ${oneLine(header.agentName)}`);
-  out.push(`- Session: \`${oneLine(header.sessionId)}\``);
-  out.push(`- Folder: ${oneLine(header.cwd)}`);
-  if (header.updatedAt) out.push(`- Updated: ${oneLine(header.updatedAt)}`);
+  out.push(`# ${inline(header.title || header.sessionId)}`, '');
+  out.push(`- Agent: ${inline(header.agentName)}`);
+  out.push(`- Session: ${code(header.sessionId)}`);
+  out.push(`- Folder: ${inline(header.cwd)}`);
+  if (header.updatedAt) out.push(`- Updated: ${inline(header.updatedAt)}`);
   if (header.archived) out.push('- Archived');
   if (state?.usage) out.push(`- Context: ${state.usage.used} of ${state.usage.size} tokens`);
   out.push('');
@@ -37,31 +38,31 @@ function entityToMarkdown(entity: Entity): string[] {
     case 'thought':
       return [`### ${ROLE_HEADINGS.thought}`, '', quote(partsMarkdown(entity.parts))];
     case 'tool_call': {
-      const lines = [`### Tool: ${oneLine(entity.title)}${entity.status ? ` (${entity.status})` : ''}`, ''];
-      for (const location of entity.locations) lines.push(`- \`${oneLine(location.path)}${location.line ? `:${location.line}` : ''}\``);
+      const lines = [`### Tool: ${inline(entity.title)}${entity.status ? ` (${inline(entity.status)})` : ''}`, ''];
+      for (const location of entity.locations) lines.push(`- ${code(`${location.path}${location.line ? `:${location.line}` : ''}`)}`);
       for (const item of entity.content) {
         if (item.type === 'content') lines.push('', partsMarkdown([item.part]));
-        else if (item.type === 'diff') lines.push('', `Diff of \`${oneLine(item.path)}\`:`, '', fence(item.newText, 'diff', item.oldText));
-        else if (item.type === 'terminal') lines.push('', `Terminal \`${oneLine(item.terminalId)}\``);
+        else if (item.type === 'diff') lines.push('', `Diff of ${code(item.path)}:`, '', fence(item.newText, 'diff', item.oldText));
+        else if (item.type === 'terminal') lines.push('', `Terminal ${code(item.terminalId)}`);
         else lines.push('', fence(item.json, 'json'));
       }
       return lines;
     }
     case 'plan': {
       const lines = ['### Plan', ''];
-      for (const entry of entity.entries) lines.push(`- [${entry.status === 'completed' ? 'x' : ' '}] ${oneLine(entry.content)}`);
+      for (const entry of entity.entries) lines.push(`- [${entry.status === 'completed' ? 'x' : ' '}] ${inline(entry.content)}`);
       if (entity.markdown) lines.push(entity.markdown);
-      if (entity.file) lines.push(`Plan file: ${oneLine(entity.file)}`);
+      if (entity.file) lines.push(`Plan file: ${inline(entity.file)}`);
       return lines;
     }
     case 'compaction': {
-      const lines = [`### Context compaction (${oneLine(entity.status)})`, ''];
-      if (entity.error) lines.push(`Error: ${oneLine(entity.error)}`, '');
+      const lines = [`### Context compaction (${inline(entity.status)})`, ''];
+      if (entity.error) lines.push(`Error: ${inline(entity.error)}`, '');
       if (entity.summary.length) lines.push(quote(partsMarkdown(entity.summary)));
       return lines;
     }
     case 'unknown':
-      return [`### Update \`${oneLine(entity.sessionUpdate)}\``, '', ...(entity.problem ? [entity.problem, ''] : []), fence(entity.json, 'json')];
+      return [`### Update ${code(entity.sessionUpdate)}`, '', ...(entity.problem ? [inline(entity.problem), ''] : []), fence(entity.json, 'json')];
   }
 }
 
@@ -84,7 +85,27 @@ function fence(text: string, lang: string, oldText?: string): string {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ');
+  return String(text).replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ');
+}
+
+/**
+ * A field that is not Markdown (title, folder, tool title, plan entry, ...) as literal text: the
+ * characters that start links, images, HTML, entities or emphasis, and those that make autolinks
+ * (`://`, a dot before a letter as in `evil.com`, `a@b.c`) are backslash-escaped, so a preview of
+ * the file (VS Code's linkifies) shows what the agent sent and nothing in it is live.
+ */
+function inline(text: string): string {
+  return oneLine(text)
+    .replace(/[\\`*_[\]<>#~&@]/g, '\\$&')
+    .replace(/:(?=\/\/)|\.(?=[A-Za-z])/g, '\\$&');
+}
+
+/** A code span that the text cannot close: a backtick run longer than any inside it. */
+function code(text: string): string {
+  const line = oneLine(text);
+  const ticks = '`'.repeat(Math.max(0, ...(line.match(/`+/g) ?? []).map((m) => m.length)) + 1);
+  const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${line}${pad}${ticks}`;
 }
 
 export { partsText };

@@ -72,16 +72,26 @@ export interface WebviewState {
 /** The only link schemes a transcript may open. */
 export const ALLOWED_LINK_SCHEMES = ['http:', 'https:', 'mailto:'];
 
-/** Whether `href` is an absolute http(s) or mailto link (checked on both sides). */
-export function isAllowedLink(href: string): boolean {
-  if (typeof href !== 'string' || href.length > 8192) return false;
-  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(href.trim());
-  if (!match) return false;
+/**
+ * The link to open for `href` when it is an absolute http(s) or mailto link, else undefined
+ * (checked on both sides). What is shown as a link is exactly what opens: surrounding
+ * whitespace is dropped and the scheme lower-cased, so ` https://a` and `HTTPS://A` open too.
+ */
+export function allowedLink(href: string): string | undefined {
+  if (typeof href !== 'string' || href.length > 8192) return undefined;
+  const trimmed = href.trim();
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(trimmed);
+  if (!match) return undefined;
   const scheme = match[1].toLowerCase() + ':';
-  if (!ALLOWED_LINK_SCHEMES.includes(scheme)) return false;
+  if (!ALLOWED_LINK_SCHEMES.includes(scheme)) return undefined;
   // Control characters or whitespace inside a URL are how scheme checks get fooled.
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\s]/.test(href.trim())) return false;
-  if (scheme !== 'mailto:' && !/^https?:\/\/[^/?#]/i.test(href.trim())) return false;
-  return true;
+  if (/[\u0000-\u001f\u007f-\u009f\s]/.test(trimmed)) return undefined;
+  if (scheme !== 'mailto:' && !/^https?:\/\/[^/?#]/i.test(trimmed)) return undefined;
+  return scheme + trimmed.slice(scheme.length);
+}
+
+/** Whether `href` is an absolute http(s) or mailto link (checked on both sides). */
+export function isAllowedLink(href: string): boolean {
+  return allowedLink(href) !== undefined;
 }

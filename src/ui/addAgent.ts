@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { findExecutable } from '../acp/command';
 import { AGENT_PRESETS, type AgentPreset, splitArgs, uniqueAgentName } from '../sessions/agentPresets';
+import { notificationText } from './plainText';
 
 /** The raw entry as written into settings.json. */
 export interface AgentEntry {
@@ -31,7 +32,8 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
   if (!choice) return undefined;
   const preset = AGENT_PRESETS.find((p) => p.id === choice);
   if (!preset && choice !== CUSTOM) {
-    void vscode.window.showErrorMessage(`ACP Sessions: there is no ready-made agent "${choice}". Known: ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`);
+    // The id may come from another extension running the command: plain text only.
+    void vscode.window.showErrorMessage(notificationText(`ACP Sessions: there is no ready-made agent "${choice}". Known: ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`));
     return undefined;
   }
   const entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry();
@@ -114,7 +116,7 @@ async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined
   const where = `\`${entry.command}\` was not found on the PATH of VS Code.`;
   if (!preset) {
     const answer = await vscode.window.showWarningMessage(
-      `ACP Sessions: ${where} Add "${entry.name}" anyway? It will start once the command is there.`,
+      notificationText(`ACP Sessions: ${where} Add "${entry.name}" anyway? It will start once the command is there.`),
       { modal: true },
       'Add Anyway',
     );
@@ -124,7 +126,7 @@ async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined
   const terminal = 'Type It in a Terminal';
   const anyway = 'Add Anyway';
   const answer = await vscode.window.showWarningMessage(
-    `ACP Sessions: ${where}`,
+    notificationText(`ACP Sessions: ${where}`),
     {
       modal: true,
       detail: `Install it with:\n\n  ${preset.install}\n\nThe entry is added either way; the agent starts once the command is installed (use Retry in the Sessions view).`,
@@ -145,7 +147,7 @@ async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined
 
 async function offerSettings(message: string): Promise<void> {
   const open = 'Open settings.json';
-  if ((await vscode.window.showInformationMessage(message, open)) === open) {
+  if ((await vscode.window.showInformationMessage(notificationText(message), open)) === open) {
     await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'acpSessions.agents', edit: true } });
   }
 }

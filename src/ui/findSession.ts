@@ -6,6 +6,7 @@ import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import { relativeTime, sessionLabel, sortNewestFirst, updatedAtMs } from '../sessions/format';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
+import { quickPickText } from './plainText';
 
 export interface SessionPick extends vscode.QuickPickItem {
   agent?: string;
@@ -52,15 +53,16 @@ export async function findSession(
       const list = listOf.get(session)!;
       const ms = updatedAtMs(session);
       return {
-        label: sessionLabel(session),
-        description: `${list.agent} · ${path.basename(session.cwd)}`,
-        detail: [
+        // Agent text: `$(name)` in it must not render as an icon.
+        label: quickPickText(sessionLabel(session)),
+        description: quickPickText(`${list.agent} · ${path.basename(session.cwd)}`),
+        detail: quickPickText([
           ms === undefined ? undefined : `${new Date(ms).toLocaleString()} (${relativeTime(ms)})`,
           list.section === 'archived' ? 'Archived' : undefined,
           session.cwd,
         ]
           .filter(Boolean)
-          .join(' · '),
+          .join(' · ')),
         iconPath: new vscode.ThemeIcon(list.section === 'archived' ? 'archive' : 'comment-discussion'),
         agent: list.agent,
         session,

@@ -7,6 +7,7 @@ import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { CapabilityMissingError, type SessionOutcome, type SessionsModel } from '../sessions/sessionsModel';
 import { findSession } from './findSession';
+import { notificationText } from './plainText';
 import type { SessionsView } from './sessionsView';
 import { AgentNode } from './treeNodes/agentNode';
 import { LoadMoreNode } from './treeNodes/loadMoreNode';
@@ -34,30 +35,34 @@ export function titleProblem(title: string): string | undefined {
 
 export type Severity = 'info' | 'warning' | 'error';
 
-/** A message the Sessions view showed, kept so tests (and the API) can read and answer it. */
+/** A message the Sessions view showed, as recorded in the extension's Test mode. */
 export interface ShownMessage {
   readonly severity: Severity;
+  /** The text as shown: agent text in it is plain (see notificationText). */
   readonly text: string;
   readonly detail?: string;
   readonly modal: boolean;
   readonly actions: readonly string[];
-  /** The action chosen (a click, or `Messages.choose`); undefined when dismissed. */
+  /** The action chosen (a click, or `MessageRecorder.choose`); undefined when dismissed. */
   readonly answered: Promise<string | undefined>;
 }
 
+/** How many shown messages the recorder keeps (the oldest go first). */
+const MAX_RECORDED = 1000;
+
 /**
- * Every notification and confirmation of the Sessions view goes through here: shown with
- * vscode.window, recorded, and answerable through the API, so integration tests can read what
- * the user was told and pick an action without clicking.
+ * What integration tests read and answer instead of clicking: the messages shown, and modal
+ * answers given in advance. Only created in the extension's Test mode and only reachable from
+ * the test API, so no other extension can answer a confirmation for the user.
  */
-export class Messages {
+export class MessageRecorder {
   readonly shown: ShownMessage[] = [];
   private readonly answerers = new Map<ShownMessage, (action: string | undefined) => void>();
   private readonly queuedModalAnswers: (string | undefined)[] = [];
   private readonly onDidShowEmitter = new vscode.EventEmitter<ShownMessage>();
   readonly onDidShow = this.onDidShowEmitter.event;
 
-  /** Answers the next modal confirmation with `action` instead of showing it (for tests). */
+  /** Answers the next modal confirmation with `action` instead of showing it. */
   answerNextModal(action: string | undefined): void {
     this.queuedModalAnswers.push(action);
   }
@@ -67,49 +72,66 @@ export class Messages {
     this.answerers.get(message)?.(action);
   }
 
-  show(severity: Severity, text: string, ...actions: string[]): Promise<string | undefined> {
-    return this.record(severity, text, undefined, false, actions, () => {
-      const show =
-        severity === 'error'
-          ? vscode.window.showErrorMessage
-          : severity === 'warning'
-            ? vscode.window.showWarningMessage
-            : vscode.window.showInformationMessage;
-      return show(text, ...actions);
-    });
+  /** @internal the queued answer for the next modal, if any. */
+  takeModalAnswer(): { answer: string | undefined } | undefined {
+    return this.queuedModalAnswers.length > 0 ? { answer: this.queuedModalAnswers.shift() } : undefined;
   }
 
-  /** A modal confirmation; true when the user chose `action`. */
-  async confirm(text: string, detail: string, action: string): Promise<boolean> {
-    const queued = this.queuedModalAnswers.length > 0;
-    const answer = queued ? this.queuedModalAnswers.shift() : undefined;
-    const chosen = await this.record('warning', text, detail, true, [action], () =>
-      queued ? Promise.resolve(answer) : vscode.window.showWarningMessage(text, { modal: true, detail }, action),
-    );
-    return chosen === action;
-  }
-
-  private record(
-    severity: Severity,
-    text: string,
-    detail: string | undefined,
-    modal: boolean,
-    actions: string[],
-    show: () => Thenable<string | undefined>,
-  ): Promise<string | undefined> {
+  /** @internal records a message and lets `choose` settle it as well as VS Code. */
+  record(message: Omit<ShownMessage, 'answered'>, show: () => Thenable<string | undefined>): Promise<string | undefined> {
     let answer!: (action: string | undefined) => void;
     const answered = new Promise<string | undefined>((resolve) => (answer = resolve));
-    const message: ShownMessage = { severity, text, detail, modal, actions, answered };
-    this.answerers.set(message, answer);
-    this.shown.push(message);
+    const shown: ShownMessage = { ...message, answered };
+    this.answerers.set(shown, answer);
+    this.shown.push(shown);
+    if (this.shown.length > MAX_RECORDED) this.answerers.delete(this.shown.shift()!);
     show().then(answer, () => answer(undefined));
-    void answered.then(() => this.answerers.delete(message));
-    this.onDidShowEmitter.fire(message);
+    void answered.then(() => this.answerers.delete(shown));
+    this.onDidShowEmitter.fire(shown);
     return answered;
   }
 
   dispose(): void {
     this.onDidShowEmitter.dispose();
+  }
+}
+
+/**
+ * Every notification and confirmation of the Sessions view goes through here, so agent text in
+ * it reaches VS Code as plain text (titles and agent errors must not become links).
+ */
+export class Messages {
+  /** Set in the extension's Test mode only. */
+  recorder: MessageRecorder | undefined;
+
+  show(severity: Severity, text: string, ...actions: string[]): Promise<string | undefined> {
+    const shownText = notificationText(text);
+    const show = () =>
+      (severity === 'error'
+        ? vscode.window.showErrorMessage
+        : severity === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage)(shownText, ...actions);
+    if (!this.recorder) return Promise.resolve(show());
+    return this.recorder.record({ severity, text: shownText, modal: false, actions }, show);
+  }
+
+  /** A modal confirmation; true when the user chose `action`. */
+  async confirm(text: string, detail: string, action: string): Promise<boolean> {
+    const shownText = notificationText(text);
+    const shownDetail = notificationText(detail, true);
+    const show = () => vscode.window.showWarningMessage(shownText, { modal: true, detail: shownDetail }, action);
+    if (!this.recorder) return (await show()) === action;
+    const queued = this.recorder.takeModalAnswer();
+    const chosen = await this.recorder.record(
+      { severity: 'warning', text: shownText, detail: shownDetail, modal: true, actions: [action] },
+      queued ? () => Promise.resolve(queued.answer) : show,
+    );
+    return chosen === action;
+  }
+
+  dispose(): void {
+    this.recorder?.dispose();
   }
 }
 

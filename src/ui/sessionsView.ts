@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { AgentRegistry } from '../sessions/agentRegistry';
 import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
-import { Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
+import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
 import { boundedLogger } from '../acp/boundedLog';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
@@ -96,9 +96,35 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         this.shown.clear();
         this.changeEmitter.fire(undefined);
       } else if (changed.length > 0) {
+        this.prune();
         this.changeEmitter.fire(changed);
       }
     }, 0);
+  }
+
+  /**
+   * Forgets the nodes VS Code no longer holds (gone sessions, dropped children of refreshed
+   * nodes): those not reachable from the root through the children it last fetched. A node it
+   * fetches again is made afresh, which is what VS Code expects of a child it dropped.
+   */
+  private prune(): void {
+    const reachable = new Set<string>(['']);
+    const walk = (id: string) => {
+      for (const child of this.shown.get(id)?.children ?? []) {
+        if (!reachable.has(child)) {
+          reachable.add(child);
+          walk(child);
+        }
+      }
+    };
+    walk('');
+    for (const id of this.nodes.keys()) if (!reachable.has(id)) this.nodes.delete(id);
+    for (const id of this.shown.keys()) if (!reachable.has(id)) this.shown.delete(id);
+  }
+
+  /** @internal how many nodes the view keeps (tests check that gone ones are forgotten). */
+  get nodeCount(): number {
+    return this.nodes.size;
   }
 
   /**
@@ -153,7 +179,12 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   getChildren(node?: TreeNode): TreeNode[] {
     const children = this.children(node);
-    this.record(node?.id ?? '').children = children.map((c) => c.id);
+    const shown = this.record(node?.id ?? '');
+    const ids = children.map((c) => c.id);
+    const same = shown.children?.length === ids.length && shown.children.every((id, i) => id === ids[i]);
+    shown.children = ids;
+    // Children that left (a session deleted, a list reloaded) may be held nowhere else now.
+    if (!same) this.prune();
     return children;
   }
 
@@ -204,13 +235,13 @@ function itemKey(item: vscode.TreeItem): string {
 
 const restrictedModeReason = 'Restricted Mode: agents do not start by themselves in a folder you have not trusted.';
 
-/** The Sessions part of the extension API (for integration tests and other extensions). */
+/** The Sessions part of the test API (the extension's Test mode only). */
 export interface SessionsApi {
   readonly model: SessionsModel;
   /** The tree's data provider: `getChildren()` walks exactly what the view shows. */
   readonly view: SessionsView;
   /** Notifications and confirmations the view showed, readable and answerable. */
-  readonly messages: Messages;
+  readonly messages: MessageRecorder;
 }
 
 /**
@@ -221,7 +252,7 @@ export function activateSessions(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
   transcripts: () => TranscriptsLike | undefined,
-): { agents: AgentRegistry; sessions: SessionsApi } {
+): { agents: AgentRegistry; sessions: Omit<SessionsApi, 'messages'> & { messages: MessageRecorder | undefined } } {
   const config = () => vscode.workspace.getConfiguration('acpSessions');
   const folders = () =>
     (vscode.workspace.workspaceFolders ?? [])
@@ -249,6 +280,8 @@ export function activateSessions(
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
   const messages = new Messages();
+  // Only integration tests read and answer messages; in any other mode nothing is recorded.
+  if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
   const setContextKeys = () => {
     void vscode.commands.executeCommand('setContext', 'acpSessions.scope', config().get<string>('scope') === 'all' ? 'all' : 'workspace');
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
@@ -272,5 +305,5 @@ export function activateSessions(
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, messages } };
+  return { agents, sessions: { model, view, messages: messages.recorder } };
 }

@@ -8,10 +8,11 @@ import { AgentDisconnectedError } from '../acp/errors';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
+import { notificationText, plainLine } from './plainText';
 import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
 import { WebviewFeed } from '../transcript/feed';
 import {
-  isAllowedLink,
+  allowedLink,
   type HostAction,
   type HostToWebview,
   type TranscriptHeader,
@@ -83,7 +84,7 @@ export class TranscriptPanels implements vscode.Disposable {
       existing.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, sessionLabel(session), vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, plainLine(sessionLabel(session), 100), vscode.ViewColumn.Active, this.webviewOptions());
     this.add(new TranscriptPanel(this, agentName, session, panel));
   }
 
@@ -440,14 +441,14 @@ class TranscriptPanel {
   }
 
   private async openLink(href: unknown): Promise<void> {
-    // Checked again here: the webview is not trusted to have done it.
-    if (typeof href !== 'string' || !isAllowedLink(href)) {
-      this.owner.log.warn(`Refused to open a link from a transcript: ${String(href).slice(0, 200)}`);
+    const uri = linkToOpen(href);
+    if (!uri) {
+      this.owner.log.warn(`Refused to open a link from a transcript: ${JSON.stringify(String(href).slice(0, 200))}`);
       return;
     }
-    const uri = vscode.Uri.parse(href, true);
-    if (!['http', 'https', 'mailto'].includes(uri.scheme)) return;
-    await vscode.env.openExternal(uri);
+    await vscode.env.openExternal(uri).then(undefined, (error: unknown) =>
+      this.owner.log.warn(`Could not open a link from a transcript: ${messageOf(error)}`),
+    );
   }
 
   private async runAction(action: HostAction): Promise<void> {
@@ -471,7 +472,7 @@ class TranscriptPanel {
             void vscode.commands.executeCommand('acpSessions.refresh');
           }
         } catch (error) {
-          void vscode.window.showErrorMessage(`Could not unarchive "${this.title()}": ${messageOf(error)}`);
+          void vscode.window.showErrorMessage(notificationText(`Could not unarchive "${this.title()}": ${messageOf(error)}`));
           return;
         }
         this.archived = false;
@@ -482,7 +483,7 @@ class TranscriptPanel {
 
   /** Header-only changes (loading, archived, problems). */
   private markChanged(): void {
-    this.panel.title = this.title();
+    this.panel.title = plainLine(this.title(), 100);
     this.feed.collector.markState();
     this.owner.changed(this);
   }
@@ -547,6 +548,22 @@ class TranscriptPanel {
 </body>
 </html>`;
   }
+}
+
+/**
+ * The URI a transcript link opens, or undefined when it must not open. Checked again here (the
+ * webview is not trusted to have done it); never throws, whatever the webview sent.
+ */
+export function linkToOpen(href: unknown): vscode.Uri | undefined {
+  const link = typeof href === 'string' ? allowedLink(href) : undefined;
+  if (!link) return undefined;
+  let uri: vscode.Uri;
+  try {
+    uri = vscode.Uri.parse(link, true);
+  } catch {
+    return undefined;
+  }
+  return ['http', 'https', 'mailto'].includes(uri.scheme.toLowerCase()) ? uri : undefined;
 }
 
 function compactionState(entity: CompactionEntity): TranscriptState['compactions'][number] {

@@ -5,7 +5,7 @@
 // rendered for rows near the viewport once the stream is quiet.
 import type { Entity } from '../transcript/model';
 import type { HostAction, HostToWebview, Patch, TranscriptHeader, WebviewState, WebviewToHost } from '../transcript/protocol';
-import { isAllowedLink } from '../transcript/protocol';
+import { allowedLink } from '../transcript/protocol';
 import { renderHeader } from './header';
 import { appendText, buildLazyBody, createRow, focusTarget, isOpen, renderBodyMarkdown, setOpen, updateRow, type Row } from './rows';
 
@@ -425,7 +425,9 @@ function previousRowElement(rowEl: Element): Element | null {
 }
 
 function openLink(href: string): void {
-  if (isAllowedLink(href)) vscode.postMessage({ type: 'openLink', href });
+  // The normalised link: the host opens exactly what passed the check.
+  const link = allowedLink(href);
+  if (link) vscode.postMessage({ type: 'openLink', href: link });
 }
 
 function handleButton(action: string): void {

@@ -4,15 +4,14 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
-import { closeSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { Chaos, type RequestPlan } from './chaos';
-import { OptionsError, parseOptions, type AgentOptions, type ExitPoint } from './options';
+import { OptionsError, parseOptions, type AgentOptions, type AgentStrings, type ExitPoint } from './options';
 import { InvalidListParams, airListFilter, listPage, toV2Updates, withoutCompactions } from './sessions';
 import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
 
-const AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
+const OUR_AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
 const AUTH_METHOD_ID = 'reference-login';
 
 function log(message: string): void {
@@ -28,6 +27,15 @@ try {
   process.exit(2);
 }
 const opts = options;
+let strings: AgentStrings = {};
+try {
+  if (opts.strings) strings = JSON.parse(readFileSync(opts.strings, 'utf8')) as AgentStrings;
+} catch (error) {
+  process.stderr.write(`reference agent: --strings ${opts.strings}: ${(error as Error).message}\n`);
+  process.exit(2);
+}
+if (strings.stderr !== undefined) process.stderr.write(strings.stderr);
+const AGENT_INFO = strings.agentInfo ?? OUR_AGENT_INFO;
 
 const exitPointsReached = new Map<ExitPoint, number>();
 
@@ -185,7 +193,7 @@ function guarded<Context, Result>(method: string, handler: (context: Context) =>
     let outcome: { ok: true; value: Result } | { ok: false; error: unknown };
     try {
       const code = opts.fail.get(method);
-      if (code !== undefined) throw new acp.RequestError(code, `reference agent: ${method} failed on purpose`);
+      if (code !== undefined) throw new acp.RequestError(code, strings.errorMessage ?? `reference agent: ${method} failed on purpose`, strings.errorData);
       if (plan.error !== undefined) throw new acp.RequestError(plan.error, `chaos: ${method} answers ${plan.error}`);
       if (opts.authRequired && !connection.authenticated && method.startsWith('session/')) {
         throw acp.RequestError.authRequired({ authMethods: [AUTH_METHOD_ID] }, `call authenticate with methodId "${AUTH_METHOD_ID}" first`);

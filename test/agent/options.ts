@@ -39,6 +39,19 @@ export interface AgentOptions {
   v2: boolean;
   /** Chaos mode (see chaos.ts): set when `--chaos-seed` is given. */
   chaos?: ChaosOptions;
+  /** A JSON file of agent-controlled text to send instead of ours (see AgentStrings). */
+  strings?: string;
+}
+
+/** What --strings FILE holds: text this agent sends in place of its own (hostile-string tests). */
+export interface AgentStrings {
+  /** `agentInfo` of the initialize response. */
+  agentInfo?: { name: string; title?: string; version: string };
+  /** The message and `data` of the errors --fail answers with. */
+  errorMessage?: string;
+  errorData?: unknown;
+  /** Written to stderr at start, before anything else. */
+  stderr?: string;
 }
 
 export interface ChaosOptions {
@@ -97,6 +110,7 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
                               ${FAULT_KINDS.join(', ')})
   --chaos-log FILE            append one JSON line per process start and per fault
   --chaos-oversized-bytes N   length of an oversized line (default 1.25 MiB)
+  --strings FILE              JSON { agentInfo, errorMessage, errorData, stderr }: text to send instead of ours
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
 ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
@@ -105,7 +119,7 @@ export class OptionsError extends Error {}
 const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
-  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes',
+  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -203,6 +217,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     authRequired: flag('auth-required'),
     v2: flag('v2'),
     chaos: parseChaos(value),
+    strings: value('strings') || undefined,
   };
 }
 

@@ -32,8 +32,9 @@ export function run(): Promise<void> {
     // Runs only the tests whose full title matches, e.g. ACP_INTEGRATION_GREP='Sessions tree'.
     ...(process.env.ACP_INTEGRATION_GREP ? { grep: process.env.ACP_INTEGRATION_GREP } : {}),
   });
-  // ACP_INTEGRATION_FILES (comma list) runs only those files (the long chaos run uses it).
-  const only = process.env.ACP_INTEGRATION_FILES?.split(',').map((f) => f.trim()).filter(Boolean);
+  // ACP_INTEGRATION_FILES=hostile,chaos.test.js runs only those files (the long chaos run uses it).
+  const only = process.env.ACP_INTEGRATION_FILES?.split(',').map((f) => f.trim()).filter(Boolean)
+    .map((f) => (f.endsWith('.test.js') ? f : `${f}.test.js`));
   const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (!only || only.includes(f)));
   // The foundation suite first: it checks that nothing activated the extension before it.
   files.sort((a, b) => Number(b === 'foundation.test.js') - Number(a === 'foundation.test.js') || a.localeCompare(b));

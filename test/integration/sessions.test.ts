@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import type { SessionPick } from '../../src/ui/findSession';
-import { readSession, writeSession, type StoredSession } from '../agent/store';
+import { markSessionDeleted, readSession, writeSession, type StoredSession } from '../agent/store';
 import {
   activateExtension,
   agentScript,
@@ -122,10 +122,10 @@ async function sections(agent: string): Promise<{ active: string[]; archived: st
   return { active: sessionIds(sectionRow(tree, agent, 'Active')), archived: sessionIds(sectionRow(tree, agent, 'Archived')) };
 }
 
-/** A Markdown tooltip as read text (appendText escapes punctuation and spaces). */
+/** A Markdown tooltip as read text (agent text in it has its ASCII punctuation escaped). */
 function tooltipText(item: vscode.TreeItem): string {
   const value = typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
-  return value.replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, '$1');
+  return value.replace(/&nbsp;/g, ' ').replace(/\\([!-/:-@[-`{-~])/g, '$1');
 }
 
 /** The next message the Sessions view shows from now on. */
@@ -586,6 +586,21 @@ suite('Sessions tree', () => {
     const both = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w4').node];
     await vscode.commands.executeCommand('acpSessions.copySessionId', both[0], both);
     assert.equal(await vscode.env.clipboard.readText(), 'w1\nw4');
+  });
+
+  test('sessions that are gone are forgotten: no tree node and no live-update subscription is kept for them', async () => {
+    const gone = Array.from({ length: 30 }, (_, i) => record(`g${i + 1}`, workspaceFolder(), 40 + i));
+    const store = await seededStore(gone);
+    const agent = await useAgent(store);
+    await until('all 33 active sessions are listed', async () => sessionIds(sectionRow(await settledTree(), agent, 'Active')).length === 33);
+    assert.equal(api.sessions.model.trackedSessionCount(agent), 34, 'w1-w4 and g1-g30 are subscribed while listed');
+    // Deleted elsewhere (another window, the agent's own tool): only a new listing shows it.
+    for (const r of gone) await markSessionDeleted(store, r.sessionId);
+    await vscode.commands.executeCommand('acpSessions.refresh');
+    await until('the deleted sessions are gone from the tree', async () => sessionIds(sectionRow(await settledTree(), agent, 'Active')).length === 3);
+    assert.equal(api.sessions.model.trackedSessionCount(agent), 4, 'only the listed w1-w4 stay subscribed');
+    const shown = flatten(await settledTree()).length;
+    assert.ok(api.sessions.view.nodeCount <= shown, `the view keeps ${api.sessions.view.nodeCount} nodes for ${shown} rows`);
   });
 
   test('grouping by date puts sessions under Today, Yesterday, This Week and Older', async () => {

@@ -142,7 +142,7 @@ suite('Transcript', () => {
     assert.match(text, /^# Long refactor with several context compactions/);
     assert.match(text, /### Context compaction \(completed\)\n\n> ## Retained context after module 1/);
     assert.match(text, /### Context compaction \(failed\)\n\nError: .*rate limit/);
-    assert.match(text, /### Context compaction \(_vendor_status\)/);
+    assert.match(text, /### Context compaction \(\\_vendor\\_status\)/);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 

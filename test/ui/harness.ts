@@ -21,6 +21,8 @@ export interface WorkbenchOptions {
   extensionPath?: string;
   /** Workspace trust on (folders open in Restricted Mode until trusted); off by default. */
   workspaceTrust?: boolean;
+  /** The server's extensions folder: extensions installed there load beside ours. */
+  extensionsDir?: string;
   /** Show the browser (for debugging a test by hand). */
   headed?: boolean;
 }
@@ -58,7 +60,7 @@ export function repoRoot(): string {
 }
 
 interface HostModule {
-  startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean }): Promise<{
+  startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean; extensionsDir?: string }): Promise<{
     origin: string;
     dirs: Record<string, string>;
     remoteUri(path: string): string;
@@ -85,7 +87,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
   }
   const machineSettings: Record<string, unknown> = { ...options.settings };
   if (options.agents) machineSettings['acpSessions.agents'] = options.agents;
-  const server = await host.startServer({ machineSettings, workspaceTrust: options.workspaceTrust });
+  const server = await host.startServer({ machineSettings, workspaceTrust: options.workspaceTrust, extensionsDir: options.extensionsDir });
   let browser: Awaited<ReturnType<HostModule['openBrowser']>> | undefined;
   try {
     browser = await host.openBrowser({ headless: !options.headed });

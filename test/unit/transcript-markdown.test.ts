@@ -1,7 +1,7 @@
 // Agent text rendered as Markdown can never run script, navigate or load remote content.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isAllowedLink } from '../../src/transcript/protocol';
+import { allowedLink, isAllowedLink } from '../../src/transcript/protocol';
 import { renderMarkdown } from '../../src/webview/markdown';
 
 test('raw HTML is escaped, never rendered', () => {
@@ -64,4 +64,31 @@ test('isAllowedLink accepts only absolute http, https and mailto URLs', () => {
   for (const bad of ['javascript:alert(1)', 'https:example.com', 'https://', '//example.com', 'file:///x', 'vscode://x', 'https://a.com/\nb', 'command:x', '']) {
     assert.equal(isAllowedLink(bad), false, bad);
   }
+});
+
+test('a link shown as a link is the link that opens: whitespace around it dropped, the scheme lower-cased', () => {
+  assert.equal(allowedLink(' https://example.com/a'), 'https://example.com/a');
+  assert.equal(allowedLink('\thttps://example.com/a \n'), 'https://example.com/a');
+  assert.equal(allowedLink('HTTPS://Example.com/A'), 'https://Example.com/A');
+  assert.equal(allowedLink('MailTo:a@b.c'), 'mailto:a@b.c');
+  for (const bad of [' javascript:alert(1)', 'https://a.com/\u0085b', 'https:// a.com', ' command:x', '\u0000https://a.com']) {
+    assert.equal(allowedLink(bad), undefined, JSON.stringify(bad));
+  }
+});
+
+test('the hostile-strings corpus rendered as transcript Markdown: no script, no load, every link allowed', async () => {
+  const { hostileStrings } = await import('../hostile/corpus');
+  let tried = 0;
+  for (const { kind, text } of hostileStrings()) {
+    const html = renderMarkdown(text);
+    tried++;
+    const what = `${kind}: ${JSON.stringify(text.slice(0, 80))}`;
+    assert.doesNotMatch(html, /<(script|img|iframe|svg|style|object|embed|form|input)\b/i, what);
+    for (const [tag] of html.matchAll(/<[a-zA-Z][^>]*>/g)) assert.doesNotMatch(tag, /\s(href|src|on[a-z]+|style)=/i, `${what}: ${tag}`);
+    for (const [, href] of html.matchAll(/data-href="([^"]*)"/g)) {
+      const decoded = href.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+      assert.ok(isAllowedLink(decoded), `${what}: link ${decoded}`);
+    }
+  }
+  console.log(`hostile strings tried through the transcript Markdown: ${tried}; escapes: 0`);
 });

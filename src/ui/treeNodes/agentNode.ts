@@ -7,6 +7,7 @@ import { presetFor } from '../../sessions/agentPresets';
 import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
 import { SectionNode } from './sectionNode';
+import { markdownText, plainLine } from '../plainText';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class AgentNode extends TreeNode {
@@ -29,7 +30,7 @@ export class AgentNode extends TreeNode {
     const agent = this.agent;
     const item = new vscode.TreeItem(agent.name, vscode.TreeItemCollapsibleState.Expanded);
     item.id = this.id;
-    item.description = describe(agent);
+    item.description = plainLine(describe(agent));
     item.tooltip = this.tooltip();
     item.iconPath = icon(agent.state);
     item.contextValue = `agent:${agent.state.kind}`;
@@ -104,15 +105,10 @@ export class AgentNode extends TreeNode {
 
   private tooltip(): vscode.MarkdownString {
     const agent = this.agent;
+    // Name, version and reasons come from the agent (and its stderr): escaped whole.
     const md = new vscode.MarkdownString();
-    md.appendMarkdown('**');
-    md.appendText(agent.name);
-    md.appendMarkdown('**\n\n');
-    const line = (name: string, value: string) => {
-      md.appendMarkdown(`${name}: `);
-      md.appendText(value);
-      md.appendMarkdown('  \n');
-    };
+    md.appendMarkdown(`**${markdownText(agent.name)}**\n\n`);
+    const line = (name: string, value: string) => md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     if (agent.agentInfo) line('Agent', `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}`);
     line('State', stateText(agent.state));
     if (agent.state.kind === 'failed' || agent.state.kind === 'unsupported' || agent.state.kind === 'needsAuthentication') {

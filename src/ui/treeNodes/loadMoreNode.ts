@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { messageOf } from '../../sessions/agentRegistry';
 import type { SessionList } from '../../sessions/sessionsModel';
+import { plainBlock } from '../plainText';
 import { TreeNode } from './treeNode';
 
 export class LoadMoreNode extends TreeNode {
@@ -22,7 +23,7 @@ export class LoadMoreNode extends TreeNode {
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
-    item.tooltip = failed ? messageOf(this.list.error) : `Ask the agent for the next sessions (${this.list.sessions.length} shown).`;
+    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : `Ask the agent for the next sessions (${this.list.sessions.length} shown).`;
     item.contextValue = 'loadMore';
     if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: 'Load More', arguments: [this] };
     return item;

@@ -1,5 +1,6 @@
 // A one-line state in the tree: loading, empty, error, not connected, or an explanation.
 import * as vscode from 'vscode';
+import { plainBlock, plainLine } from '../plainText';
 import { TreeNode } from './treeNode';
 
 export type MessageKind = 'loading' | 'empty' | 'error' | 'warning' | 'info';
@@ -29,10 +30,10 @@ export class MessageNode extends TreeNode {
   getTreeItem(): vscode.TreeItem {
     // The first line is the label; the full text (e.g. the agent's stderr) is in the tooltip.
     const [first] = this.message.split('\n');
-    const item = new vscode.TreeItem(first, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(plainLine(first), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = icons[this.kind];
-    item.tooltip = this.options.tooltip ?? this.message;
+    item.tooltip = plainBlock(this.options.tooltip ?? this.message);
     item.contextValue = `message:${this.kind}`;
     item.command = this.options.command;
     return item;

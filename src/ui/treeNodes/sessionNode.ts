@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section, SessionList } from '../../sessions/sessionsModel';
+import { markdownText, plainLine } from '../plainText';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class SessionNode extends TreeNode {
@@ -32,13 +33,13 @@ export class SessionNode extends TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const session = this.session;
-    const label = sessionLabel(session);
+    const label = plainLine(sessionLabel(session));
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const ms = updatedAtMs(session);
     const age = ms === undefined ? undefined : relativeTime(ms, this.ctx.now());
     // Without a folder grouping above it, the folder is part of what tells sessions apart.
-    const folder = this.list.cwd === undefined ? path.basename(session.cwd) : undefined;
+    const folder = this.list.cwd === undefined ? plainLine(path.basename(session.cwd)) : undefined;
     item.description = [age, folder].filter(Boolean).join(' · ');
     item.tooltip = this.tooltip(label, ms);
     const archived = this.section === 'archived';
@@ -69,10 +70,9 @@ export class SessionNode extends TreeNode {
   }
 
   private tooltip(label: string, ms: number | undefined): vscode.MarkdownString {
-    const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown('**');
-    md.appendText(label);
-    md.appendMarkdown('**\n\n');
+    // Agent text, escaped whole: no Markdown, link, autolink, HTML or icon of it renders.
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**${markdownText(label)}**\n\n`);
     const rows: [string, string][] = [
       ['Updated', ms === undefined ? 'unknown' : new Date(ms).toLocaleString()],
       ['Folder', this.session.cwd],
@@ -81,9 +81,7 @@ export class SessionNode extends TreeNode {
       ['Agent', this.agent],
     ];
     for (const [name, value] of rows) {
-      md.appendMarkdown(`${name}: `);
-      md.appendText(value);
-      md.appendMarkdown('  \n');
+      md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     }
     return md;
   }

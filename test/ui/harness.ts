@@ -44,8 +44,16 @@ export interface Workbench {
   runCommand(title: string): Promise<void>;
   /** Clicks the ACP Sessions activity bar entry and returns the Sessions view's pane. */
   openSessionsView(): Promise<Locator>;
+  /**
+   * Waits until `condition` holds, for at most HANG_GUARD_MS; on time-out, saves a screenshot and
+   * fails with `what` and the end of the extension's log.
+   */
+  until(what: string, condition: () => Promise<boolean> | boolean): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A hang guard for waits on the workbench, not a speed limit (a loaded machine is slow). */
+export const HANG_GUARD_MS = 120_000;
 
 /** The repository root: the nearest folder above this (bundled) file with our package.json. */
 export function repoRoot(): string {
@@ -106,7 +114,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
     await page.locator(ACTIVITY_BAR_ENTRY).waitFor();
     const opened = browser;
     const shots = join(root, 'test-results', 'screenshots');
-    return {
+    const workbench: Workbench = {
       page,
       context,
       url,
@@ -140,11 +148,23 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         await pane.waitFor();
         return pane;
       },
+      async until(what, condition) {
+        const deadline = Date.now() + HANG_GUARD_MS;
+        while (!(await condition())) {
+          if (Date.now() > deadline) {
+            // What the workbench showed then is the first thing to look at.
+            await workbench.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
+            throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${workbench.extensionLog()}`);
+          }
+          await page.waitForTimeout(50);
+        }
+      },
       async close() {
         await opened.close();
         await server.stop();
       },
     };
+    return workbench;
   } catch (e) {
     await browser?.close();
     await server.stop();

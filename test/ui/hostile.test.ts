@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
 
 const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const COMMAND_TITLE = 'Fix [Undo](command:workbench.action.files.newUntitledFile)';
@@ -87,19 +87,7 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** A hang guard for waits on the workbench, not a speed limit (a loaded machine is slow). */
-const HANG_GUARD_MS = 120_000;
-
-async function until(what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + HANG_GUARD_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
-      throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${wb.extensionLog()}`);
-    }
-    await page.waitForTimeout(50);
-  }
-}
+const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
 
 function row(title: string): Locator {
   return pane.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: title }) });

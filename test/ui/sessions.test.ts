@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
 
 const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 
@@ -78,20 +78,7 @@ async function sectionOf(title: string): Promise<string | undefined> {
   return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
 }
 
-/** A hang guard for waits on the workbench, not a speed limit (a loaded machine is slow). */
-const HANG_GUARD_MS = 120_000;
-
-async function until(what: string, condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + HANG_GUARD_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      // What the workbench showed then is the first thing to look at.
-      await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
-      throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${wb.extensionLog()}`);
-    }
-    await page.waitForTimeout(50);
-  }
-}
+const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
 
 /** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
 async function focusSessionsView(): Promise<void> {

@@ -11,8 +11,6 @@ import { writeSession } from '../agent/store';
 import { repoRoot, startWorkbench, type Workbench } from './harness';
 
 const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
-const HANG_GUARD_MS = 120_000;
-
 let work: string;
 let marker: string;
 let wb: Workbench;
@@ -45,16 +43,7 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function until(what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + HANG_GUARD_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      await wb.screenshot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
-      throw new Error(`timed out waiting until ${what}; the extension's log ends with:\n${wb.extensionLog()}`);
-    }
-    await page.waitForTimeout(50);
-  }
-}
+const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
 
 test('in Restricted Mode no agent starts; the view says why; trusting the folder starts it', async () => {
   const pane: Locator = await wb.openSessionsView();

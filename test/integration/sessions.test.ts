@@ -134,7 +134,8 @@ function nextMessage() {
   return () => until('a message is shown', () => api.sessions.messages.shown[seen]);
 }
 
-suite('Sessions tree', () => {
+/** Each suite: the extension active, the tree's settings fixed, and all put back afterwards. */
+function settingsPerSuite(): void {
   suiteSetup(async () => {
     api = await activateExtension();
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
@@ -149,6 +150,10 @@ suite('Sessions tree', () => {
     await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
     removeTempDirs();
   });
+}
+
+suite('Sessions tree', () => {
+  settingsPerSuite();
 
   teardown(async () => {
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
@@ -625,20 +630,7 @@ suite('Sessions tree', () => {
 suite('Sessions tree: archive by the JetBrains AIR extension', () => {
   const EXTENSION = ['--archive-extension'];
 
-  suiteSetup(async () => {
-    api = await activateExtension();
-    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
-    await config().update('groupByDate', false, vscode.ConfigurationTarget.Global);
-    await config().update('pageSize', 50, vscode.ConfigurationTarget.Global);
-  });
-
-  suiteTeardown(async () => {
-    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
-    await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
-    await config().update('groupByDate', undefined, vscode.ConfigurationTarget.Global);
-    await config().update('pageSize', undefined, vscode.ConfigurationTarget.Global);
-    removeTempDirs();
-  });
+  settingsPerSuite();
 
   test('the agent\'s tooltip says which way it archives', async () => {
     const vendor = await useAgent(await seededStore(), EXTENSION);

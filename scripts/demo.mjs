@@ -181,7 +181,8 @@ async function saveTranscriptScreenshot(page, file) {
   const row = frame.locator('details.compaction').first();
   await row.locator('summary').click();
   await row.locator('.body h2').waitFor();
-  await row.evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  // Just below the transcript's sticky header, so the row's own head is in the picture.
+  await row.evaluate((e) => window.scrollBy(0, e.getBoundingClientRect().top - document.getElementById('header').getBoundingClientRect().bottom - 8));
   await page.mouse.move(800, 790);
   await page.screenshot({ path: file });
 }

@@ -58,7 +58,8 @@ async function main() {
   const vsixKB = sizeKB(VSIX);
   if (extensionKB === undefined || webviewKB === undefined) throw new Error(`no production build in ${STAGE} (run through bench/run.mjs)`);
   const measurements: Measurement[] = [
-    { figure: '6', name: 'size: dist/extension.js (minified)', value: extensionKB, unit: 'KB', goal: 150, goalOn: 'value' },
+    // 200 KB since the hardening (issue 11): input checks, deadlines, process lifetime and plain-text surfaces come first.
+    { figure: '6', name: 'size: dist/extension.js (minified)', value: extensionKB, unit: 'KB', goal: 200, goalOn: 'value' },
     { figure: '6', name: 'size: dist/webview/transcript.js (minified)', value: webviewKB, unit: 'KB', goal: 150, goalOn: 'value' },
   ];
   if (vsixKB !== undefined) measurements.push({ figure: '6', name: 'size: VSIX', value: vsixKB, unit: 'KB', goal: 400, goalOn: 'value' });

@@ -57,6 +57,12 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
       if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(`the agent answered "${outcome.status}"`);
     },
+    // Through the model too: the row takes the new date and state in place (the order holds).
+    afterLoad: (agentName, before) => sessions.model.checkAfterLoad(agentName, before),
+    closed: (agentName, sessionId) => {
+      const client = agents.connectedClient(agentName);
+      if (client) sessions.model.lastStatusCheck = sessions.model.checkStatus(agentName, client, [sessionId]);
+    },
   });
   context.subscriptions.push(transcripts);
 

@@ -51,11 +51,21 @@ export function describeArchiveMethod(method: ArchiveMethod): string {
 export function archiveMethodOf(initializeResult: unknown, standard: boolean, list: boolean): ArchiveMethod | undefined {
   if (!list) return undefined;
   if (standard) return 'standard';
-  const air = asRecord(asRecord(asRecord(asRecord(initializeResult)._meta).jetbrains).air);
+  return answersAirSessionIndex(initializeResult) ? 'jetbrains-air' : undefined;
+}
+
+/** Whether the agent's `initialize` result answered the AIR session index (list entries then carry its `_meta`). */
+export function answersAirSessionIndex(initializeResult: unknown): boolean {
+  const air = airMeta(asRecord(initializeResult)._meta);
   const capabilities = Array.isArray(air.capabilities) ? air.capabilities : [];
   const version = air.version;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) return undefined;
-  return capabilities.includes(SESSION_INDEX) || capabilities.includes(SESSION_ARCHIVE) ? 'jetbrains-air' : undefined;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) return false;
+  return capabilities.includes(SESSION_INDEX) || capabilities.includes(SESSION_ARCHIVE);
+}
+
+/** The `jetbrains.air` object of a `_meta` (empty when absent or not an object). */
+export function airMeta(meta: unknown): Record<string, unknown> {
+  return asRecord(asRecord(asRecord(meta).jetbrains).air);
 }
 
 /** The method that archives (or unarchives) a session the given way. */
@@ -80,7 +90,7 @@ export function addListFilter(request: Record<string, unknown>, method: ArchiveM
  */
 export function withArchivedFlag(session: SessionInfo, method: ArchiveMethod, filter: ArchivedFilter | undefined): SessionInfo {
   if (method === 'standard') return session;
-  const flag = asRecord(asRecord(asRecord(session._meta).jetbrains).air).archived;
+  const flag = airMeta(session._meta).archived;
   const archived = typeof flag === 'boolean' ? flag : filter === 'only' ? true : filter === 'include' ? undefined : false;
   return archived === undefined ? session : { ...session, archived };
 }

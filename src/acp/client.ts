@@ -27,7 +27,8 @@ import {
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
-import { JETBRAINS_AIR_CLIENT_META, addListFilter, archiveMethodOf, archiveRequestMethod, withArchivedFlag } from './archive';
+import { JETBRAINS_AIR_CLIENT_META, addListFilter, answersAirSessionIndex, archiveMethodOf, archiveRequestMethod, withArchivedFlag } from './archive';
+import { parseSessionStatus, withAirState } from './sessionState';
 import { spawnCommand } from './command';
 import {
   Problems,
@@ -57,6 +58,7 @@ import type {
   ListSessionsResult,
   Logger,
   SessionInfo,
+  SessionState,
   SessionUpdate,
   SessionUpdateListener,
 } from './types';
@@ -83,7 +85,7 @@ const GROUP_POLL_MS = 20;
 const CANCEL_REQUEST = '$/cancel_request';
 
 /** Which advertised capability each gated method needs, in the protocol's words per version. */
-const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, { 1: string; 2: string }> = {
+const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }> = {
   loadSession: { 1: 'agentCapabilities.loadSession', 2: 'capabilities.session' },
   list: { 1: 'sessionCapabilities.list', 2: 'capabilities.session' },
   archive: { 1: 'sessionCapabilities.archive', 2: 'capabilities.session.archive' },
@@ -91,7 +93,10 @@ const CAPABILITY_NAMES: Record<keyof Omit<AdvertisedCapabilities, 'authMethods' 
   resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
   title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
+  status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
 };
+
+type GatedCapability = keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod' | 'sessionState'>;
 
 interface PendingRequest {
   readonly method: string;
@@ -135,6 +140,7 @@ export class AcpClient {
     resume: false,
     close: false,
     title: false,
+    status: false,
     authMethods: [],
   };
 
@@ -287,9 +293,13 @@ export class AcpClient {
     }
     const problems = new Problems();
     const sessions: SessionInfo[] = [];
+    const airState = this.capabilities.sessionState === 'jetbrains-air';
     for (const entry of answer.sessions) {
-      const session = checkSessionInfo(entry, problems);
-      if (session) sessions.push(archiveMethod ? withArchivedFlag(session, archiveMethod, params.archived) : session);
+      let session = checkSessionInfo(entry, problems);
+      if (!session) continue;
+      if (archiveMethod) session = withArchivedFlag(session, archiveMethod, params.archived);
+      if (airState) session = withAirState(session, problems);
+      sessions.push(session);
     }
     const nextCursor = checkCursor(answer.nextCursor, problems);
     this.warnProblems('session/list', problems);
@@ -316,6 +326,19 @@ export class AcpClient {
     this.require('title', 'session/set_title');
     const result = await this.request<{ title?: unknown } | null>('session/set_title', { sessionId, title });
     return typeof result?.title === 'string' ? result.title : title;
+  }
+
+  /**
+   * `session/status` (unstable schema; no side effects: nothing is loaded or resumed): `open`, or
+   * undefined for "saved" (also for a value this client does not know). -32002 for unknown sessions.
+   */
+  async sessionStatus(sessionId: string): Promise<SessionState | undefined> {
+    this.require('status', 'session/status');
+    const result = await this.request<unknown>('session/status', { sessionId });
+    const problems = new Problems();
+    const state = parseSessionStatus(result, problems);
+    this.warnProblems('session/status', problems);
+    return state;
   }
 
   /** `session/delete` (unknown sessions succeed silently). */
@@ -443,6 +466,7 @@ export class AcpClient {
         archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
         delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
         title: false, // v2 has no set_title yet
+        status: false, // nor session/status
         authMethods: checkAuthMethods(result.authMethods, problems),
       };
       if (this.capabilities.archive) this.capabilities.archiveMethod = 'standard';
@@ -465,11 +489,15 @@ export class AcpClient {
         resume: has('resume'),
         close: has('close'),
         title: has('title'),
+        status: has('status'),
         authMethods: checkAuthMethods(result.authMethods, problems),
       };
       // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).
       const archiveMethod = archiveMethodOf(result, this.capabilities.archive, list);
       if (archiveMethod) Object.assign(this.capabilities, { archive: true, archiveMethod });
+      // Live state the same way: session/status, else the AIR list entries' state (sessionState.ts).
+      if (this.capabilities.status) this.capabilities.sessionState = 'status';
+      else if (list && answersAirSessionIndex(result)) this.capabilities.sessionState = 'jetbrains-air';
       if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     } else {
       throw await this.startFailed(
@@ -525,7 +553,7 @@ export class AcpClient {
     return this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
-  private require(capability: keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod'>, method: string): void {
+  private require(capability: GatedCapability, method: string): void {
     if (this.disconnected) throw this.disconnected;
     if (!this.capabilities[capability]) {
       throw new UnsupportedCapabilityError(this.name, method, CAPABILITY_NAMES[capability][this.protocolVersion]);

@@ -2,6 +2,9 @@
 // fields the RFDs have that the 2.4.0 schema does not carry yet.
 import type * as schema from '@agentclientprotocol/sdk/unstable';
 import type { ArchiveMethod } from './archive';
+import type { SessionState, SessionStateSource } from './sessionState';
+
+export type { SessionState, SessionStateSource } from './sessionState';
 
 export type {
   AgentCapabilities,
@@ -16,8 +19,11 @@ export type {
 /** `session/list`'s archive filter (archive RFD). */
 export type ArchivedFilter = 'exclude' | 'include' | 'only';
 
-/** A listed session; `archived` is a boolean on every session when `archive` is advertised. */
-export type SessionInfo = schema.SessionInfo;
+/**
+ * A listed session; `archived` is a boolean on every session when `archive` is advertised.
+ * `state` is what the agent tells of it live (sessionState.ts), absent when it tells nothing.
+ */
+export type SessionInfo = schema.SessionInfo & { state?: SessionState };
 
 /**
  * One `session/update` payload. Known kinds are the schema's union; `session_info_update`
@@ -103,6 +109,10 @@ export interface AdvertisedCapabilities {
   close: boolean;
   /** `sessionCapabilities.title`: `session/set_title` (unstable schema). */
   title: boolean;
+  /** `sessionCapabilities.status`: `session/status` (unstable schema; no side effects). */
+  status: boolean;
+  /** Set when the agent tells live state: by `session/status`, or in AIR list entries (sessionState.ts). */
+  sessionState?: SessionStateSource;
   authMethods: schema.AuthMethod[];
 }
 

@@ -76,6 +76,8 @@ export function checkSessionInfo(value: unknown, problems: Problems): SessionInf
     return undefined;
   }
   const session = { ...value };
+  // `state` is the client's own field (sessionState.ts); the schema gives the agent none to set.
+  delete session.state;
   checkOptionalFields(session, problems);
   return session as unknown as SessionInfo;
 }

@@ -63,10 +63,13 @@ export function dateGroup(ms: number | undefined, now: number = Date.now()): Dat
   return 'older';
 }
 
-/** Newest first by `updatedAt`; sessions without a date keep the agent's order, after dated ones. */
-export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
+/**
+ * Newest first by `updatedAt` (or the time `placeTime` gives); sessions without one keep the
+ * agent's order, after dated ones.
+ */
+export function sortNewestFirst(sessions: SessionInfo[], placeTime: (session: SessionInfo) => number | undefined = updatedAtMs): SessionInfo[] {
   return sessions
-    .map((session, index) => ({ session, index, ms: updatedAtMs(session) }))
+    .map((session, index) => ({ session, index, ms: placeTime(session) }))
     .sort((a, b) => {
       if (a.ms !== undefined && b.ms !== undefined && a.ms !== b.ms) return b.ms - a.ms;
       if (a.ms === undefined && b.ms !== undefined) return 1;

@@ -3,7 +3,7 @@
 // and live `session_info_update`s. The agent stays the source of truth: a refresh replaces
 // everything with what it lists.
 import type { AcpClient } from '../acp/client';
-import type { ArchivedFilter, SessionInfo, SessionUpdate } from '../acp/types';
+import type { ArchivedFilter, ListSessionsParams, SessionInfo, SessionState, SessionUpdate } from '../acp/types';
 import { messageOf, type AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
 import { sortNewestFirst, updatedAtMs } from './format';
@@ -55,6 +55,8 @@ export interface SessionsModelOptions {
 
 /** An agent that pages forever must not hang a load: one load follows at most this many cursors. */
 const maxPagesPerLoad = 200;
+/** `session/status` requests in flight at once per agent. */
+const statusConcurrency = 4;
 
 /** One cursor chain of `session/list` with a fixed `cwd` and `archived` filter. */
 export class SessionList {
@@ -68,6 +70,12 @@ export class SessionList {
   listRequests = 0;
   /** The client this content came from: a new client after a restart means stale content. */
   loadedFrom: AcpClient | undefined;
+  /**
+   * The time each session is placed by, fixed when it first appeared here or at the last
+   * explicit refresh: a session whose date changes (a load that resumed it, a live update, a
+   * background re-list) keeps its place while the user reads, and moves on the next refresh.
+   */
+  private readonly placedAt = new Map<string, number | undefined>();
   private generation = 0;
   private pending: Promise<void> | undefined;
 
@@ -96,7 +104,7 @@ export class SessionList {
     if (this.status === 'loaded') return Promise.resolve();
     this.status = 'loading';
     this.error = undefined;
-    const done = this.run(true, this.model.pageSize);
+    const done = this.run(true, this.model.pageSize, true);
     this.model.changed(this);
     return done;
   }
@@ -114,9 +122,10 @@ export class SessionList {
 
   /**
    * Lists again from the start, as deep as already loaded, keeping the old content on screen
-   * until the new one has arrived.
+   * until the new one has arrived. Sessions already shown keep their places unless `resort`
+   * (the user's explicit refresh).
    */
-  reload(): Promise<void> {
+  reload(resort = false): Promise<void> {
     if (this.status === 'idle') return Promise.resolve();
     if (this.status !== 'loaded') {
       this.reset();
@@ -125,7 +134,7 @@ export class SessionList {
     const depth = Math.max(this.model.pageSize, this.sessions.length);
     this.generation++;
     this.pending = undefined;
-    return this.run(true, depth);
+    return this.run(true, depth, resort);
   }
 
   /** Forgets everything; the next `load` starts a new chain. */
@@ -138,6 +147,7 @@ export class SessionList {
     this.error = undefined;
     this.loadingMore = false;
     this.loadedFrom = undefined;
+    this.placedAt.clear();
   }
 
   /** The `archived` filter this list sends: none at all when the agent lacks `archive`. */
@@ -151,21 +161,28 @@ export class SessionList {
     return this.cwd === undefined || this.cwd === session.cwd;
   }
 
-  /** @internal replaces the sessions (the model keeps them sorted). */
-  setSessions(sessions: SessionInfo[]): void {
-    this.sessions = sortNewestFirst(sessions);
+  /** The time the session is placed by in this list (see `placedAt`); grouping by date uses it too. */
+  placeTime(session: SessionInfo): number | undefined {
+    return this.placedAt.has(session.sessionId) ? this.placedAt.get(session.sessionId) : updatedAtMs(session);
   }
 
-  private run(fromStart: boolean, want: number): Promise<void> {
+  /** @internal replaces the sessions, newest first by their places; `resort` places every one by its date anew. */
+  setSessions(sessions: SessionInfo[], resort = false): void {
+    if (resort) this.placedAt.clear();
+    for (const session of sessions) if (!this.placedAt.has(session.sessionId)) this.placedAt.set(session.sessionId, updatedAtMs(session));
+    this.sessions = sortNewestFirst(sessions, (session) => this.placedAt.get(session.sessionId));
+  }
+
+  private run(fromStart: boolean, want: number, resort = false): Promise<void> {
     const generation = fromStart ? ++this.generation : this.generation;
-    const done = this.fetch(generation, fromStart, want).finally(() => {
+    const done = this.fetch(generation, fromStart, want, resort).finally(() => {
       if (this.generation === generation && this.pending === done) this.pending = undefined;
     });
     this.pending = done;
     return done;
   }
 
-  private async fetch(generation: number, fromStart: boolean, want: number): Promise<void> {
+  private async fetch(generation: number, fromStart: boolean, want: number, resort: boolean): Promise<void> {
     const current = () => this.generation === generation;
     try {
       const client = await this.model.registry.getClient(this.agent);
@@ -196,7 +213,10 @@ export class SessionList {
         cursor = page.nextCursor ?? undefined;
         pages++;
       } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
-      this.setSessions(collected);
+      const byStatus = client.capabilities.sessionState === 'status';
+      // session/status answers arrive after the list: until then a session shows what it showed.
+      const shown = byStatus ? new Map(this.sessions.map((s) => [s.sessionId, s.state])) : undefined;
+      this.setSessions(shown ? collected.map((s) => withState(s, shown.get(s.sessionId))) : collected, resort);
       this.nextCursor = cursor;
       this.status = 'loaded';
       this.error = undefined;
@@ -204,6 +224,7 @@ export class SessionList {
       this.loadedFrom = client;
       this.model.track(this.agent, client, collected);
       this.model.changed(this);
+      if (byStatus) this.model.lastStatusCheck = this.model.checkStatus(this.agent, client, collected.map((s) => s.sessionId));
     } catch (error) {
       if (!current()) return;
       this.model.log?.warn(`Listing ${this.section} sessions of "${this.agent}" failed: ${messageOf(error)}`);
@@ -307,7 +328,8 @@ export class SessionsModel implements Disposable {
     await Promise.all(
       agents.map(async (agent) => {
         if (agent.state.kind === 'connected') {
-          await Promise.all(this.allLists(agent.name).map((l) => l.reload()));
+          // The user asked: sessions whose dates changed since take their places now.
+          await Promise.all(this.allLists(agent.name).map((l) => l.reload(true)));
           return;
         }
         if (agent.state.kind === 'starting') return;
@@ -341,6 +363,75 @@ export class SessionsModel implements Disposable {
     } catch (error) {
       return this.failure(agent, sessionId, session, error);
     }
+  }
+
+  /**
+   * Asks `session/status` of each session (no side effects; a few at a time) and shows the
+   * answers in every list, in place. -32002 leaves a session as it is (the next list says whether
+   * it is gone); another failure stops asking this round, with one warning.
+   */
+  async checkStatus(agent: string, client: AcpClient, sessionIds: readonly string[]): Promise<void> {
+    if (client.capabilities.sessionState !== 'status') return;
+    const states = new Map<string, SessionState | undefined>();
+    const queue = [...new Set(sessionIds)];
+    let failure: unknown;
+    const ask = async () => {
+      for (let sessionId = queue.shift(); sessionId !== undefined && failure === undefined; sessionId = queue.shift()) {
+        try {
+          states.set(sessionId, await client.sessionStatus(sessionId));
+        } catch (error) {
+          if (!isResourceNotFound(error)) failure ??= error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(statusConcurrency, queue.length) }, ask));
+    if (failure !== undefined) this.log?.warn(`Asking "${agent}" for the status of its sessions failed: ${messageOf(failure)}`);
+    // A restarted agent's answers describe another process.
+    if (this.registry.connectedClient(agent) !== client) return;
+    for (const list of this.allLists(agent)) {
+      let changed = false;
+      const next = list.sessions.map((session) => {
+        if (!states.has(session.sessionId) || session.state === states.get(session.sessionId)) return session;
+        changed = true;
+        return withState(session, states.get(session.sessionId));
+      });
+      if (changed) {
+        list.sessions = next;
+        this.changed(list);
+      }
+    }
+  }
+
+  /** The last round of `session/status` requests (tests wait for it instead of sleeping). */
+  lastStatusCheck: Promise<void> = Promise.resolve();
+
+  /**
+   * After a transcript's `session/load`: what did the load do? Lists the first page of the
+   * session's folder and section again (no side effects; a session the load made newest is on
+   * it) and, with `session/status`, asks for its status. Some agents resume a session they load
+   * (claude-agent-acp without the AIR index, codex-acp): its `updatedAt` becomes now, reported
+   * as `resumed`. The row shows the new date and state in place: the order holds until an
+   * explicit refresh, so the session the user just opened does not move under the cursor.
+   */
+  async checkAfterLoad(agent: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }> {
+    const client = this.registry.connectedClient(agent);
+    if (!client?.capabilities.list) return { resumed: false };
+    const params: ListSessionsParams = { cwd: before.cwd };
+    if (client.capabilities.archive) params.archived = before.archived ? 'only' : 'exclude';
+    let listed: SessionInfo | undefined;
+    try {
+      listed = (await client.listSessions(params)).sessions.find((s) => s.sessionId === before.sessionId);
+    } catch (error) {
+      this.log?.warn(`Listing "${agent}" after loading session ${before.sessionId} failed: ${messageOf(error)}`);
+    }
+    const current = this.find(agent, before.sessionId)?.session;
+    if (listed && current && this.registry.connectedClient(agent) === client) {
+      this.move(agent, client.capabilities.sessionState === 'status' ? withState(listed, current.state) : listed);
+    }
+    await this.checkStatus(agent, client, [before.sessionId]);
+    const was = updatedAtMs(before);
+    const now = listed ? updatedAtMs(listed) : undefined;
+    return { resumed: was !== undefined && now !== undefined && now > was, session: listed };
   }
 
   /** Deletes sessions; each that succeeds disappears from every list. */
@@ -542,6 +633,13 @@ export class SessionsModel implements Disposable {
   }
 }
 
+/** The session with `state` set, or without one when undefined. */
+function withState(session: SessionInfo, state: SessionState | undefined): SessionInfo {
+  if (session.state === state) return session;
+  const { state: _old, ...rest } = session;
+  return state === undefined ? rest : { ...rest, state };
+}
+
 function listKey(agent: string, section: Section, cwd: string | undefined): string {
   return JSON.stringify([agent, section, cwd ?? null]);
 }
@@ -552,7 +650,7 @@ function listKey(agent: string, section: Section, cwd: string | undefined): stri
  */
 function belongsAfterLoadedPages(list: SessionList, session: SessionInfo): boolean {
   if (!list.hasMore || list.sessions.length === 0) return false;
-  const last = updatedAtMs(list.sessions[list.sessions.length - 1]);
+  const last = list.placeTime(list.sessions[list.sessions.length - 1]);
   const ms = updatedAtMs(session);
   return last !== undefined && (ms === undefined || ms < last);
 }

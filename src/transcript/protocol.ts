@@ -28,6 +28,10 @@ export interface TranscriptHeader {
   notices: Notice[];
   currentModeId?: string;
   problem?: TranscriptProblem;
+  /** The agent can rename the session (`sessionCapabilities.title`): the header offers Rename…. */
+  canRename?: boolean;
+  /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
+  resumed?: { updatedAt?: string };
 }
 
 export type ProblemKind = 'archived-refused' | 'no-load' | 'load-failed' | 'agent-unavailable';
@@ -39,7 +43,7 @@ export interface TranscriptProblem {
   actions: HostAction[];
 }
 
-export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown';
+export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown' | 'rename';
 
 export type HostToWebview =
   /** Everything: sent after each `ready` (first load, tab shown again, window reload). */

@@ -21,6 +21,20 @@ export interface TranscriptsLike {
   setTitle?(agentName: string, sessionId: string, title: string): void;
 }
 
+/**
+ * A session named outside the tree, by our own code only (a transcript's header): the Rename
+ * command accepts it in place of a row. Other extensions cannot make one.
+ */
+export class SessionTarget {
+  constructor(
+    readonly agent: string,
+    readonly session: SessionInfo,
+  ) {}
+}
+
+/** What Rename… needs of its target: a tree row or a {@link SessionTarget}. */
+type RenameTarget = Pick<SessionNode, 'agent' | 'session'>;
+
 /** Longest title the Rename box accepts; agents may cut further (codex: 256). */
 export const MAX_TITLE_LENGTH = 500;
 
@@ -59,12 +73,25 @@ export class MessageRecorder {
   readonly shown: ShownMessage[] = [];
   private readonly answerers = new Map<ShownMessage, (action: string | undefined) => void>();
   private readonly queuedModalAnswers: (string | undefined)[] = [];
+  private readonly queuedInputAnswers: (string | undefined)[] = [];
+  /** The input boxes asked (their prompts), answered from `answerNextInput`. */
+  readonly inputs: string[] = [];
   private readonly onDidShowEmitter = new vscode.EventEmitter<ShownMessage>();
   readonly onDidShow = this.onDidShowEmitter.event;
 
   /** Answers the next modal confirmation with `action` instead of showing it. */
   answerNextModal(action: string | undefined): void {
     this.queuedModalAnswers.push(action);
+  }
+
+  /** Answers the next input box (Rename…) with `value` (undefined: cancelled) instead of showing it. */
+  answerNextInput(value: string | undefined): void {
+    this.queuedInputAnswers.push(value);
+  }
+
+  /** @internal the queued answer for the next input box, if any. */
+  takeInputAnswer(): { answer: string | undefined } | undefined {
+    return this.queuedInputAnswers.length > 0 ? { answer: this.queuedInputAnswers.shift() } : undefined;
   }
 
   /** Picks an action of a shown notification, as a click on its button would. */
@@ -130,6 +157,14 @@ export class Messages {
     return chosen === action;
   }
 
+  /** An input box; in Test mode a queued answer stands in for the user's typing. */
+  async input(options: vscode.InputBoxOptions): Promise<string | undefined> {
+    this.recorder?.inputs.push(options.prompt ?? '');
+    const queued = this.recorder?.takeInputAnswer();
+    if (queued) return queued.answer;
+    return vscode.window.showInputBox(options);
+  }
+
   dispose(): void {
     this.recorder?.dispose();
   }
@@ -180,7 +215,11 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
     vscode.commands.registerCommand('acpSessions.delete', (...args: unknown[]) => commands.delete(targets(view, messages, args, 'deleted'))),
     // (node, nodes?, title?): a title given (tests, the API) skips the input box.
     vscode.commands.registerCommand('acpSessions.rename', (...args: unknown[]) => {
-      const [target] = targets(view, messages, args.slice(0, 2), 'renamed');
+      // From a transcript's header: that session, as the model knows it now.
+      const fromTranscript = args[0] instanceof SessionTarget ? args[0] : undefined;
+      const [target] = fromTranscript
+        ? [{ agent: fromTranscript.agent, session: model.find(fromTranscript.agent, fromTranscript.session.sessionId)?.session ?? fromTranscript.session }]
+        : targets(view, messages, args.slice(0, 2), 'renamed');
       if (target) return commands.rename(target, typeof args[2] === 'string' ? args[2] : undefined);
     }),
     vscode.commands.registerCommand('acpSessions.copySessionId', async (...args: unknown[]) => {
@@ -289,7 +328,7 @@ class SessionCommands {
   }
 
   /** Rename… : asks for a title (validated), sends `session/set_title`, offers Undo. */
-  async rename(node: SessionNode, given?: string): Promise<SessionOutcome | undefined> {
+  async rename(node: RenameTarget, given?: string): Promise<SessionOutcome | undefined> {
     const { messages, model } = this.deps;
     const { agent, session } = node;
     if (this.deps.registry.agent(agent)?.capabilities?.title !== true) {
@@ -299,7 +338,7 @@ class SessionCommands {
     const before = session.title ?? undefined;
     const title =
       given ??
-      (await vscode.window.showInputBox({
+      (await messages.input({
         title: 'Rename Session',
         prompt: `A new title for "${sessionLabel(session)}"`,
         value: before ?? '',

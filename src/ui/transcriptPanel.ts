@@ -9,6 +9,7 @@ import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
 import { notificationText, plainLine } from './plainText';
+import { SessionTarget } from './sessionCommands';
 import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
 import { WebviewFeed } from '../transcript/feed';
 import {
@@ -40,6 +41,10 @@ export interface TranscriptState {
   kinds: Partial<Record<EntityKind, number>>;
   compactions: { compactionId: string; status: string; summary: string; error?: string }[];
   problem?: TranscriptProblem;
+  /** The header offers Rename… (the agent advertises `sessionCapabilities.title`). */
+  canRename: boolean;
+  /** The agent reported the session resumed by its load (see `TranscriptPanelsOptions.afterLoad`). */
+  resumed: boolean;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
@@ -48,6 +53,13 @@ export interface TranscriptState {
 export interface TranscriptPanelsOptions {
   /** Unarchives through the Sessions model, so the tree moves the session at once. */
   unarchive?(agentName: string, sessionId: string): Promise<void>;
+  /**
+   * After a successful load: what the load did, as the agent lists the session now (no side
+   * effects). `resumed`: the load made it newer (claude, codex resume what they load).
+   */
+  afterLoad?(agentName: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }>;
+  /** After the tab's `session/close`: the session's live state changed. */
+  closed?(agentName: string, sessionId: string): void;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
@@ -114,6 +126,20 @@ export class TranscriptPanels implements vscode.Disposable {
     if (!panel) throw new Error(`No transcript of ${sessionId} (${agentName}) is open.`);
     await panel.replayDone;
     return panel.state();
+  }
+
+  /** Resolves once the check after the transcript's load (`afterLoad`) has finished. */
+  async whenChecked(agentName: string, sessionId: string): Promise<TranscriptState> {
+    const panel = this.panels.get(panelKey(agentName, sessionId));
+    if (!panel) throw new Error(`No transcript of ${sessionId} (${agentName}) is open.`);
+    await panel.replayDone;
+    await panel.afterLoadDone;
+    return panel.state();
+  }
+
+  /** @internal delivers `message` as if the transcript's webview had posted it (integration tests: the header's buttons). */
+  receiveFromWebview(agentName: string, sessionId: string, message: WebviewToHost): void {
+    this.panels.get(panelKey(agentName, sessionId))?.receive(message);
   }
 
   /** The transcript as Markdown, as "Export as Markdown" writes it. */
@@ -204,6 +230,8 @@ class TranscriptPanel {
   private archived: boolean;
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
+  /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
+  private resumed: { updatedAt?: string } | undefined;
   private problem: TranscriptProblem | undefined;
   private liveSubscription: { dispose(): void } | undefined;
   private disconnectSubscription: { dispose(): void } | undefined;
@@ -216,6 +244,8 @@ class TranscriptPanel {
   private bytesPosted = 0;
   /** Settles when the current replay ends. */
   replayDone: Promise<void> = Promise.resolve();
+  /** Settles when the check after the last successful load ends. */
+  afterLoadDone: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly owner: TranscriptPanels,
@@ -305,6 +335,7 @@ class TranscriptPanel {
       }
       this.openOnAgent = true;
       if (cancellation.token.isCancellationRequested || this.disposed) return;
+      this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
       if (!this.archived) this.startLive(client);
     } finally {
@@ -314,6 +345,20 @@ class TranscriptPanel {
         this.markChanged();
         this.feed.flush();
       }
+    }
+  }
+
+  /** Asks what the load did (through the Sessions model): a resume shows in the header. */
+  private async checkAfterLoad(): Promise<void> {
+    const afterLoad = this.owner.options.afterLoad;
+    if (!afterLoad) return;
+    try {
+      const { resumed, session } = await afterLoad(this.agentName, this.session);
+      if (!resumed || this.disposed) return;
+      this.resumed = session?.updatedAt ? { updatedAt: session.updatedAt } : {};
+      this.markChanged();
+    } catch (error) {
+      this.owner.log.warn(`[${this.agentName}] Checking session ${this.session.sessionId} after its load failed: ${messageOf(error)}`);
     }
   }
 
@@ -378,6 +423,8 @@ class TranscriptPanel {
       kinds,
       compactions,
       problem: this.problem,
+      canRename: this.canRename,
+      resumed: this.resumed !== undefined,
       messagesPosted: this.messagesPosted,
       bytesPosted: this.bytesPosted,
     };
@@ -416,8 +463,9 @@ class TranscriptPanel {
     // Closing the tab ends the session on the agent when it can.
     const client = this.owner.agents.connectedClient(this.agentName);
     if (client?.capabilities.close && this.openOnAgent) {
-      client.closeSession(this.session.sessionId).catch((error: unknown) =>
-        this.owner.log.warn(`[${this.agentName}] session/close of ${this.session.sessionId} failed: ${messageOf(error)}`),
+      client.closeSession(this.session.sessionId).then(
+        () => this.owner.options.closed?.(this.agentName, this.session.sessionId),
+        (error: unknown) => this.owner.log.warn(`[${this.agentName}] session/close of ${this.session.sessionId} failed: ${messageOf(error)}`),
       );
     }
     this.owner.changed(this);
@@ -425,7 +473,7 @@ class TranscriptPanel {
 
   // --- webview messaging -------------------------------------------------------------------
 
-  private receive(message: WebviewToHost): void {
+  receive(message: WebviewToHost): void {
     if (!message || typeof message !== 'object') return;
     switch (message.type) {
       case 'ready':
@@ -462,6 +510,13 @@ class TranscriptPanel {
       case 'exportMarkdown':
         await this.exportMarkdown();
         break;
+      case 'rename':
+        // The tree's Rename… for this session: the same validation, Undo and -32002 handling.
+        if (this.canRename) {
+          const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
+          await vscode.commands.executeCommand('acpSessions.rename', new SessionTarget(this.agentName, { ...this.session, title }));
+        }
+        break;
       case 'unarchiveAndOpen':
         try {
           if (this.owner.options.unarchive) {
@@ -493,6 +548,10 @@ class TranscriptPanel {
     this.timeline = new Timeline(this.feed.collector);
   }
 
+  private get canRename(): boolean {
+    return this.owner.agents.agent(this.agentName)?.capabilities?.title === true;
+  }
+
   private title(): string {
     const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? undefined;
     return sessionLabel({ sessionId: this.session.sessionId, title });
@@ -516,6 +575,8 @@ class TranscriptPanel {
     if (state.usage) header.usage = state.usage;
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;
+    if (this.canRename) header.canRename = true;
+    if (this.resumed) header.resumed = this.resumed;
     return header;
   }
 

@@ -2,6 +2,7 @@
 // the tab's own buttons. Rebuilt whole when anything but the update count changed (it is a
 // handful of elements); while a replay runs only the count's text changes.
 import type { HostAction, TranscriptHeader } from '../transcript/protocol';
+import { t } from './l10n';
 import { codicon, element } from './rows';
 
 const ACTION_LABELS: Record<HostAction, string> = {
@@ -9,6 +10,7 @@ const ACTION_LABELS: Record<HostAction, string> = {
   retry: 'Try Again',
   showLog: 'Show Log',
   exportMarkdown: 'Export as Markdown',
+  rename: t('Rename…'),
 };
 
 /** Per header element: what it shows apart from the count, and the element holding the count. */
@@ -26,6 +28,10 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
   if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
   if (header.archived) facts.append(fact('archive', 'Archived', undefined, 'archived'));
+  if (header.resumed) {
+    const when = header.resumed.updatedAt ? formatDate(header.resumed.updatedAt) : undefined;
+    facts.append(fact('debug-restart', t('Resumed by the agent'), when ? t('Loading this session resumed it on the agent: it now counts as updated {0}.', when) : t('Loading this session resumed it on the agent.'), 'resumed'));
+  }
   if (header.currentModeId) facts.append(fact('symbol-enum', `Mode: ${header.currentModeId}`));
   if (header.usage) {
     const { used, size, cost } = header.usage;
@@ -35,6 +41,8 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   const toolbar = element('div', 'toolbar');
   toolbar.setAttribute('role', 'toolbar');
   toolbar.setAttribute('aria-label', 'Transcript');
+  // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
+  if (header.canRename) toolbar.append(button('edit', t('Rename…'), 'rename', 'F2'));
   toolbar.append(
     button('unfold', 'Expand All Compactions', 'expandAll'),
     button('fold', 'Collapse All Compactions', 'collapseAll'),
@@ -90,11 +98,12 @@ function fact(icon: string, text: string, title?: string, className?: string): H
   return span;
 }
 
-function button(icon: string, label: string, action: string): HTMLElement {
+function button(icon: string, label: string, action: string, key?: string): HTMLElement {
   const b = element('button', 'icon-button');
   b.dataset.action = action;
-  b.title = label;
+  b.title = key ? `${label} (${key})` : label;
   b.setAttribute('aria-label', label);
+  if (key) b.setAttribute('aria-keyshortcuts', key);
   b.append(codicon(icon));
   return b;
 }
@@ -106,4 +115,16 @@ function formatDate(iso: string): string {
 
 function compact(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n);
+}
+
+// F2 renames, as in the tree: a click on the header's button (so it does nothing where the
+// agent cannot rename), unless the key is typed into a field.
+if (typeof document !== 'undefined') {
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'F2' || event.defaultPrevented || (event.target as HTMLElement | null)?.closest?.('input, textarea, [contenteditable="true"]')) return;
+    const rename = document.querySelector<HTMLElement>('#header button[data-action="rename"]');
+    if (!rename) return;
+    event.preventDefault();
+    rename.click();
+  });
 }

@@ -277,7 +277,7 @@ const standardArchive = opts.list && opts.archive && !opts.archiveExtension;
 
 async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null; _meta?: unknown } }) {
   try {
-    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined);
+    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState);
   } catch (error) {
     if (error instanceof InvalidListParams) throw acp.RequestError.invalidParams({ archived: params.archived, cursor: params.cursor }, error.message);
     throw error;
@@ -308,6 +308,12 @@ async function handleSetTitle({ params }: { params: { sessionId: string; title: 
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.title === title ? undefined : { ...r, title }));
   if (!record) throw sessionNotFound(params.sessionId);
   return { title };
+}
+
+/** `session/status`: no side effects; "open" for a session this connection loaded or resumed, else the stored state, else "saved". */
+async function handleStatus({ params }: { params: SessionIdParams }) {
+  const record = await existingSession(params.sessionId);
+  return { status: connection.active.has(params.sessionId) ? 'open' : (record.state ?? 'saved') };
 }
 
 async function handleDelete({ params }: { params: SessionIdParams }) {
@@ -368,6 +374,7 @@ function buildV1(): acp.AgentApp {
             ...(opts.resume ? { resume: {} } : {}),
             ...(opts.close ? { close: {} } : {}),
             ...(opts.title ? { title: {} } : {}),
+            ...(opts.status ? { status: {} } : {}),
             additionalDirectories: {},
           },
         },
@@ -401,6 +408,7 @@ function buildV1(): acp.AgentApp {
   if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
   if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
+  if (opts.status) app.onRequest('session/status', guarded('session/status', handleStatus));
   if (opts.load) {
     app.onRequest(
       'session/load',
@@ -408,6 +416,8 @@ function buildV1(): acp.AgentApp {
         const { params, client, signal } = context;
         const record = await existingSession(params.sessionId);
         if (params.cwd !== record.cwd) log(`session/load ${params.sessionId}: cwd ${params.cwd} differs from the session's ${record.cwd}`);
+        // As claude and codex: loading resumes the session, so it is "updated" now.
+        if (opts.resumeOnLoad) await updateSession(opts.store, params.sessionId, (r) => ({ ...r, updatedAt: new Date().toISOString() }));
         const updates: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
         const session = openSession(params.sessionId);
         await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session, chaosPlans.get(context));

@@ -16,6 +16,12 @@ export interface AgentOptions {
   resume: boolean;
   /** `sessionCapabilities.title` and `session/set_title`. */
   title: boolean;
+  /** `sessionCapabilities.status` and `session/status` ("open" for a session loaded or resumed on this connection). */
+  status: boolean;
+  /** With the AIR extension: `_meta.jetbrains.air.state` on list entries, as claude-agent-acp sends it. */
+  airState: boolean;
+  /** `session/load` sets the session's `updatedAt` to now, as claude-agent-acp and codex-acp do when they resume it. */
+  resumeOnLoad: boolean;
   /** Milliseconds every reply waits before it is sent. */
   delayMs: number;
   /** Method name -> JSON-RPC error code to answer it with. */
@@ -93,6 +99,11 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
                               advertise (and implement) less
   --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
                               _meta.jetbrains.air) for a client that offers it, not the standard
+  --status                    advertise sessionCapabilities.status and answer session/status
+                              ("open" when loaded or resumed on this connection, else the stored state, else "saved")
+  --air-state                 with --archive-extension: list entries carry _meta.jetbrains.air.state
+                              (the stored state, else "idle")
+  --resume-on-load            session/load sets the session's updatedAt to now (claude, codex)
   --delay MS                  delay every reply
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
   --replay-delay MS           sleep between replayed updates
@@ -116,7 +127,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings',
@@ -205,6 +216,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     close: !flag('no-close'),
     resume: !flag('no-resume'),
     title: !flag('no-title'),
+    status: flag('status'),
+    airState: flag('air-state'),
+    resumeOnLoad: flag('resume-on-load'),
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,
     replayDelayMs: replayDelay === undefined ? 0 : parseCount('--replay-delay', replayDelay, 0),

@@ -36,7 +36,7 @@ export interface ListedSession {
   updatedAt: string;
   archived?: boolean;
   additionalDirectories?: string[];
-  _meta?: { jetbrains: { air: { archived: boolean } } };
+  _meta?: { jetbrains: { air: { archived: boolean; state?: string } } };
 }
 
 interface CursorPayload {
@@ -90,6 +90,7 @@ export function listPage(
   pageSize: number,
   archiveSupported: boolean,
   airFilter?: ArchivedFilter,
+  airState = false,
 ): { sessions: ListedSession[]; nextCursor?: string } {
   let archived: ArchivedFilter;
   // The SDK's schema lets any string through (an open enum), so the RFD's -32602 is ours to send.
@@ -121,15 +122,16 @@ export function listPage(
   const hasMore = from + pageSize < matching.length;
   const last = page[page.length - 1];
   return {
-    sessions: page.map((s) => toListedSession(s, archiveSupported, airFilter !== undefined)),
+    sessions: page.map((s) => toListedSession(s, archiveSupported, airFilter !== undefined, airState)),
     ...(hasMore && last ? { nextCursor: encodeCursor({ v: 1, t: Date.parse(last.updatedAt), id: last.sessionId, f: key }) } : {}),
   };
 }
 
-function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean): ListedSession {
+function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean, airState: boolean): ListedSession {
   const info: ListedSession = { sessionId: s.sessionId, cwd: s.cwd, ...(s.title !== undefined ? { title: s.title } : {}), updatedAt: s.updatedAt };
   if (archiveSupported) info.archived = s.archived;
-  if (air) info._meta = { jetbrains: { air: { archived: s.archived } } };
+  // claude-agent-acp states every entry ("idle" when nothing runs).
+  if (air) info._meta = { jetbrains: { air: { archived: s.archived, ...(airState ? { state: s.state ?? 'idle' } : {}) } } };
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
   return info;
 }

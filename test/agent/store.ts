@@ -30,6 +30,11 @@ export interface StoredSession {
   updatedAt: string;
   archived: boolean;
   deleted: boolean;
+  /**
+   * What the agent tells of the session's live state (--status, --air-state): any string, so that
+   * tests can send unknown and hostile values; absent means the default of each way.
+   */
+  state?: string;
   /** Further workspace roots of the session (reported as `SessionInfo.additionalDirectories`). */
   additionalDirectories?: string[];
   /** Everything `session/load` replays, in order. */
@@ -70,6 +75,7 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
   if (s.title !== undefined && typeof s.title !== 'string') fail('`title` must be a string when present');
   if (typeof s.updatedAt !== 'string' || Number.isNaN(Date.parse(s.updatedAt))) fail('`updatedAt` must be an ISO 8601 date');
   if (typeof s.archived !== 'boolean') fail('`archived` must be a boolean');
+  if (s.state !== undefined && typeof s.state !== 'string') fail('`state` must be a string when present');
   if (typeof s.deleted !== 'boolean') fail('`deleted` must be a boolean');
   if (s.additionalDirectories !== undefined && (!Array.isArray(s.additionalDirectories) || s.additionalDirectories.some((d) => typeof d !== 'string'))) {
     fail('`additionalDirectories` must be an array of strings when present');

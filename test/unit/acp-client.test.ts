@@ -77,7 +77,7 @@ test('initialize offers protocol v1 with our clientInfo and the compaction capab
   assert.equal(client.protocolVersion, 1);
   assert.equal(client.name, 'reference');
   assert.equal(typeof client.agentInfo?.name, 'string');
-  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, authMethods: [] });
+  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, status: false, authMethods: [] });
   assert.equal(client.isConnected, true);
 });
 

@@ -1,7 +1,7 @@
 // What a list shows: loading, error with Retry, empty, or its sessions (optionally grouped by
 // date) followed by "Load more" when the agent has more.
 import { messageOf } from '../../sessions/agentRegistry';
-import { dateGroup, dateGroupOrder, updatedAtMs, type DateGroup } from '../../sessions/format';
+import { dateGroup, dateGroupOrder, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
 import type { SessionInfo } from '../../acp/types';
 import { DateGroupNode } from './dateGroupNode';
@@ -36,16 +36,17 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     return [new MessageNode(parent, 'empty', list.cwd === undefined ? what : `${what} in this folder`)];
   }
   const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list.sessions, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
+    ? groups(list, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
     : list.sessions.map((s) => new SessionNode(ctx, parent, list, s));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }
 
-function groups(sessions: readonly SessionInfo[], now: number): [DateGroup, SessionInfo[]][] {
+/** By the time each session is placed by, so a session whose date just changed keeps its group too. */
+function groups(list: SessionList, now: number): [DateGroup, SessionInfo[]][] {
   const byGroup = new Map<DateGroup, SessionInfo[]>();
-  for (const session of sessions) {
-    const group = dateGroup(updatedAtMs(session), now);
+  for (const session of list.sessions) {
+    const group = dateGroup(list.placeTime(session), now);
     byGroup.set(group, [...(byGroup.get(group) ?? []), session]);
   }
   return dateGroupOrder.filter((g) => byGroup.has(g)).map((g) => [g, byGroup.get(g)!]);

@@ -2,7 +2,7 @@
 // contextValue that says which operations the agent allows on it.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionInfo } from '../../acp/types';
+import type { SessionInfo, SessionState } from '../../acp/types';
 import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section, SessionList } from '../../sessions/sessionsModel';
 import { markdownText, plainLine } from '../plainText';
@@ -40,13 +40,15 @@ export class SessionNode extends TreeNode {
     const age = ms === undefined ? undefined : relativeTime(ms, this.ctx.now());
     // Without a folder grouping above it, the folder is part of what tells sessions apart.
     const folder = this.list.cwd === undefined ? plainLine(path.basename(session.cwd)) : undefined;
-    item.description = [age, folder].filter(Boolean).join(' · ');
+    const live = liveState(session.state);
+    item.description = [live?.label, age, folder].filter(Boolean).join(' · ');
     item.tooltip = this.tooltip(label, ms);
     const archived = this.section === 'archived';
-    item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
+    // As VS Code's own agent sessions: what runs or waits shows in the icon; idle is the usual look.
+    item.iconPath = live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
     item.contextValue = this.contextValue();
     item.accessibilityInformation = {
-      label: `${label}, ${archived ? 'archived' : 'active'} session${age ? `, updated ${age} ago` : ''}`,
+      label: `${label}, ${archived ? 'archived' : 'active'} session${live?.label ? `, ${live.label}` : ''}${age ? `, updated ${age} ago` : ''}`,
     };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
@@ -70,6 +72,7 @@ export class SessionNode extends TreeNode {
   }
 
   private tooltip(label: string, ms: number | undefined): vscode.MarkdownString {
+    const session = this.session;
     // Agent text, escaped whole: no Markdown, link, autolink, HTML or icon of it renders.
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${markdownText(label)}**\n\n`);
@@ -78,11 +81,33 @@ export class SessionNode extends TreeNode {
       ['Folder', this.session.cwd],
       ['Session ID', this.session.sessionId],
       ['State', this.section === 'archived' ? 'Archived' : 'Active'],
+      ...(session.state ? [[vscode.l10n.t('Live state'), vscode.l10n.t('{0} (reported by the agent)', liveState(session.state)!.name)] as [string, string]] : []),
       ['Agent', this.agent],
     ];
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     }
     return md;
+  }
+}
+
+/**
+ * How a live state shows: `label` in the description (none for idle, the usual state), the
+ * icon that replaces the session's own (none for idle), and `name` for the tooltip.
+ */
+export function liveState(state: SessionState | undefined): { name: string; label?: string; icon?: vscode.ThemeIcon } | undefined {
+  switch (state) {
+    case undefined:
+      return undefined;
+    case 'running':
+      return { name: vscode.l10n.t('Running'), label: vscode.l10n.t('Running'), icon: new vscode.ThemeIcon('loading~spin') };
+    case 'requires_action':
+      return { name: vscode.l10n.t('Waiting for input'), label: vscode.l10n.t('Waiting for input'), icon: new vscode.ThemeIcon('bell-dot') };
+    case 'error':
+      return { name: vscode.l10n.t('Last turn failed'), label: vscode.l10n.t('Failed'), icon: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')) };
+    case 'open':
+      return { name: vscode.l10n.t('Open in the agent'), label: vscode.l10n.t('Open'), icon: new vscode.ThemeIcon('circle-filled') };
+    case 'idle':
+      return { name: vscode.l10n.t('Idle') };
   }
 }

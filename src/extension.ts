@@ -1,7 +1,7 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
-import type { AgentRegistry } from './sessions/agentRegistry';
+import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
 import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
@@ -57,6 +57,10 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
       if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(`the agent answered "${outcome.status}"`);
     },
+    loaded: (agentName, sessionId, error) =>
+      void (error === undefined
+        ? sessions.health.recordLoadSuccess(agentName, sessionId)
+        : sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error))),
   });
   context.subscriptions.push(transcripts);
 

@@ -48,6 +48,8 @@ export interface TranscriptState {
 export interface TranscriptPanelsOptions {
   /** Unarchives through the Sessions model, so the tree moves the session at once. */
   unarchive?(agentName: string, sessionId: string): Promise<void>;
+  /** After each `session/load`: the error when the agent could not replay it (session health). */
+  loaded?(agentName: string, sessionId: string, error?: unknown): void;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
@@ -293,6 +295,8 @@ class TranscriptPanel {
       } catch (error) {
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
+        // A crash says nothing about the session; the agent's refusal or a time-out does.
+        if (!(error instanceof AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
         // Only the agent's refusal says the session is archived away; a crash is retried as is.
         this.problem = this.archived && !(error instanceof AgentDisconnectedError)
           ? {
@@ -304,6 +308,7 @@ class TranscriptPanel {
         return;
       }
       this.openOnAgent = true;
+      this.owner.options.loaded?.(agentName, session.sessionId);
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       // Subscribed only now: during the replay the same listener list carries the replay.
       if (!this.archived) this.startLive(client);

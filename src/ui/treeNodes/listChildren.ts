@@ -1,5 +1,6 @@
 // What a list shows: loading, error with Retry, empty, or its sessions (optionally grouped by
 // date) followed by "Load more" when the agent has more.
+import * as vscode from 'vscode';
 import { messageOf } from '../../sessions/agentRegistry';
 import { dateGroup, dateGroupOrder, updatedAtMs, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
@@ -35,9 +36,12 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     const what = list.section === 'archived' ? 'No archived sessions' : 'No active sessions';
     return [new MessageNode(parent, 'empty', list.cwd === undefined ? what : `${what} in this folder`)];
   }
+  // The Problems filter applies to what is loaded; Load more still fetches further pages.
+  const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
+  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
   const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list.sessions, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
-    : list.sessions.map((s) => new SessionNode(ctx, parent, list, s));
+    ? groups(shown, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
+    : shown.map((s) => new SessionNode(ctx, parent, list, s));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }

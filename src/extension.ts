@@ -1,7 +1,7 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
-import type { AgentRegistry } from './sessions/agentRegistry';
+import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
 import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
@@ -63,6 +63,10 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       const client = agents.connectedClient(agentName);
       if (client) sessions.model.lastStatusCheck = sessions.model.checkStatus(agentName, client, [sessionId]);
     },
+    loaded: (agentName, sessionId, error) =>
+      void (error === undefined
+        ? sessions.health.recordLoadSuccess(agentName, sessionId)
+        : sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error))),
   });
   context.subscriptions.push(transcripts);
 

@@ -46,6 +46,19 @@ export class CapabilityMissingError extends Error {
   }
 }
 
+/** Progress and cancellation of a bulk operation (clean-up): checked before each session. */
+export interface BulkProgress {
+  isCancelled?(): boolean;
+  /** After each session the agent answered (done, gone or failed). */
+  onOutcome?(outcome: SessionOutcome): void;
+}
+
+/** Progress and cancellation of listing every page (clean-up needs the whole list, never loads). */
+export interface ListAllProgress {
+  isCancelled?(): boolean;
+  onPage?(listedSoFar: number): void;
+}
+
 export interface SessionsModelOptions {
   /** How many sessions a list shows before "Load more" (the agent pages as it likes). */
   pageSize?: number;
@@ -57,6 +70,8 @@ export interface SessionsModelOptions {
 const maxPagesPerLoad = 200;
 /** `session/status` requests in flight at once per agent. */
 const statusConcurrency = 4;
+/** Listing everything (clean-up) follows more, and also stops at a page that brings nothing new. */
+const maxPagesPerListAll = 10_000;
 
 /** One cursor chain of `session/list` with a fixed `cwd` and `archived` filter. */
 export class SessionList {
@@ -340,14 +355,38 @@ export class SessionsModel implements Disposable {
     );
   }
 
+  /**
+   * Every session of one section of an agent, all folders, following `session/list` cursors to
+   * the end without touching the tree's lists (clean-up). Throws when cancelled or on failure.
+   */
+  async listAll(agent: string, section: Section, progress: ListAllProgress = {}): Promise<SessionInfo[]> {
+    const client = await this.registry.getClient(agent);
+    if (!client.capabilities.list) throw new CapabilityMissingError(agent, 'list', 'list its sessions');
+    if (section === 'archived' && !client.capabilities.archive) throw new CapabilityMissingError(agent, 'archive', 'list archived sessions');
+    const archived: ArchivedFilter | undefined = client.capabilities.archive ? (section === 'archived' ? 'only' : 'exclude') : undefined;
+    const collected = new Map<string, SessionInfo>();
+    let cursor: string | undefined;
+    for (let pages = 0; pages < maxPagesPerListAll; pages++) {
+      if (progress.isCancelled?.()) throw new ListCancelledError();
+      const page = await client.listSessions({ ...(archived ? { archived } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+      const before = collected.size;
+      for (const session of page.sessions) if (!collected.has(session.sessionId)) collected.set(session.sessionId, session);
+      progress.onPage?.(collected.size);
+      cursor = page.nextCursor ?? undefined;
+      // A cursor that brings nothing new would page forever.
+      if (cursor === undefined || (collected.size === before && page.sessions.length > 0)) break;
+    }
+    return [...collected.values()];
+  }
+
   /** Archives sessions; each that succeeds moves from Active to Archived at once. */
-  archive(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
-    return this.setArchivedOnAgent(agent, sessionIds, true);
+  archive(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
+    return this.setArchivedOnAgent(agent, sessionIds, true, progress);
   }
 
   /** Unarchives sessions; each that succeeds moves from Archived to Active at once. */
-  unarchive(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
-    return this.setArchivedOnAgent(agent, sessionIds, false);
+  unarchive(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
+    return this.setArchivedOnAgent(agent, sessionIds, false, progress);
   }
 
   /** Renames a session (`session/set_title`); on success every list shows the agent's stored title at once. */
@@ -434,12 +473,13 @@ export class SessionsModel implements Disposable {
     return { resumed: was !== undefined && now !== undefined && now > was, session: listed };
   }
 
-  /** Deletes sessions; each that succeeds disappears from every list. */
-  async delete(agent: string, sessionIds: readonly string[]): Promise<SessionOutcome[]> {
+  /** Deletes sessions; each that succeeds disappears from every list. Cancelled: the rest are not sent. */
+  async delete(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
     const client = await this.registry.getClient(agent);
     if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');
     const outcomes: SessionOutcome[] = [];
     for (const sessionId of sessionIds) {
+      if (progress?.isCancelled?.()) break;
       const session = this.find(agent, sessionId)?.session;
       try {
         await client.deleteSession(sessionId);
@@ -448,6 +488,7 @@ export class SessionsModel implements Disposable {
       } catch (error) {
         outcomes.push(this.failure(agent, sessionId, session, error));
       }
+      progress?.onOutcome?.(outcomes[outcomes.length - 1]);
     }
     this.revalidate(agent, outcomes);
     return outcomes;
@@ -507,12 +548,13 @@ export class SessionsModel implements Disposable {
     this.subscriptions.delete(agent);
   }
 
-  private async setArchivedOnAgent(agent: string, sessionIds: readonly string[], archived: boolean): Promise<SessionOutcome[]> {
+  private async setArchivedOnAgent(agent: string, sessionIds: readonly string[], archived: boolean, progress?: BulkProgress): Promise<SessionOutcome[]> {
     const client = await this.registry.getClient(agent);
     const what = archived ? 'archive sessions' : 'unarchive sessions';
     if (!client.capabilities.archive) throw new CapabilityMissingError(agent, 'archive', what);
     const outcomes: SessionOutcome[] = [];
     for (const sessionId of sessionIds) {
+      if (progress?.isCancelled?.()) break;
       const session = this.find(agent, sessionId)?.session;
       try {
         if (archived) await client.archiveSession(sessionId);
@@ -522,6 +564,7 @@ export class SessionsModel implements Disposable {
       } catch (error) {
         outcomes.push(this.failure(agent, sessionId, session, error));
       }
+      progress?.onOutcome?.(outcomes[outcomes.length - 1]);
     }
     this.revalidate(agent, outcomes);
     return outcomes;
@@ -653,6 +696,14 @@ function belongsAfterLoadedPages(list: SessionList, session: SessionInfo): boole
   const last = list.placeTime(list.sessions[list.sessions.length - 1]);
   const ms = updatedAtMs(session);
   return last !== undefined && (ms === undefined || ms < last);
+}
+
+/** Listing everything was cancelled by the user; nothing changed. */
+export class ListCancelledError extends Error {
+  constructor() {
+    super('Listing the sessions was cancelled.');
+    this.name = 'ListCancelledError';
+  }
 }
 
 export function isResourceNotFound(error: unknown): boolean {

@@ -6,6 +6,8 @@ import type { SessionInfo } from '../acp/types';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { CapabilityMissingError, type SessionOutcome, type SessionsModel } from '../sessions/sessionsModel';
+import type { SessionHealth } from '../sessions/health';
+import { cleanUpSessions } from './cleanup';
 import { findSession } from './findSession';
 import { notificationText } from './plainText';
 import type { SessionsView } from './sessionsView';
@@ -185,6 +187,7 @@ export interface SessionCommandsDeps {
   view: SessionsView;
   messages: Messages;
   log: vscode.LogOutputChannel;
+  health: SessionHealth;
   /** The transcript panels once they exist (the transcript issue wires them). */
   transcripts(): TranscriptsLike | undefined;
 }
@@ -194,7 +197,14 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
   const commands = new SessionCommands(deps);
   const config = () => vscode.workspace.getConfiguration('acpSessions');
   return [
-    vscode.commands.registerCommand('acpSessions.refresh', () => view.withProgress(model.refresh())),
+    vscode.commands.registerCommand('acpSessions.refresh', () => {
+      // A refresh looks at the folders again (one may have come back).
+      deps.health.forgetFolders();
+      return view.withProgress(model.refresh());
+    }),
+    vscode.commands.registerCommand('acpSessions.showProblemsOnly', () => view.setProblemsOnly(true)),
+    vscode.commands.registerCommand('acpSessions.showAllSessions', () => view.setProblemsOnly(false)),
+    vscode.commands.registerCommand('acpSessions.cleanUp', (request?: unknown) => cleanUpSessions(deps, request)),
     vscode.commands.registerCommand('acpSessions.findSession', () => findSession(deps, (agent, session) => commands.open(agent, session))),
     vscode.commands.registerCommand('acpSessions.scopeAll', () => config().update('scope', 'all', vscode.ConfigurationTarget.Global)),
     vscode.commands.registerCommand('acpSessions.scopeWorkspace', () =>
@@ -390,7 +400,7 @@ class SessionCommands {
     const labels = nodes.map((n) => sessionLabel(n.session));
     const question = nodes.length === 1 ? `Delete the session "${labels[0]}"?` : `Delete ${nodes.length} sessions?`;
     const agents = [...new Set(nodes.map((n) => n.agent))];
-    const listed = nodes.length > 1 ? `${labels.slice(0, 10).map((l) => `• ${l}`).join('\n')}${labels.length > 10 ? `\n… and ${labels.length - 10} more` : ''}\n\n` : '';
+    const listed = nodes.length > 1 ? listedLabels(labels) : '';
     const detail = `${listed}${agents.length === 1 ? `Agent "${agents[0]}"` : 'The agents'} will remove ${nodes.length === 1 ? 'it' : 'them'} from the session history, Active and Archived. This cannot be undone.`;
     if (!(await this.deps.messages.confirm(question, detail, 'Delete'))) {
       return { done: [], gone: [], failed: [], refused: 'cancelled' };
@@ -462,7 +472,12 @@ class SessionCommands {
   }
 }
 
-function describeOutcomes(outcomes: readonly SessionOutcome[], capital = false): string {
+/** The first ten labels as a bulleted list for a confirmation's detail, then how many more. */
+export function listedLabels(labels: readonly string[]): string {
+  return `${labels.slice(0, 10).map((l) => `• ${l}`).join('\n')}${labels.length > 10 ? `\n… and ${labels.length - 10} more` : ''}\n\n`;
+}
+
+export function describeOutcomes(outcomes: readonly SessionOutcome[], capital = false): string {
   if (outcomes.length === 1) {
     const o = outcomes[0];
     return `"${o.session ? sessionLabel(o.session) : o.sessionId}"`;
@@ -476,7 +491,7 @@ function agentMessage(error: unknown): string {
   return typeof agent === 'string' && agent ? agent : messageOf(error);
 }
 
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const map = new Map<string, T[]>();
   for (const item of items) map.set(key(item), [...(map.get(key(item)) ?? []), item]);
   return map;

@@ -2,6 +2,7 @@
 // registry or the sessions model change. No protocol logic lives here.
 import * as vscode from 'vscode';
 import { AgentRegistry } from '../sessions/agentRegistry';
+import { SessionHealth } from '../sessions/health';
 import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
 import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
 import { boundedLogger } from '../acp/boundedLog';
@@ -15,6 +16,7 @@ export const sessionsViewId = 'acpSessions.sessions';
 export interface SessionsViewOptions {
   folders(): readonly { path: string; name: string }[];
   groupByDate: boolean;
+  health: SessionHealth;
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
@@ -35,6 +37,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
    */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
+  private problemsOnly = false;
 
   constructor(
     readonly registry: AgentRegistry,
@@ -47,6 +50,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       model,
       folders: () => options.folders(),
       groupByDate: () => this.groupByDate,
+      health: options.health,
+      problemsOnly: () => this.problemsOnly,
       load: (list) => void this.withProgress(list.load()),
       start: (agent) => void this.withProgress(registry.getClient(agent).catch(() => undefined)),
       now: () => Date.now(),
@@ -64,7 +69,12 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       this.changeEmitter,
       registry.onDidChangeState(() => this.refresh()),
       registry.onDidChangeAgents(() => this.refresh()),
-      model.onDidChange(() => this.refresh()),
+      model.onDidChange((change) => {
+        // Listed folders are checked once per run (a stat each); a gone one marks its sessions.
+        if (change.list) void options.health.checkFolders(change.list.sessions);
+        this.refresh();
+      }),
+      options.health.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement(() => this.refresh()),
       this.treeView.onDidCollapseElement(() => this.refresh()),
@@ -166,6 +176,18 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     });
   }
 
+  /** The Problems filter: only sessions whose folder is gone or whose last load failed. */
+  setProblemsOnly(problemsOnly: boolean): void {
+    this.problemsOnly = problemsOnly;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.problemsOnly', problemsOnly);
+    this.updateDescription();
+    this.refresh();
+  }
+
+  get showsProblemsOnly(): boolean {
+    return this.problemsOnly;
+  }
+
   setGroupByDate(groupByDate: boolean): void {
     this.groupByDate = groupByDate;
     this.refresh();
@@ -215,7 +237,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   private updateDescription(): void {
     const scope = this.model.scope;
-    this.treeView.description = scope.kind === 'all' ? 'All folders' : undefined;
+    const parts = [scope.kind === 'all' ? 'All folders' : undefined, this.problemsOnly ? vscode.l10n.t('Problems only') : undefined];
+    this.treeView.description = parts.filter(Boolean).join(' · ') || undefined;
   }
 
   dispose(): void {
@@ -242,6 +265,8 @@ export interface SessionsApi {
   readonly view: SessionsView;
   /** Notifications and confirmations the view showed, readable and answerable. */
   readonly messages: MessageRecorder;
+  /** Missing folders and failed loads (remembered in globalState). */
+  readonly health: SessionHealth;
 }
 
 /**
@@ -278,7 +303,8 @@ export function activateSessions(
   // starts there until the user trusts the folder or says "start anyway" for this session.
   if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
-  const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
+  const health = new SessionHealth(context.globalState);
+  const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true, health });
   const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
@@ -290,7 +316,7 @@ export function activateSessions(
 
   context.subscriptions.push(
     view,
-    ...registerSessionCommands({ registry: agents, model, view, messages, log, transcripts }),
+    ...registerSessionCommands({ registry: agents, model, view, messages, log, transcripts, health }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
@@ -302,8 +328,9 @@ export function activateSessions(
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
+    health,
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, messages: messages.recorder } };
+  return { agents, sessions: { model, view, messages: messages.recorder, health } };
 }

@@ -60,6 +60,8 @@ export interface TranscriptPanelsOptions {
   afterLoad?(agentName: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }>;
   /** After the tab's `session/close`: the session's live state changed. */
   closed?(agentName: string, sessionId: string): void;
+  /** After each `session/load`: the error when the agent could not replay it (session health). */
+  loaded?(agentName: string, sessionId: string, error?: unknown): void;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
@@ -323,6 +325,8 @@ class TranscriptPanel {
       } catch (error) {
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
+        // A crash says nothing about the session; the agent's refusal or a time-out does.
+        if (!(error instanceof AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
         // Only the agent's refusal says the session is archived away; a crash is retried as is.
         this.problem = this.archived && !(error instanceof AgentDisconnectedError)
           ? {
@@ -334,6 +338,7 @@ class TranscriptPanel {
         return;
       }
       this.openOnAgent = true;
+      this.owner.options.loaded?.(agentName, session.sessionId);
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.

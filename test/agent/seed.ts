@@ -5,6 +5,7 @@
 // an untitled one and a long one.
 //
 // CLI: node out/test/agent/seed.mjs --store DIR --folders /abs/a,/abs/b [--count N] [--seed S] [--now ISO]
+//      ... [--many N [--missing-folders /abs/gone,...]]: N small sessions instead (seedMany)
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdir } from 'node:fs/promises';
@@ -560,6 +561,62 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
   return { sessions, special };
 }
 
+export interface ManySeedOptions {
+  store: string;
+  /** How many sessions (e.g. 500). */
+  count: number;
+  /** Absolute folders that exist; sessions are spread over them. */
+  folders: string[];
+  /** Absolute folders that do not exist (their sessions' folder is "missing"); default none. */
+  missingFolders?: string[];
+  /** Dates are spread from `now` back over this many days (default 180). */
+  days?: number;
+  /** Share of sessions archived (default 0.2). */
+  archivedShare?: number;
+  seed?: number;
+  now?: Date;
+}
+
+/**
+ * A store of many small sessions (clean-up and paging tests): unique titles ("Bulk session 0042:
+ * …"), dates spread over `days`, folders taken in turn from `folders` and `missingFolders`, a
+ * share archived, each with a two-message transcript.
+ */
+export async function seedMany(options: ManySeedOptions): Promise<StoredSession[]> {
+  const folders = [...options.folders, ...(options.missingFolders ?? [])];
+  if (folders.length === 0) throw new Error('seedMany: give at least one folder');
+  for (const f of folders) if (!isAbsolute(f)) throw new Error(`seedMany: folder ${JSON.stringify(f)} is not absolute`);
+  const rand = prng(options.seed ?? 1);
+  const now = (options.now ?? new Date()).getTime();
+  const days = options.days ?? 180;
+  const archivedShare = options.archivedShare ?? 0.2;
+  const width = String(options.count).length;
+  await mkdir(options.store, { recursive: true });
+  const sessions: StoredSession[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const topic = TOPICS[i % TOPICS.length];
+    const title = `Bulk session ${String(i).padStart(Math.max(4, width), '0')}: ${topic.title}`;
+    const sessionId = `bulk_${String(i).padStart(Math.max(4, width), '0')}`;
+    const record: StoredSession = {
+      sessionId,
+      cwd: folders[i % folders.length],
+      title,
+      // Whole minutes back from now, at least one, so no two runs disagree on "older than".
+      updatedAt: new Date(now - (1 + Math.floor(rand() * days * 24 * 60)) * MINUTE).toISOString(),
+      archived: rand() < archivedShare,
+      deleted: false,
+      updates: [
+        { sessionUpdate: 'session_info_update', title } as Update,
+        { sessionUpdate: 'user_message_chunk', content: text(`${topic.title}, please.`) } as Update,
+        { sessionUpdate: 'agent_message_chunk', content: text('Done.') } as Update,
+      ],
+    };
+    await writeSession(options.store, record);
+    sessions.push(record);
+  }
+  return sessions;
+}
+
 function parseArgs(argv: string[]): SeedOptions {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(`--${name}`);
@@ -584,16 +641,33 @@ function parseArgs(argv: string[]): SeedOptions {
   };
 }
 
+/** `--many N [--missing-folders /abs/x,/abs/y]`: seedMany instead of the realistic store. */
+function parseMany(argv: string[]): { count: number; missingFolders: string[] } | undefined {
+  const value = (name: string) => argv[argv.indexOf(`--${name}`) + 1] ?? '';
+  if (!argv.includes('--many')) return undefined;
+  const count = value('many');
+  if (!/^\d+$/.test(count) || Number(count) < 1) throw new Error(`--many: expected a positive integer, got ${JSON.stringify(count)}`);
+  const missingFolders = argv.includes('--missing-folders') ? value('missing-folders').split(',').filter(Boolean) : [];
+  for (const f of missingFolders) if (!isAbsolute(f)) throw new Error(`--missing-folders: ${JSON.stringify(f)} is not absolute`);
+  return { count: Number(count), missingFolders };
+}
+
 // Run as a program only when this file is the entry point (tests bundle seedStore in).
 if (/seed\.m?[jt]s$/.test(process.argv[1] ?? '') && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   let options: SeedOptions;
+  const argv = process.argv.slice(2);
+  let many: { count: number; missingFolders: string[] } | undefined;
   try {
-    options = parseArgs(process.argv.slice(2));
+    options = parseArgs(argv);
+    many = parseMany(argv);
   } catch (error) {
     process.stderr.write(`seed: ${(error as Error).message}\n`);
     process.exit(2);
   }
-  seedStore(options).then(
+  (many
+    ? seedMany({ ...options, ...many }).then((sessions) => ({ sessions }))
+    : seedStore(options)
+  ).then(
     (result) => {
       const archived = result.sessions.filter((s) => s.archived).length;
       process.stdout.write(`seeded ${result.sessions.length} sessions (${archived} archived) into ${options.store}\n`);

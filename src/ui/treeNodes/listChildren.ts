@@ -1,5 +1,6 @@
 // What a list shows: loading, error with Retry, empty, or its sessions (optionally grouped by
 // date) followed by "Load more" when the agent has more.
+import * as vscode from 'vscode';
 import { messageOf } from '../../sessions/agentRegistry';
 import { dateGroup, dateGroupOrder, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
@@ -35,17 +36,20 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     const what = list.section === 'archived' ? 'No archived sessions' : 'No active sessions';
     return [new MessageNode(parent, 'empty', list.cwd === undefined ? what : `${what} in this folder`)];
   }
+  // The Problems filter applies to what is loaded; Load more still fetches further pages.
+  const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
+  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
   const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
-    : list.sessions.map((s) => new SessionNode(ctx, parent, list, s));
+    ? groups(list, shown, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
+    : shown.map((s) => new SessionNode(ctx, parent, list, s));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }
 
 /** By the time each session is placed by, so a session whose date just changed keeps its group too. */
-function groups(list: SessionList, now: number): [DateGroup, SessionInfo[]][] {
+function groups(list: SessionList, sessions: readonly SessionInfo[], now: number): [DateGroup, SessionInfo[]][] {
   const byGroup = new Map<DateGroup, SessionInfo[]>();
-  for (const session of list.sessions) {
+  for (const session of sessions) {
     const group = dateGroup(list.placeTime(session), now);
     byGroup.set(group, [...(byGroup.get(group) ?? []), session]);
   }

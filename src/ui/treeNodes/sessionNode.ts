@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo, SessionState } from '../../acp/types';
 import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section, SessionList } from '../../sessions/sessionsModel';
+import type { SessionProblem } from '../../sessions/health';
 import { markdownText, plainLine } from '../plainText';
 import { TreeNode, type TreeContext } from './treeNode';
 
@@ -42,13 +43,17 @@ export class SessionNode extends TreeNode {
     const folder = this.list.cwd === undefined ? plainLine(path.basename(session.cwd)) : undefined;
     const live = liveState(session.state);
     item.description = [live?.label, age, folder].filter(Boolean).join(' · ');
-    item.tooltip = this.tooltip(label, ms);
+    const problem = this.ctx.health.problemOf(this.agent, session);
+    item.tooltip = this.tooltip(label, ms, problem);
     const archived = this.section === 'archived';
     // As VS Code's own agent sessions: what runs or waits shows in the icon; idle is the usual look.
-    item.iconPath = live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
-    item.contextValue = this.contextValue();
+    // A problem (missing folder, failed load) outranks it: the session may not open at all.
+    item.iconPath = problem
+      ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
+    item.contextValue = this.contextValue() + (problem ? ':problem' : '');
     item.accessibilityInformation = {
-      label: `${label}, ${archived ? 'archived' : 'active'} session${live?.label ? `, ${live.label}` : ''}${age ? `, updated ${age} ago` : ''}`,
+      label: `${label}, ${archived ? 'archived' : 'active'} session${live?.label ? `, ${live.label}` : ''}${age ? `, updated ${age} ago` : ''}${problem ? `, ${plainLine(problemText(problem))}` : ''}`,
     };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
@@ -71,11 +76,12 @@ export class SessionNode extends TreeNode {
     return parts.join(':');
   }
 
-  private tooltip(label: string, ms: number | undefined): vscode.MarkdownString {
+  private tooltip(label: string, ms: number | undefined, problem: SessionProblem | undefined): vscode.MarkdownString {
     const session = this.session;
     // Agent text, escaped whole: no Markdown, link, autolink, HTML or icon of it renders.
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${markdownText(label)}**\n\n`);
+    if (problem) md.appendMarkdown(`${markdownText(`⚠ ${problemText(problem)}`)}\n\n`);
     const rows: [string, string][] = [
       ['Updated', ms === undefined ? 'unknown' : new Date(ms).toLocaleString()],
       ['Folder', this.session.cwd],
@@ -110,4 +116,12 @@ export function liveState(state: SessionState | undefined): { name: string; labe
     case 'idle':
       return { name: vscode.l10n.t('Idle') };
   }
+}
+
+/** One line about a session's problem, with its reason and date (the tooltip, the clean-up preview). */
+export function problemText(problem: SessionProblem): string {
+  const date = new Date(problem.since).toLocaleString();
+  return problem.kind === 'missingFolder'
+    ? vscode.l10n.t('Its folder no longer exists: {0} (found missing {1})', problem.detail, date)
+    : vscode.l10n.t('Its transcript failed to load on {0}: {1}', date, problem.detail);
 }

@@ -2,6 +2,7 @@
 // the models hold; fetching and caching live in src/sessions.
 import * as vscode from 'vscode';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
+import type { SessionHealth } from '../../sessions/health';
 import type { SessionList, SessionsModel } from '../../sessions/sessionsModel';
 
 /** What every node may need, passed down from the view. */
@@ -11,6 +12,10 @@ export interface TreeContext {
   /** The open workspace folders (local paths), in order. */
   folders(): readonly { path: string; name: string }[];
   groupByDate(): boolean;
+  /** Missing folders and failed loads, marked on the rows. */
+  readonly health: SessionHealth;
+  /** The Problems filter: only sessions with a problem are shown. */
+  problemsOnly(): boolean;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { ResourceNotFoundError } from '../../src/acp/errors';
+import type { SessionInfo } from '../../src/acp/types';
 import { Problems } from '../../src/acp/validate';
 import { parseSessionStatus, withAirState } from '../../src/acp/sessionState';
 import { AgentRegistry } from '../../src/sessions/agentRegistry';
@@ -127,7 +128,7 @@ test('parsing rules: status answers and AIR states of any shape never throw', ()
   assert.equal(parseSessionStatus({ status: 'saved' }, problems), undefined);
   for (const odd of [null, 42, 'open', [], { status: 7 }, { status: 'OPEN' }, { status: '_x' }]) assert.equal(parseSessionStatus(odd, problems), undefined);
   assert.equal(problems.size, 2);
-  const base = { sessionId: 's', cwd: '/w' };
+  const base: SessionInfo = { sessionId: 's', cwd: '/w' };
   for (const meta of [undefined, null, 5, [], { jetbrains: 1 }, { jetbrains: { air: [] } }, { jetbrains: { air: { state: null } } }]) {
     assert.deepEqual(withAirState({ ...base, _meta: meta }, problems), { ...base, _meta: meta });
   }

@@ -463,14 +463,18 @@ export class SessionsModel implements Disposable {
     } catch (error) {
       this.log?.warn(`Listing "${agent}" after loading session ${before.sessionId} failed: ${messageOf(error)}`);
     }
-    const current = this.find(agent, before.sessionId)?.session;
-    if (listed && current && this.registry.connectedClient(agent) === client) {
-      this.move(agent, client.capabilities.sessionState === 'status' ? withState(listed, current.state) : listed);
-    }
-    await this.checkStatus(agent, client, [before.sessionId]);
     const was = updatedAtMs(before);
     const now = listed ? updatedAtMs(listed) : undefined;
-    return { resumed: was !== undefined && now !== undefined && now > was, session: listed };
+    const resumed = was !== undefined && now !== undefined && now > was;
+    // Only what the load changed: a live update during the replay may be newer than the list.
+    const current = this.find(agent, before.sessionId)?.session;
+    if (listed && current && this.registry.connectedClient(agent) === client) {
+      let next = resumed ? { ...current, updatedAt: listed.updatedAt } : current;
+      if (client.capabilities.sessionState === 'jetbrains-air') next = withState(next, listed.state);
+      if (next !== current) this.move(agent, next);
+    }
+    await this.checkStatus(agent, client, [before.sessionId]);
+    return { resumed, session: listed };
   }
 
   /** Deletes sessions; each that succeeds disappears from every list. Cancelled: the rest are not sent. */

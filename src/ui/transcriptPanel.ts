@@ -575,7 +575,8 @@ class TranscriptPanel {
       live: this.live,
       notices: state.notices,
     };
-    const updatedAt = state.updatedAt ?? this.session.updatedAt ?? undefined;
+    // After a resuming load the agent's date is the new one, not the one listed before.
+    const updatedAt = this.resumed?.updatedAt ?? state.updatedAt ?? this.session.updatedAt ?? undefined;
     if (updatedAt) header.updatedAt = updatedAt;
     if (state.usage) header.usage = state.usage;
     if (state.currentModeId) header.currentModeId = state.currentModeId;

@@ -16,6 +16,7 @@ import {
   configureAgent,
   removeTempDirs,
   tempDir,
+  transcriptTabs,
   until,
   workspaceFolder,
 } from './support';
@@ -418,7 +419,7 @@ suite('Sessions tree', () => {
     assert.deepEqual(requests(), before, 'no session/list was sent');
   });
 
-  test('session_info_update with a new title and updatedAt renames the item and moves it to its place without a refetch', async () => {
+  test('session_info_update with a new title and updatedAt renames the item and updates its age without a refetch, keeping its place until Refresh', async () => {
     const folder = workspaceFolder();
     const renamed = record('t1', folder, 40, {
       title: 'Old',
@@ -445,7 +446,8 @@ suite('Sessions tree', () => {
       });
       assert.equal(row.item.description, '1 h');
       assert.ok(tooltipText(row.item).includes('New title'), 'the tooltip has the new title');
-      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 't1', 'w2', 'w3']);
+      // The order holds while the user reads; the next explicit Refresh sorts (issue 12).
+      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 'w2', 'w3', 't1']);
       assert.deepEqual(requests(), before, 'no session/list was sent');
     } finally {
       await closeAllTranscripts(api);
@@ -754,6 +756,197 @@ suite('Sessions tree: Rename…', () => {
     const message = nextMessage();
     await vscode.commands.executeCommand('acpSessions.rename', row.node, undefined, 'New');
     assert.match((await message()).text, /cannot rename sessions: it does not advertise sessionCapabilities\.title/);
+    assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
+  });
+});
+
+/** The tree's Active session ids of `agent`, once the tree shows what `ready` says. */
+async function activeWhen(agent: string, what: string, ready: (tree: Row[]) => boolean): Promise<string[]> {
+  const tree = await until(what, async () => {
+    const t = await settledTree();
+    return ready(t) ? t : undefined;
+  });
+  return sessionIds(sectionRow(tree, agent, 'Active'));
+}
+
+function iconId(item: vscode.TreeItem): string | undefined {
+  return item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
+}
+
+// Issue 12: live state where the agent tells it, loads that resume a session, and Rename… from
+// the transcript header; each where it matters with the standard archive and the AIR extension.
+const ARCHIVE_MODES: [string, string[]][] = [
+  ['standard archive', []],
+  ['archive by the AIR extension', ['--archive-extension']],
+];
+
+suite('Sessions tree: live state', () => {
+  settingsPerSuite();
+  teardown(() => closeAllTranscripts(api));
+
+  test('AIR list entries\' state: a running and a waiting session show it in icon, description and tooltip; idle and unknown look as usual', async () => {
+    const folder = workspaceFolder();
+    const agent = await useAgent(
+      await seededStore([
+        record('r1', folder, 0.5, { state: 'running' }),
+        record('q1', folder, 0.7, { state: 'requires_action' }),
+        record('u1', folder, 0.9, { state: '_vendor_busy' }),
+      ]),
+      ['--archive-extension', '--air-state'],
+    );
+    const tree = await settledTree();
+    assert.deepEqual(sessionIds(sectionRow(tree, agent, 'Active')), ['r1', 'q1', 'u1', 'w1', 'w2', 'w3']);
+    const running = sessionRow(tree, 'r1').item;
+    assert.equal(iconId(running), 'loading~spin');
+    assert.match(String(running.description), /^Running · /);
+    assert.match(tooltipText(running), /Live state: Running \(reported by the agent\)/);
+    assert.match(running.accessibilityInformation?.label ?? '', /active session, Running, updated/);
+    const waiting = sessionRow(tree, 'q1').item;
+    assert.equal(iconId(waiting), 'bell-dot');
+    assert.match(String(waiting.description), /^Waiting for input · /);
+    for (const id of ['u1', 'w1']) {
+      const item = sessionRow(tree, id).item;
+      assert.equal(iconId(item), 'comment-discussion', id);
+      assert.doesNotMatch(String(item.description), /Running|Waiting|Open|Failed/, id);
+    }
+    assert.match(tooltipText(sessionRow(tree, 'w1').item), /Live state: Idle/);
+    assert.doesNotMatch(tooltipText(sessionRow(tree, 'u1').item), /Live state/);
+  });
+
+  for (const [mode, flags] of ARCHIVE_MODES) {
+    test(`session/status (${mode}): the session a transcript holds open shows "Open" until the tab closes`, async () => {
+      const store = await seededStore();
+      const agent = await useAgent(store, ['--status', ...flags]);
+      const before = await readSession(store, 'w2');
+      const row = sessionRow(await settledTree(), 'w2');
+      assert.equal(iconId(row.item), 'comment-discussion');
+      await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+      await api.transcripts.whenChecked(agent, 'w2');
+      const open = sessionRow(await settledTree(), 'w2').item;
+      assert.equal(iconId(open), 'circle-filled');
+      assert.match(String(open.description), /^Open · /);
+      assert.match(tooltipText(open), /Live state: Open in the agent \(reported by the agent\)/);
+      assert.equal(iconId(sessionRow(await settledTree(), 'w1').item), 'comment-discussion', 'only the open one');
+      await closeAllTranscripts(api);
+      await until('w2 no longer shows Open', async () => iconId(sessionRow(await settledTree(), 'w2').item) === 'comment-discussion');
+      assert.deepEqual((await readSession(store, 'w2'))?.updatedAt, before?.updatedAt, 'asking for the status changed nothing');
+    });
+  }
+});
+
+suite('Sessions tree: a load that resumes the session', () => {
+  settingsPerSuite();
+  teardown(() => closeAllTranscripts(api));
+
+  for (const [mode, flags] of ARCHIVE_MODES) {
+    test(`(${mode}) the opened session keeps its place with its new date, the header says it was resumed, and Refresh sorts it`, async () => {
+      const store = await seededStore();
+      const agent = await useAgent(store, ['--resume-on-load', ...flags]);
+      const tree = await settledTree();
+      assert.deepEqual(sessionIds(sectionRow(tree, agent, 'Active')), ['w1', 'w2', 'w3']);
+      assert.equal(sessionRow(tree, 'w3').item.description, '1 d');
+      await vscode.commands.executeCommand('acpSessions.openTranscript', sessionRow(tree, 'w3').node);
+      const state = await api.transcripts.whenChecked(agent, 'w3');
+      assert.equal(state.resumed, true, 'the header says the agent resumed it');
+      assert.ok(Date.parse((await readSession(store, 'w3'))!.updatedAt) > Date.now() - 60_000, 'the agent made it newest');
+      const held = await activeWhen(agent, 'w3 shows its new age', (t) => sessionRow(t, 'w3').item.description === 'now');
+      assert.deepEqual(held, ['w1', 'w2', 'w3'], 'it did not move under the cursor');
+      // A background re-list (after an archive elsewhere) keeps the order as well.
+      await vscode.commands.executeCommand('acpSessions.archive', sessionRow(await settledTree(), 'w2').node);
+      await api.sessions.model.lastRevalidation;
+      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 'w3']);
+      await vscode.commands.executeCommand('acpSessions.refresh');
+      assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w3', 'w1']);
+    });
+  }
+
+  test('an agent that does not resume on load: nothing moves and the header says nothing', async () => {
+    const agent = await useAgent(await seededStore());
+    await vscode.commands.executeCommand('acpSessions.openTranscript', sessionRow(await settledTree(), 'w3').node);
+    assert.equal((await api.transcripts.whenChecked(agent, 'w3')).resumed, false);
+    await vscode.commands.executeCommand('acpSessions.refresh');
+    assert.deepEqual(sessionIds(sectionRow(await settledTree(), agent, 'Active')), ['w1', 'w2', 'w3']);
+  });
+});
+
+suite('Transcript header: Rename…', () => {
+  settingsPerSuite();
+  teardown(() => closeAllTranscripts(api));
+
+  async function openTranscript(agent: string, sessionId: string): Promise<void> {
+    await vscode.commands.executeCommand('acpSessions.openTranscript', sessionRow(await settledTree(), sessionId).node);
+    await api.transcripts.whenChecked(agent, sessionId);
+  }
+
+  const tabLabel = (title: string) => until(`a transcript tab is labelled "${title}"`, () => transcriptTabs().some((t) => t.label === title));
+
+  for (const [mode, flags] of ARCHIVE_MODES) {
+    test(`(${mode}) the header's Rename… runs the tree's Rename: tree, tab, header and store change at once; Undo restores them`, async () => {
+      const store = await seededStore();
+      const agent = await useAgent(store, flags);
+      await openTranscript(agent, 'w2');
+      assert.equal(api.transcripts.getState(agent, 'w2')?.canRename, true);
+      const message = nextMessage();
+      api.sessions.messages.answerNextInput('  Header title  ');
+      api.transcripts.receiveFromWebview(agent, 'w2', { type: 'action', action: 'rename' });
+      const shown = await message();
+      assert.equal(shown.text, 'Renamed "Title of w2" to "Header title".');
+      assert.deepEqual(shown.actions, ['Undo']);
+      assert.equal(sessionRow(await rows(), 'w2').label, 'Header title', 'the tree shows it without a re-list');
+      assert.equal(api.transcripts.getState(agent, 'w2')?.title, 'Header title');
+      await tabLabel('Header title');
+      assert.equal((await readSession(store, 'w2'))?.title, 'Header title');
+      api.sessions.messages.choose(shown, 'Undo');
+      await until('the store has the old title', async () => (await readSession(store, 'w2'))?.title === 'Title of w2');
+      await until('the tree has the old title', async () => sessionRow(await rows(), 'w2').label === 'Title of w2');
+      await until('the header has the old title', () => api.transcripts.getState(agent, 'w2')?.title === 'Title of w2');
+      await tabLabel('Title of w2');
+    });
+  }
+
+  test('a rename in the tree retitles the open transcript\'s header and tab', async () => {
+    const agent = await useAgent(await seededStore());
+    await openTranscript(agent, 'w1');
+    await vscode.commands.executeCommand('acpSessions.rename', sessionRow(await settledTree(), 'w1').node, undefined, 'From the tree');
+    assert.equal(api.transcripts.getState(agent, 'w1')?.title, 'From the tree');
+    await tabLabel('From the tree');
+  });
+
+  test('the header validates as the tree does: an empty title is refused and nothing is sent', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    await openTranscript(agent, 'w1');
+    const message = nextMessage();
+    api.sessions.messages.answerNextInput('   ');
+    api.transcripts.receiveFromWebview(agent, 'w1', { type: 'action', action: 'rename' });
+    assert.match((await message()).text, /^Not renamed: The title cannot be empty/);
+    assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
+  });
+
+  test('-32002 from the header\'s rename: the message says the session is gone and it leaves the tree', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--archive-extension']);
+    await openTranscript(agent, 'w2');
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true }));
+    const message = nextMessage();
+    api.sessions.messages.answerNextInput('New');
+    api.transcripts.receiveFromWebview(agent, 'w2', { type: 'action', action: 'rename' });
+    assert.match((await message()).text, /"Title of w2" no longer exists on the agent/);
+    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+  });
+
+  test('without sessionCapabilities.title the header offers no Rename and the action does nothing', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--no-title']);
+    await openTranscript(agent, 'w1');
+    assert.equal(api.transcripts.getState(agent, 'w1')?.canRename, false);
+    const asked = api.sessions.messages.inputs.length;
+    const shown = api.sessions.messages.shown.length;
+    api.transcripts.receiveFromWebview(agent, 'w1', { type: 'action', action: 'rename' });
+    // The action is handled synchronously up to the capability check; a round trip through the agent proves it settled.
+    await (await api.agents.getClient(agent)).listSessions();
+    assert.equal(api.sessions.messages.inputs.length, asked, 'no input box');
+    assert.equal(api.sessions.messages.shown.length, shown, 'no message');
     assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
   });
 });

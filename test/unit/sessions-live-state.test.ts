@@ -13,6 +13,7 @@ import { parseSessionStatus, withAirState } from '../../src/acp/sessionState';
 import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { SessionsModel } from '../../src/sessions/sessionsModel';
 import { storedSession, writeAll } from '../agent/fixtures';
+import { hostileStrings } from '../hostile/corpus';
 import { readSession, type StoredSession } from '../agent/store';
 import { CLIENT_INFO, CapturingLog, referenceAgent, rejection, scriptedAgent, startClient, tempDir } from './acp-helpers';
 
@@ -135,6 +136,16 @@ test('parsing rules: status answers and AIR states of any shape never throw', ()
   assert.equal(withAirState({ ...base, _meta: { jetbrains: { air: { state: 'idle' } } } }, problems).state, 'idle');
   assert.equal(withAirState({ ...base, _meta: { jetbrains: { air: { state: { kind: 'running' } } } } }, problems).state, undefined);
   assert.match(String(problems), /a state of type object/);
+});
+
+test('the hostile-strings corpus as a state or a status: none becomes a state, so no agent text reaches the tree\'s state label or icon', () => {
+  const corpus = hostileStrings();
+  const problems = new Problems();
+  for (const { text } of corpus) {
+    assert.equal(withAirState<SessionInfo>({ sessionId: 's', cwd: '/w', _meta: { jetbrains: { air: { state: text } } } }, problems).state, undefined, JSON.stringify(text.slice(0, 80)));
+    assert.equal(parseSessionStatus({ status: text }, problems), undefined);
+  }
+  assert.doesNotMatch(String(problems), /command:|<script/i, 'the log names no values');
 });
 
 test('the model shows session/status answers after each list, and "open" after a load through checkAfterLoad', async (t) => {

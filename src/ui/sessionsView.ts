@@ -215,7 +215,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   private updateDescription(): void {
     const scope = this.model.scope;
-    this.treeView.description = scope.kind === 'all' ? 'All folders' : undefined;
+    this.treeView.description = scope.kind === 'all' ? vscode.l10n.t('All folders') : undefined;
   }
 
   dispose(): void {
@@ -233,7 +233,7 @@ function itemKey(item: vscode.TreeItem): string {
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
-const restrictedModeReason = 'Restricted Mode: agents do not start by themselves in a folder you have not trusted.';
+const restrictedModeReason = () => vscode.l10n.t('Restricted Mode: agents do not start by themselves in a folder you have not trusted.');
 
 /** The Sessions part of the test API (the extension's Test mode only). */
 export interface SessionsApi {
@@ -276,7 +276,7 @@ export function activateSessions(
   agents.setConfigs(readAgentConfigs());
   // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
   // starts there until the user trusts the folder or says "start anyway" for this session.
-  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
+  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
   const messages = new Messages();

@@ -268,14 +268,16 @@ class TranscriptPanel {
       try {
         client = await this.owner.agents.getClient(agentName);
       } catch (error) {
-        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" is not available: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        this.problem = { kind: 'agent-unavailable', message: vscode.l10n.t('Agent "{0}" is not available: {1}', agentName, messageOf(error)), actions: ['retry', 'showLog'] };
         return;
       }
       if (cancellation.token.isCancellationRequested) return;
       if (!client.capabilities.loadSession) {
         this.problem = {
           kind: 'no-load',
-          message: `Agent "${agentName}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here.${client.capabilities.resume ? ' It can resume the session to continue it, but resuming does not send the earlier conversation.' : ''}`,
+          message: client.capabilities.resume
+            ? vscode.l10n.t('Agent "{0}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here. It can resume the session to continue it, but resuming does not send the earlier conversation.', agentName)
+            : vscode.l10n.t('Agent "{0}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here.', agentName),
           actions: [],
         };
         return;
@@ -284,7 +286,7 @@ class TranscriptPanel {
       this.disconnectSubscription = client.onDidDisconnect((error) => {
         if (this.disposed) return;
         this.stopLive();
-        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" disconnected: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        this.problem = { kind: 'agent-unavailable', message: vscode.l10n.t('Agent "{0}" disconnected: {1}', agentName, messageOf(error)), actions: ['retry', 'showLog'] };
         this.markChanged();
       });
       const timeline = this.timeline;
@@ -297,10 +299,10 @@ class TranscriptPanel {
         this.problem = this.archived && !(error instanceof AgentDisconnectedError)
           ? {
               kind: 'archived-refused',
-              message: `Agent "${agentName}" did not replay this archived session (${messageOf(error)}). Unarchive it to read its transcript.`,
+              message: vscode.l10n.t('Agent "{0}" did not replay this archived session ({1}). Unarchive it to read its transcript.', agentName, messageOf(error)),
               actions: ['unarchiveAndOpen', 'showLog'],
             }
-          : { kind: 'load-failed', message: `The transcript could not be loaded: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+          : { kind: 'load-failed', message: vscode.l10n.t('The transcript could not be loaded: {0}', messageOf(error)), actions: ['retry', 'showLog'] };
         return;
       }
       this.openOnAgent = true;
@@ -472,7 +474,7 @@ class TranscriptPanel {
             void vscode.commands.executeCommand('acpSessions.refresh');
           }
         } catch (error) {
-          void vscode.window.showErrorMessage(notificationText(`Could not unarchive "${this.title()}": ${messageOf(error)}`));
+          void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('Could not unarchive "{0}": {1}', this.title(), messageOf(error))));
           return;
         }
         this.archived = false;
@@ -539,11 +541,11 @@ class TranscriptPanel {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}">
 <link rel="stylesheet" href="${asset('media', 'transcript.css')}">
-<title>Transcript</title>
+<title>${vscode.l10n.t('Transcript')}</title>
 </head>
 <body data-loading="true">
 <header id="header" class="header"></header>
-<main id="timeline" class="timeline" aria-label="Transcript" data-rows="0"></main>
+<main id="timeline" class="timeline" aria-label="${vscode.l10n.t('Transcript')}" data-rows="0"></main>
 <script nonce="${nonce}" src="${asset('dist', 'webview', 'transcript.js')}"></script>
 </body>
 </html>`;

@@ -46,10 +46,12 @@ export class SessionNode extends TreeNode {
     item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
     item.contextValue = this.contextValue();
     item.accessibilityInformation = {
-      label: `${label}, ${archived ? 'archived' : 'active'} session${age ? `, updated ${age} ago` : ''}`,
+      label: age
+        ? (archived ? vscode.l10n.t('{0}, archived session, updated {1} ago', label, age) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age))
+        : (archived ? vscode.l10n.t('{0}, archived session', label) : vscode.l10n.t('{0}, active session', label)),
     };
     if (this.capabilities?.loadSession) {
-      item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
+      item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
     return item;
   }
@@ -74,11 +76,11 @@ export class SessionNode extends TreeNode {
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${markdownText(label)}**\n\n`);
     const rows: [string, string][] = [
-      ['Updated', ms === undefined ? 'unknown' : new Date(ms).toLocaleString()],
-      ['Folder', this.session.cwd],
-      ['Session ID', this.session.sessionId],
-      ['State', this.section === 'archived' ? 'Archived' : 'Active'],
-      ['Agent', this.agent],
+      [vscode.l10n.t('Updated'), ms === undefined ? vscode.l10n.t('unknown') : new Date(ms).toLocaleString()],
+      [vscode.l10n.t('Folder'), this.session.cwd],
+      [vscode.l10n.t('Session ID'), this.session.sessionId],
+      [vscode.l10n.t('State'), this.section === 'archived' ? vscode.l10n.t('Archived') : vscode.l10n.t('Active')],
+      [vscode.l10n.t('Agent'), this.agent],
     ];
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);

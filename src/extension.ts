@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
+import { registerWalkthrough } from './ui/walkthrough';
 import type { AgentRegistry } from './sessions/agentRegistry';
 import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   );
 
   registerAddAgent(context);
+  registerWalkthrough(context);
   // The tree opens transcripts and the transcripts unarchive through the tree's model, so the
   // tree gets the panels lazily (they are created right below).
   const { agents, sessions } = activateSessions(context, log, () => transcripts);

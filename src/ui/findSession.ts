@@ -7,11 +7,13 @@ import type { AgentRegistry } from '../sessions/agentRegistry';
 import { relativeTime, sessionLabel, sortNewestFirst, updatedAtMs } from '../sessions/format';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
 import { quickPickText } from './plainText';
+import { walkthrough } from './walkthrough';
 
 export interface SessionPick extends vscode.QuickPickItem {
   agent?: string;
   session?: SessionInfo;
   loadMore?: true;
+  archived?: boolean;
 }
 
 export interface FindSessionDeps {
@@ -66,6 +68,7 @@ export async function findSession(
         iconPath: new vscode.ThemeIcon(list.section === 'archived' ? 'archive' : 'comment-discussion'),
         agent: list.agent,
         session,
+        archived: list.section === 'archived',
       };
     });
     if (lists.some((l) => l.hasMore)) {
@@ -95,6 +98,7 @@ export async function findSession(
       return;
     }
     pick.hide();
+    if (chosen.archived) walkthrough.archivedShown();
     if (chosen.agent && chosen.session) await open(chosen.agent, chosen.session);
   });
   pick.onDidHide(() => {

@@ -9,6 +9,7 @@ import { CapabilityMissingError, type SessionOutcome, type SessionsModel } from 
 import { findSession } from './findSession';
 import { notificationText } from './plainText';
 import type { SessionsView } from './sessionsView';
+import { walkthrough } from './walkthrough';
 import { AgentNode } from './treeNodes/agentNode';
 import { LoadMoreNode } from './treeNodes/loadMoreNode';
 import { RetryNode } from './treeNodes/retryNode';
@@ -261,6 +262,7 @@ class SessionCommands {
       const agent = eligible.find((n) => n.session.sessionId === outcome.sessionId)?.agent;
       if (agent) transcripts?.setArchived(agent, outcome.sessionId, archived);
     }
+    if (archived && summary.done.length > 0) walkthrough.archived();
     const text = this.summaryText(summary, archived ? 'archive' : 'unarchive');
     if (!text) return summary;
     if (archived && summary.done.length > 0) {

@@ -7,7 +7,9 @@ import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLik
 import { boundedLogger } from '../acp/boundedLog';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
+import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
+import { walkthrough } from './walkthrough';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
 
 export const sessionsViewId = 'acpSessions.sessions';
@@ -66,7 +68,10 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       registry.onDidChangeAgents(() => this.refresh()),
       model.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
-      this.treeView.onDidExpandElement(() => this.refresh()),
+      this.treeView.onDidExpandElement((e) => {
+        if (e.element instanceof SectionNode && e.element.section === 'archived') walkthrough.archivedShown();
+        this.refresh();
+      }),
       this.treeView.onDidCollapseElement(() => this.refresh()),
       // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
       this.treeView.onDidChangeSelection((e) =>

@@ -8,7 +8,8 @@ import { AgentDisconnectedError } from '../acp/errors';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
-import { notificationText, plainLine } from './plainText';
+import { notificationText, plainLine, scriptJson } from './plainText';
+import { walkthrough } from './walkthrough';
 import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
 import { WebviewFeed } from '../transcript/feed';
 import {
@@ -80,6 +81,7 @@ export class TranscriptPanels implements vscode.Disposable {
   /** Opens the session's transcript, or reveals its tab when it is already open. */
   async open(agentName: string, session: SessionInfo): Promise<void> {
     const existing = this.panels.get(panelKey(agentName, session.sessionId));
+    walkthrough.openedTranscript();
     if (existing) {
       existing.reveal();
       return;
@@ -439,6 +441,9 @@ class TranscriptPanel {
       case 'action':
         void this.runAction(message.action);
         break;
+      case 'compactionRead':
+        walkthrough.readCompaction();
+        break;
     }
   }
 
@@ -533,19 +538,22 @@ class TranscriptPanel {
       `font-src ${webview.cspSource}`,
       `img-src ${webview.cspSource} data:`,
     ].join('; ');
+    // The display language's strings for the webview's t(); a data block, never run, and no `<` in it can end the element.
+    const bundle = scriptJson(vscode.l10n.bundle ?? {});
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttribute(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}">
 <link rel="stylesheet" href="${asset('media', 'transcript.css')}">
-<title>${vscode.l10n.t('Transcript')}</title>
+<title>${escapeAttribute(vscode.l10n.t('Transcript'))}</title>
 </head>
 <body data-loading="true">
 <header id="header" class="header"></header>
-<main id="timeline" class="timeline" aria-label="${vscode.l10n.t('Transcript')}" data-rows="0"></main>
+<main id="timeline" class="timeline" aria-label="${escapeAttribute(vscode.l10n.t('Transcript'))}" data-rows="0"></main>
+<script type="application/json" id="l10n-bundle">${bundle}</script>
 <script nonce="${nonce}" src="${asset('dist', 'webview', 'transcript.js')}"></script>
 </body>
 </html>`;
@@ -572,6 +580,10 @@ function compactionState(entity: CompactionEntity): TranscriptState['compactions
   const state: TranscriptState['compactions'][number] = { compactionId: entity.compactionId, status: entity.status, summary: partsText(entity.summary) };
   if (entity.error !== undefined) state.error = entity.error;
   return state;
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function panelKey(agentName: string, sessionId: string): string {

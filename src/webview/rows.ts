@@ -121,6 +121,7 @@ export function updateRow(row: Row, entity: Entity): void {
       // Open while its summary streams in, closed once it ended: one rule, so the same
       // transcript opens the same way however its replay was batched.
       (el as HTMLDetailsElement).open = row.chosen ?? entity.status === 'in_progress';
+      syncExpanded(el as HTMLDetailsElement);
       break;
     case 'tool_call':
       renderToolCall(row, entity);
@@ -385,14 +386,14 @@ function renderPart(part: Part): HTMLElement {
       const details = element('details', 'resource');
       const summary = element('summary');
       summary.append(codicon('file'), element('span', 'label', part.uri));
-      details.append(summary, element('pre', 'resource-text', part.text ?? (part.mimeType ? t('({0} content)', part.mimeType) : t('(binary content)'))));
+      details.append(closedSummary(summary), element('pre', 'resource-text', part.text ?? (part.mimeType ? t('({0} content)', part.mimeType) : t('(binary content)'))));
       return details;
     }
     case 'unknown': {
       const details = element('details', 'resource');
       const summary = element('summary');
       summary.append(codicon('question'), element('span', 'label', t('Unsupported content “{0}”', part.blockType)));
-      details.append(summary, element('pre', 'json', part.json));
+      details.append(closedSummary(summary), element('pre', 'json', part.json));
       return details;
     }
   }
@@ -414,8 +415,25 @@ function chip(icon: string, label: string, uri?: string): HTMLElement {
 
 function rawDetails(label: string, json: string): HTMLElement {
   const details = element('details', 'raw');
-  details.append(element('summary', undefined, label), element('pre', 'json', json));
+  details.append(closedSummary(element('summary', undefined, label)), element('pre', 'json', json));
   return details;
+}
+
+function closedSummary(summary: HTMLElement): HTMLElement {
+  summary.setAttribute('aria-expanded', 'false');
+  return summary;
+}
+
+/** A fold's summary says whether it is open (`aria-expanded`), as the disclosure rows' heads do. */
+function syncExpanded(details: HTMLDetailsElement): void {
+  details.querySelector(':scope > summary')?.setAttribute('aria-expanded', String(details.open));
+}
+
+/** Keeps every <details> fold's `aria-expanded` in step with it, however it was opened or closed. */
+export function trackFolds(root: Node): void {
+  root.addEventListener('toggle', (event) => {
+    if (event.target instanceof HTMLDetailsElement) syncExpanded(event.target);
+  }, true);
 }
 
 /** Prebuilt pieces of rows, cloned (one call instead of a handful of element creations). */
@@ -433,6 +451,10 @@ function rowHead(button: boolean, icon: string, label: string): HTMLElement {
     if (button) {
       el.setAttribute('role', 'button');
       el.tabIndex = 0;
+    } else {
+      // A message's head ("You", "Agent") is a heading: screen readers jump message to message.
+      el.setAttribute('role', 'heading');
+      el.setAttribute('aria-level', '2');
     }
     el.append(codicon(icon), element('span', 'label'));
     return el;

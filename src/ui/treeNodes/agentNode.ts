@@ -35,6 +35,7 @@ export class AgentNode extends TreeNode {
     item.tooltip = this.tooltip();
     item.iconPath = icon(agent.state);
     item.contextValue = `agent:${agent.state.kind}`;
+    item.accessibilityInformation = { label: vscode.l10n.t('{0}, agent, {1}', agent.name, plainLine(describe(agent))) };
     return item;
   }
 

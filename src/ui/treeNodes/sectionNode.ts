@@ -42,6 +42,10 @@ export class SectionNode extends TreeNode {
       ? vscode.l10n.t('Sessions the agent keeps archived (session/list with archived: "only").')
       : vscode.l10n.t('Sessions that are not archived.');
     item.contextValue = `section:${this.section}`;
+    const name = archived ? vscode.l10n.t('Archived') : vscode.l10n.t('Active');
+    item.accessibilityInformation = {
+      label: item.description === undefined ? vscode.l10n.t('{0} section', name) : vscode.l10n.t('{0} section, {1} sessions', name, String(item.description)),
+    };
     return item;
   }
 

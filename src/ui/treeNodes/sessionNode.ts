@@ -45,15 +45,21 @@ export class SessionNode extends TreeNode {
     const archived = this.section === 'archived';
     item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
     item.contextValue = this.contextValue();
-    item.accessibilityInformation = {
-      label: age
-        ? (archived ? vscode.l10n.t('{0}, archived session, updated {1} ago', label, age) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age))
-        : (archived ? vscode.l10n.t('{0}, archived session', label) : vscode.l10n.t('{0}, active session', label)),
-    };
+    // What a sighted user sees, in words: title, section, age, folder, and the live state when there is one.
+    const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
+    const seen = archived
+      ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
+      : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
+    item.accessibilityInformation = { label: [seen, folder, this.liveStateText()].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
     return item;
+  }
+
+  /** The session's live state as the row shows it (running, waiting, …); none until sessions carry one. */
+  private liveStateText(): string | undefined {
+    return undefined;
   }
 
   private get capabilities() {

@@ -1,6 +1,8 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
+import { localizeFormat } from './ui/l10n';
+import { registerWalkthrough } from './ui/walkthrough';
 import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
 import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
@@ -25,6 +27,7 @@ export interface AcpSessionsApi {
 let stopAgents: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext): AcpSessionsApi | undefined {
+  localizeFormat();
   const log = vscode.window.createOutputChannel('ACP Sessions', { log: true });
   context.subscriptions.push(log);
 
@@ -47,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   );
 
   registerAddAgent(context);
+  registerWalkthrough(context);
   // The tree opens transcripts and the transcripts unarchive through the tree's model, so the
   // tree gets the panels lazily (they are created right below).
   const { agents, sessions } = activateSessions(context, log, () => transcripts);
@@ -55,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     // Through the model, so the tree moves the session to Active at once.
     unarchive: async (agentName, sessionId) => {
       const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
-      if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(`the agent answered "${outcome.status}"`);
+      if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(vscode.l10n.t('the agent answered "{0}"', outcome.status));
     },
     // Through the model too: the row takes the new date and state in place (the order holds).
     afterLoad: (agentName, before) => sessions.model.checkAfterLoad(agentName, before),

@@ -1,12 +1,24 @@
 // How sessions read in the UI: titles, ages and date groups. Pure functions, tested under Node.
 import type { SessionInfo } from '../acp/types';
 
+/** The words these functions use; English here, the display language once the UI sets them (src/ui/l10n.ts). */
+export const formatText = {
+  untitled: (shortId: string) => `Untitled session (${shortId})`,
+  now: 'now',
+  minutes: (n: number) => `${n} min`,
+  hours: (n: number) => `${n} h`,
+  days: (n: number) => `${n} d`,
+  weeks: (n: number) => `${n} w`,
+  months: (n: number) => `${n} mo`,
+  years: (n: number) => `${n} y`,
+};
+
 /** The session's title, or a readable stand-in when the agent gives none. */
 export function sessionLabel(session: Pick<SessionInfo, 'sessionId' | 'title'>): string {
   // Checked where it enters (src/acp/validate.ts); a non-string here must still not break the tree.
   const title = typeof session.title === 'string' ? session.title.trim() : undefined;
   if (title) return title.replace(/\s+/g, ' ');
-  return `Untitled session (${shortId(session.sessionId)})`;
+  return formatText.untitled(shortId(session.sessionId));
 }
 
 /** The end of a session id: enough to tell sessions apart, short enough to read. */
@@ -24,26 +36,19 @@ export function updatedAtMs(session: Pick<SessionInfo, 'updatedAt'>): number | u
 /** A short age such as "now", "5 min", "3 h", "2 d", "3 w", "4 mo", "2 y". */
 export function relativeTime(ms: number, now: number = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - ms) / 1000));
-  if (seconds < 60) return 'now';
+  if (seconds < 60) return formatText.now;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 60) return formatText.minutes(minutes);
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h`;
+  if (hours < 24) return formatText.hours(hours);
   const days = Math.floor(hours / 24);
-  if (days < 7) return `${days} d`;
-  if (days < 30) return `${Math.floor(days / 7)} w`;
-  if (days < 365) return `${Math.floor(days / 30)} mo`;
-  return `${Math.floor(days / 365)} y`;
+  if (days < 7) return formatText.days(days);
+  if (days < 30) return formatText.weeks(Math.floor(days / 7));
+  if (days < 365) return formatText.months(Math.floor(days / 30));
+  return formatText.years(Math.floor(days / 365));
 }
 
 export type DateGroup = 'today' | 'yesterday' | 'thisWeek' | 'older';
-
-export const dateGroupLabels: Record<DateGroup, string> = {
-  today: 'Today',
-  yesterday: 'Yesterday',
-  thisWeek: 'This Week',
-  older: 'Older',
-};
 
 export const dateGroupOrder: readonly DateGroup[] = ['today', 'yesterday', 'thisWeek', 'older'];
 

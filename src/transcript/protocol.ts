@@ -56,7 +56,9 @@ export type WebviewToHost =
   | { type: 'ready' }
   /** The user clicked a link; the host checks the scheme again before opening it. */
   | { type: 'openLink'; href: string }
-  | { type: 'action'; action: HostAction };
+  | { type: 'action'; action: HostAction }
+  /** The reader opened a compaction row (the walkthrough's last step). */
+  | { type: 'compactionRead' };
 
 /** What the webview keeps in `getState`/`setState`, so a reload can find its session again. */
 export interface WebviewState {

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { findExecutable } from '../acp/command';
 import { AGENT_PRESETS, type AgentPreset, splitArgs, uniqueAgentName } from '../sessions/agentPresets';
+import { presetText } from './l10n';
 import { notificationText } from './plainText';
 
 /** The raw entry as written into settings.json. */
@@ -33,7 +34,7 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
   const preset = AGENT_PRESETS.find((p) => p.id === choice);
   if (!preset && choice !== CUSTOM) {
     // The id may come from another extension running the command: plain text only.
-    void vscode.window.showErrorMessage(notificationText(`ACP Sessions: there is no ready-made agent "${choice}". Known: ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`));
+    void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('ACP Sessions: there is no ready-made agent "{0}". Known: {1}.', choice, AGENT_PRESETS.map((p) => p.id).join(', '))));
     return undefined;
   }
   const entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry();
@@ -42,7 +43,7 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
   const existing = userEntries();
   const same = existing.find((e) => e.command === entry.command && sameArgs(e.args, entry.args));
   if (same) {
-    void offerSettings(`ACP Sessions: "${same.name}" already starts \`${commandLine(entry)}\`.`);
+    void offerSettings(vscode.l10n.t('ACP Sessions: "{0}" already starts `{1}`.', same.name, commandLine(entry)));
     return undefined;
   }
   if (!findExecutable(entry.command)) {
@@ -53,7 +54,7 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
   await vscode.workspace
     .getConfiguration('acpSessions')
     .update('agents', [...rawUserValue(), entry], vscode.ConfigurationTarget.Global);
-  void offerSettings(`ACP Sessions: added "${entry.name}" (\`${commandLine(entry)}\`) to your user settings.`);
+  void offerSettings(vscode.l10n.t('ACP Sessions: added "{0}" (`{1}`) to your user settings.', entry.name, commandLine(entry)));
   return entry;
 }
 
@@ -65,13 +66,13 @@ async function pickPreset(): Promise<string | undefined> {
       id: preset.id,
       label: preset.entry.name,
       description: commandLine(preset.entry),
-      detail: found ? `${preset.description}. Installed: ${found}` : `${preset.description}. Not installed: ${preset.install}`,
+      detail: found ? vscode.l10n.t('{0}. Installed: {1}', presetText(preset).description, found) : vscode.l10n.t('{0}. Not installed: {1}', presetText(preset).description, preset.install),
     };
   });
-  items.push({ id: CUSTOM, label: 'Custom Command…', description: 'any program that speaks ACP over stdio', detail: 'Name it, then give its command and arguments.' });
+  items.push({ id: CUSTOM, label: vscode.l10n.t('Custom Command…'), description: vscode.l10n.t('any program that speaks ACP over stdio'), detail: vscode.l10n.t('Name it, then give its command and arguments.') });
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'Add Agent',
-    placeHolder: 'Pick an agent to add to your user settings (you can edit the entry afterwards)',
+    title: vscode.l10n.t('Add Agent'),
+    placeHolder: vscode.l10n.t('Pick an agent to add to your user settings (you can edit the entry afterwards)'),
     matchOnDescription: true,
     matchOnDetail: true,
   });
@@ -81,29 +82,29 @@ async function pickPreset(): Promise<string | undefined> {
 async function askCustomEntry(): Promise<AgentEntry | undefined> {
   const taken = new Set(userEntries().map((e) => e.name));
   const name = await vscode.window.showInputBox({
-    title: 'Add Agent (1/3): name',
-    prompt: 'The name shown in the Sessions view',
+    title: vscode.l10n.t('Add Agent (1/3): name'),
+    prompt: vscode.l10n.t('The name shown in the Sessions view'),
     validateInput: (value) =>
-      !value.trim() ? 'Give the agent a name.' : taken.has(value.trim()) ? `An agent named "${value.trim()}" already exists.` : undefined,
+      !value.trim() ? vscode.l10n.t('Give the agent a name.') : taken.has(value.trim()) ? vscode.l10n.t('An agent named "{0}" already exists.', value.trim()) : undefined,
   });
   if (name === undefined) return undefined;
   const command = await vscode.window.showInputBox({
-    title: 'Add Agent (2/3): command',
-    prompt: 'The program to start: a name on the PATH or an absolute path (arguments come next)',
+    title: vscode.l10n.t('Add Agent (2/3): command'),
+    prompt: vscode.l10n.t('The program to start: a name on the PATH or an absolute path (arguments come next)'),
     placeHolder: 'my-agent',
-    validateInput: (value) => (!value.trim() ? 'Give the program to start.' : undefined),
+    validateInput: (value) => (!value.trim() ? vscode.l10n.t('Give the program to start.') : undefined),
   });
   if (command === undefined) return undefined;
   const argLine = await vscode.window.showInputBox({
-    title: 'Add Agent (3/3): arguments',
-    prompt: 'Arguments, separated by spaces; quote an argument that contains spaces (may be empty)',
+    title: vscode.l10n.t('Add Agent (3/3): arguments'),
+    prompt: vscode.l10n.t('Arguments, separated by spaces; quote an argument that contains spaces (may be empty)'),
     placeHolder: '--acp',
     validateInput: (value) => {
       try {
         splitArgs(value);
         return undefined;
       } catch (e) {
-        return `The arguments have an ${(e as Error).message}.`;
+        return vscode.l10n.t('The arguments have an {0}.', (e as Error).message);
       }
     },
   });
@@ -113,23 +114,23 @@ async function askCustomEntry(): Promise<AgentEntry | undefined> {
 
 /** Says the command is missing and how to install it; resolves true to add the entry anyway. */
 async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined): Promise<boolean> {
-  const where = `\`${entry.command}\` was not found on the PATH of VS Code.`;
+  const where = vscode.l10n.t('`{0}` was not found on the PATH of VS Code.', entry.command);
   if (!preset) {
     const answer = await vscode.window.showWarningMessage(
-      notificationText(`ACP Sessions: ${where} Add "${entry.name}" anyway? It will start once the command is there.`),
+      notificationText(vscode.l10n.t('ACP Sessions: {0} Add "{1}" anyway? It will start once the command is there.', where, entry.name)),
       { modal: true },
-      'Add Anyway',
+      vscode.l10n.t('Add Anyway'),
     );
-    return answer === 'Add Anyway';
+    return answer === vscode.l10n.t('Add Anyway');
   }
-  const copy = 'Copy Install Command';
-  const terminal = 'Type It in a Terminal';
-  const anyway = 'Add Anyway';
+  const copy = vscode.l10n.t('Copy Install Command');
+  const terminal = vscode.l10n.t('Type It in a Terminal');
+  const anyway = vscode.l10n.t('Add Anyway');
   const answer = await vscode.window.showWarningMessage(
-    notificationText(`ACP Sessions: ${where}`),
+    notificationText(vscode.l10n.t('ACP Sessions: {0}', where)),
     {
       modal: true,
-      detail: `Install it with:\n\n  ${preset.install}\n\nThe entry is added either way; the agent starts once the command is installed (use Retry in the Sessions view).`,
+      detail: vscode.l10n.t('Install it with:\n\n  {0}\n\nThe entry is added either way; the agent starts once the command is installed (use Retry in the Sessions view).', preset.install),
     },
     copy,
     terminal,
@@ -138,7 +139,7 @@ async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined
   if (answer === copy) await vscode.env.clipboard.writeText(preset.install);
   if (answer === terminal) {
     // Typed, not run: the user presses Enter (nothing is installed behind their back).
-    const t = vscode.window.createTerminal({ name: `Install ${preset.entry.name}` });
+    const t = vscode.window.createTerminal({ name: vscode.l10n.t('Install {0}', preset.entry.name) });
     t.show();
     t.sendText(preset.install, false);
   }
@@ -146,7 +147,7 @@ async function explainMissing(entry: AgentEntry, preset: AgentPreset | undefined
 }
 
 async function offerSettings(message: string): Promise<void> {
-  const open = 'Open settings.json';
+  const open = vscode.l10n.t('Open settings.json');
   if ((await vscode.window.showInformationMessage(notificationText(message), open)) === open) {
     await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'acpSessions.agents', edit: true } });
   }

@@ -7,11 +7,13 @@ import type { AgentRegistry } from '../sessions/agentRegistry';
 import { relativeTime, sessionLabel, sortNewestFirst, updatedAtMs } from '../sessions/format';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
 import { quickPickText } from './plainText';
+import { walkthrough } from './walkthrough';
 
 export interface SessionPick extends vscode.QuickPickItem {
   agent?: string;
   session?: SessionInfo;
   loadMore?: true;
+  archived?: boolean;
 }
 
 export interface FindSessionDeps {
@@ -39,8 +41,8 @@ export async function findSession(
   // Agents start on demand: make sure every one is up before listing.
   await Promise.all(deps.registry.agents.map((a) => deps.registry.getClient(a.name).catch(() => undefined)));
   const pick = vscode.window.createQuickPick<SessionPick>();
-  pick.title = 'Find Session';
-  pick.placeholder = 'Search sessions by title, folder or agent';
+  pick.title = vscode.l10n.t('Find Session');
+  pick.placeholder = vscode.l10n.t('Search sessions by title, folder or agent');
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
 
@@ -58,7 +60,7 @@ export async function findSession(
         description: quickPickText(`${list.agent} · ${path.basename(session.cwd)}`),
         detail: quickPickText([
           ms === undefined ? undefined : `${new Date(ms).toLocaleString()} (${relativeTime(ms)})`,
-          list.section === 'archived' ? 'Archived' : undefined,
+          list.section === 'archived' ? vscode.l10n.t('Archived') : undefined,
           session.cwd,
         ]
           .filter(Boolean)
@@ -66,10 +68,11 @@ export async function findSession(
         iconPath: new vscode.ThemeIcon(list.section === 'archived' ? 'archive' : 'comment-discussion'),
         agent: list.agent,
         session,
+        archived: list.section === 'archived',
       };
     });
     if (lists.some((l) => l.hasMore)) {
-      items.push({ label: '$(more) Load more sessions…', alwaysShow: true, loadMore: true, description: 'ask the agents for further pages' });
+      items.push({ label: `$(more) ${vscode.l10n.t('Load more sessions…')}`, alwaysShow: true, loadMore: true, description: vscode.l10n.t('ask the agents for further pages') });
     }
     const active = pick.activeItems[0];
     pick.items = items;
@@ -95,6 +98,7 @@ export async function findSession(
       return;
     }
     pick.hide();
+    if (chosen.archived) walkthrough.archivedShown();
     if (chosen.agent && chosen.session) await open(chosen.agent, chosen.session);
   });
   pick.onDidHide(() => {

@@ -73,3 +73,8 @@ export function markdownText(text: string, max = MAX_BLOCK): string {
     .replace(/[!-/:-@[-`{-~]/g, '\\$&')
     .replace(/\n/g, '  \n');
 }
+
+/** JSON safe as the text of a `<script>` element: `<`, `>`, `&` and U+2028/9 as `\uXXXX` escapes, so nothing in it ends the element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -11,6 +11,7 @@ import { cleanUpSessions } from './cleanup';
 import { findSession } from './findSession';
 import { notificationText } from './plainText';
 import type { SessionsView } from './sessionsView';
+import { walkthrough } from './walkthrough';
 import { AgentNode } from './treeNodes/agentNode';
 import { LoadMoreNode } from './treeNodes/loadMoreNode';
 import { RetryNode } from './treeNodes/retryNode';
@@ -42,10 +43,10 @@ export const MAX_TITLE_LENGTH = 500;
 
 /** Why a new title cannot be sent, or undefined when it can. */
 export function titleProblem(title: string): string | undefined {
-  if (title.trim() === '') return 'The title cannot be empty.';
-  if (title.length > MAX_TITLE_LENGTH) return `The title is longer than ${MAX_TITLE_LENGTH} characters.`;
+  if (title.trim() === '') return vscode.l10n.t('The title cannot be empty.');
+  if (title.length > MAX_TITLE_LENGTH) return vscode.l10n.t('The title is longer than {0} characters.', MAX_TITLE_LENGTH);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(title)) return 'The title cannot contain line breaks or control characters.';
+  if (/[\u0000-\u001f\u007f]/.test(title)) return vscode.l10n.t('The title cannot contain line breaks or control characters.');
   return undefined;
 }
 
@@ -217,23 +218,23 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
       if (target) return commands.open(target.agent, target.session);
     }),
     vscode.commands.registerCommand('acpSessions.archive', (...args: unknown[]) =>
-      commands.setArchived(targets(view, messages, args, 'archived'), true),
+      commands.setArchived(targets(view, messages, args, vscode.l10n.t('Nothing was archived')), true),
     ),
     vscode.commands.registerCommand('acpSessions.unarchive', (...args: unknown[]) =>
-      commands.setArchived(targets(view, messages, args, 'unarchived'), false),
+      commands.setArchived(targets(view, messages, args, vscode.l10n.t('Nothing was unarchived')), false),
     ),
-    vscode.commands.registerCommand('acpSessions.delete', (...args: unknown[]) => commands.delete(targets(view, messages, args, 'deleted'))),
+    vscode.commands.registerCommand('acpSessions.delete', (...args: unknown[]) => commands.delete(targets(view, messages, args, vscode.l10n.t('Nothing was deleted')))),
     // (node, nodes?, title?): a title given (tests, the API) skips the input box.
     vscode.commands.registerCommand('acpSessions.rename', (...args: unknown[]) => {
       // From a transcript's header: that session, as the model knows it now.
       const fromTranscript = args[0] instanceof SessionTarget ? args[0] : undefined;
       const [target] = fromTranscript
         ? [{ agent: fromTranscript.agent, session: model.find(fromTranscript.agent, fromTranscript.session.sessionId)?.session ?? fromTranscript.session }]
-        : targets(view, messages, args.slice(0, 2), 'renamed');
+        : targets(view, messages, args.slice(0, 2), vscode.l10n.t('Nothing was renamed'));
       if (target) return commands.rename(target, typeof args[2] === 'string' ? args[2] : undefined);
     }),
     vscode.commands.registerCommand('acpSessions.copySessionId', async (...args: unknown[]) => {
-      const ids = targets(view, messages, args, 'copied').map((n) => n.session.sessionId);
+      const ids = targets(view, messages, args, vscode.l10n.t('Nothing was copied')).map((n) => n.session.sessionId);
       if (ids.length > 0) await vscode.env.clipboard.writeText(ids.join('\n'));
     }),
     vscode.commands.registerCommand('acpSessions.loadMore', (node?: unknown) => {
@@ -261,16 +262,16 @@ export function registerSessionCommands(deps: SessionCommandsDeps): vscode.Dispo
  * its place when it no longer knows the row (its part of the tree was being redrawn). That
  * click must not fall back to the selection, which may be another session.
  */
-function targets(view: SessionsView, messages: Messages, args: readonly unknown[], done: string): SessionNode[] {
+function targets(view: SessionsView, messages: Messages, args: readonly unknown[], nothingDone: string): SessionNode[] {
   const [node, nodes] = args;
   let found: SessionNode[];
   if (Array.isArray(nodes) && nodes.length > 0) found = nodes.filter((n): n is SessionNode => n instanceof SessionNode);
   else if (node instanceof SessionNode) found = [node];
   else if (args.length > 0) {
-    void messages.show('warning', `Nothing was ${done}: the Sessions view was redrawing that row when it was clicked. Try again.`);
+    void messages.show('warning', vscode.l10n.t('{0}: the Sessions view was redrawing that row when it was clicked. Try again.', nothingDone));
     return [];
   } else found = view.selectedSessions();
-  if (found.length === 0) void messages.show('info', 'Select one or more sessions in the Sessions view first, then try again.');
+  if (found.length === 0) void messages.show('info', vscode.l10n.t('Select one or more sessions in the Sessions view first, then try again.'));
   return found;
 }
 
@@ -281,18 +282,18 @@ class SessionCommands {
     const { messages, registry } = this.deps;
     const capabilities = registry.agent(agent)?.capabilities;
     if (capabilities && !capabilities.loadSession) {
-      void messages.show('info', `Agent "${agent}" cannot replay sessions (it does not advertise loadSession), so there is no transcript to open.`);
+      void messages.show('info', vscode.l10n.t('Agent "{0}" cannot replay sessions (it does not advertise loadSession), so there is no transcript to open.', agent));
       return;
     }
     const transcripts = this.deps.transcripts();
     if (!transcripts) {
-      void messages.show('warning', 'Transcripts are not available in this build of ACP Sessions.');
+      void messages.show('warning', vscode.l10n.t('Transcripts are not available in this build of ACP Sessions.'));
       return;
     }
     try {
       await transcripts.open(agent, session);
     } catch (error) {
-      void messages.show('error', `Could not open the transcript of "${sessionLabel(session)}": ${messageOf(error)}`, 'Show Log').then(
+      void messages.show('error', vscode.l10n.t('Could not open the transcript of "{0}": {1}', sessionLabel(session), messageOf(error)), vscode.l10n.t('Show Log')).then(
         (choice) => choice && this.deps.log.show(),
       );
     }
@@ -302,7 +303,6 @@ class SessionCommands {
     // Only sessions that are in the other section can move.
     const from = archived ? 'active' : 'archived';
     const eligible = nodes.filter((n) => n.section === from);
-    const verb = archived ? 'archive' : 'unarchive';
     const summary = await this.run(eligible, (agent, ids) =>
       archived ? this.deps.model.archive(agent, ids) : this.deps.model.unarchive(agent, ids),
     );
@@ -311,23 +311,25 @@ class SessionCommands {
       const agent = eligible.find((n) => n.session.sessionId === outcome.sessionId)?.agent;
       if (agent) transcripts?.setArchived(agent, outcome.sessionId, archived);
     }
-    const text = this.summaryText(summary, archived ? 'Archived' : 'Unarchived', verb);
+    if (archived && summary.done.length > 0) walkthrough.archived();
+    const text = this.summaryText(summary, archived ? 'archive' : 'unarchive');
     if (!text) return summary;
     if (archived && summary.done.length > 0) {
       // Undo restores exactly what this command archived, also when the rest failed.
       const done = summary.done.map((o) => ({ outcome: o, agent: eligible.find((n) => n.session.sessionId === o.sessionId)!.agent }));
-      void this.deps.messages.show('info', text, 'Undo').then(async (choice) => {
-        if (choice !== 'Undo') return;
+      const undo = vscode.l10n.t('Undo');
+      void this.deps.messages.show('info', text, undo).then(async (choice) => {
+        if (choice !== undo) return;
         const byAgent = groupBy(done, (d) => d.agent);
         for (const [agent, items] of byAgent) {
           const outcomes = await this.deps.model.unarchive(agent, items.map((i) => i.outcome.sessionId)).catch((error) => {
-            void this.deps.messages.show('error', `Could not undo the archive: ${messageOf(error)}`);
+            void this.deps.messages.show('error', vscode.l10n.t('Could not undo the archive: {0}', messageOf(error)));
             return [];
           });
           for (const o of outcomes) if (o.status === 'done') transcripts?.setArchived(agent, o.sessionId, false);
           const failed = outcomes.filter((o) => o.status !== 'done');
           if (failed.length > 0) {
-            void this.deps.messages.show('error', `Could not undo the archive of ${describeOutcomes(failed)}: ${messageOf(failed[0].error)}`);
+            void this.deps.messages.show('error', vscode.l10n.t('Could not undo the archive of {0}: {1}', describeOutcomes(failed), messageOf(failed[0].error)));
           }
         }
       });
@@ -342,46 +344,47 @@ class SessionCommands {
     const { messages, model } = this.deps;
     const { agent, session } = node;
     if (this.deps.registry.agent(agent)?.capabilities?.title !== true) {
-      void messages.show('warning', `Agent "${agent}" cannot rename sessions: it does not advertise sessionCapabilities.title.`);
+      void messages.show('warning', vscode.l10n.t('Agent "{0}" cannot rename sessions: it does not advertise sessionCapabilities.title.', agent));
       return undefined;
     }
     const before = session.title ?? undefined;
     const title =
       given ??
       (await messages.input({
-        title: 'Rename Session',
-        prompt: `A new title for "${sessionLabel(session)}"`,
+        title: vscode.l10n.t('Rename Session'),
+        prompt: vscode.l10n.t('A new title for "{0}"', sessionLabel(session)),
         value: before ?? '',
         validateInput: (value) => titleProblem(value),
       }));
     if (title === undefined || title === before) return undefined;
     const problem = titleProblem(title);
     if (problem) {
-      void messages.show('warning', `Not renamed: ${problem}`);
+      void messages.show('warning', vscode.l10n.t('Not renamed: {0}', problem));
       return undefined;
     }
     const outcome = await model.rename(agent, session.sessionId, title.trim()).catch((error: unknown) => {
-      void messages.show('error', `Could not rename "${sessionLabel(session)}": ${messageOf(error)}`);
+      void messages.show('error', vscode.l10n.t('Could not rename "{0}": {1}', sessionLabel(session), messageOf(error)));
       return undefined;
     });
     if (!outcome) return undefined;
     const old = sessionLabel(session);
     if (outcome.status === 'gone') {
-      void messages.show('warning', `"${old}" no longer exists on the agent; it was removed from the list.`);
+      void messages.show('warning', vscode.l10n.t('"{0}" no longer exists on the agent; it was removed from the list.', old));
     } else if (outcome.status === 'failed') {
-      void messages.show('error', `Could not rename "${old}": ${messageOf(outcome.error)}`);
+      void messages.show('error', vscode.l10n.t('Could not rename "{0}": {1}', old, messageOf(outcome.error)));
     } else {
       const stored = outcome.title ?? title.trim();
       this.deps.transcripts()?.setTitle?.(agent, session.sessionId, stored);
-      const text = `Renamed "${old}" to "${stored}".`;
+      const text = vscode.l10n.t('Renamed "{0}" to "{1}".', old, stored);
       // A session that had no title cannot get "no title" back: set_title needs one.
       if (before === undefined) void messages.show('info', text);
       else {
-        void messages.show('info', text, 'Undo').then(async (choice) => {
-          if (choice !== 'Undo') return;
+        const undo = vscode.l10n.t('Undo');
+        void messages.show('info', text, undo).then(async (choice) => {
+          if (choice !== undo) return;
           const undone = await model.rename(agent, session.sessionId, before).catch((error: unknown) => ({ status: 'failed' as const, error, title: undefined }));
           if (undone.status === 'done') this.deps.transcripts()?.setTitle?.(agent, session.sessionId, undone.title ?? before);
-          else void messages.show('error', `Could not undo the rename of "${stored}": ${messageOf(undone.error)}`);
+          else void messages.show('error', vscode.l10n.t('Could not undo the rename of "{0}": {1}', stored, messageOf(undone.error)));
         });
       }
     }
@@ -393,21 +396,24 @@ class SessionCommands {
     // Refuse before asking: a confirmation for something the agent cannot do would mislead.
     const unable = [...new Set(nodes.map((n) => n.agent))].filter((a) => this.deps.registry.agent(a)?.capabilities?.delete !== true);
     if (unable.length > 0) {
-      const refused = `Agent "${unable[0]}" cannot delete sessions: it does not advertise sessionCapabilities.delete.`;
+      const refused = vscode.l10n.t('Agent "{0}" cannot delete sessions: it does not advertise sessionCapabilities.delete.', unable[0]);
       void this.deps.messages.show('warning', refused);
       return { done: [], gone: [], failed: [], refused };
     }
     const labels = nodes.map((n) => sessionLabel(n.session));
-    const question = nodes.length === 1 ? `Delete the session "${labels[0]}"?` : `Delete ${nodes.length} sessions?`;
+    const question = nodes.length === 1 ? vscode.l10n.t('Delete the session "{0}"?', labels[0]) : vscode.l10n.t('Delete {0} sessions?', nodes.length);
     const agents = [...new Set(nodes.map((n) => n.agent))];
     const listed = nodes.length > 1 ? listedLabels(labels) : '';
-    const detail = `${listed}${agents.length === 1 ? `Agent "${agents[0]}"` : 'The agents'} will remove ${nodes.length === 1 ? 'it' : 'them'} from the session history, Active and Archived. This cannot be undone.`;
-    if (!(await this.deps.messages.confirm(question, detail, 'Delete'))) {
+    const consequence = agents.length === 1
+      ? (nodes.length === 1 ? vscode.l10n.t('Agent "{0}" will remove it from the session history, Active and Archived. This cannot be undone.', agents[0]) : vscode.l10n.t('Agent "{0}" will remove them from the session history, Active and Archived. This cannot be undone.', agents[0]))
+      : vscode.l10n.t('The agents will remove them from the session history, Active and Archived. This cannot be undone.');
+    const detail = `${listed}${consequence}`;
+    if (!(await this.deps.messages.confirm(question, detail, vscode.l10n.t('Delete')))) {
       return { done: [], gone: [], failed: [], refused: 'cancelled' };
     }
     const summary = await this.run(nodes, (agent, ids) => this.deps.model.delete(agent, ids));
     // For delete, -32002 never happens (unknown sessions succeed silently); "gone" counts as done.
-    const text = this.summaryText(summary, 'Deleted', 'delete');
+    const text = this.summaryText(summary, 'delete');
     if (text) void this.deps.messages.show(summary.failed.length > 0 ? 'error' : 'info', text);
     return summary;
   }
@@ -416,9 +422,11 @@ class SessionCommands {
     try {
       await this.deps.view.withProgress(this.deps.registry.restart(agent));
     } catch (error) {
-      const choice = await this.deps.messages.show('error', `Agent "${agent}" did not start: ${messageOf(error).split('\n')[0]}`, 'Show Log', 'Open Settings');
-      if (choice === 'Show Log') this.deps.log.show();
-      if (choice === 'Open Settings') void vscode.commands.executeCommand('acpSessions.openSettings');
+      const showLog = vscode.l10n.t('Show Log');
+      const openSettings = vscode.l10n.t('Open Settings');
+      const choice = await this.deps.messages.show('error', vscode.l10n.t('Agent "{0}" did not start: {1}', agent, messageOf(error).split('\n')[0]), showLog, openSettings);
+      if (choice === showLog) this.deps.log.show();
+      if (choice === openSettings) void vscode.commands.executeCommand('acpSessions.openSettings');
     }
   }
 
@@ -446,26 +454,26 @@ class SessionCommands {
   }
 
   /** One message for the whole command: what worked, what was gone, what failed and why. */
-  private summaryText(summary: CommandSummary, pastTense: string, verb: string): string | undefined {
+  private summaryText(summary: CommandSummary, operation: 'archive' | 'unarchive' | 'delete'): string | undefined {
     if (summary.refused && summary.done.length === 0) return summary.refused.endsWith('.') ? summary.refused : `${summary.refused}.`;
     const parts: string[] = [];
-    if (summary.done.length > 0) parts.push(`${pastTense} ${describeOutcomes(summary.done)}.`);
+    if (summary.done.length > 0) parts.push(doneText(operation, describeOutcomes(summary.done)));
     if (summary.gone.length > 0) {
       parts.push(
         summary.gone.length === 1
-          ? `${describeOutcomes(summary.gone, true)} no longer exists on the agent (deleted or expired); it was removed from the list.`
-          : `${describeOutcomes(summary.gone, true)} no longer exist on the agent (deleted or expired); they were removed from the list.`,
+          ? vscode.l10n.t('{0} no longer exists on the agent (deleted or expired); it was removed from the list.', describeOutcomes(summary.gone))
+          : vscode.l10n.t('{0} sessions no longer exist on the agent (deleted or expired); they were removed from the list.', summary.gone.length),
       );
     }
     if (summary.failed.length > 0) {
       const first = summary.failed[0];
       const one = summary.failed.length === 1;
-      const unchanged = summary.done.length > 0 ? (one ? 'It stayed as it was' : 'They stayed as they were') : 'The list is unchanged';
+      const unchanged = summary.done.length > 0 ? (one ? vscode.l10n.t('It stayed as it was') : vscode.l10n.t('They stayed as they were')) : vscode.l10n.t('The list is unchanged');
       // A crash says nothing about the sessions; a refusal is the agent's answer about them.
       parts.push(
         first.error instanceof AgentDisconnectedError
-          ? `Could not ${verb} ${describeOutcomes(summary.failed)}: the agent stopped (${messageOf(first.error).split('\n')[0]}). ${unchanged}; try again once it runs, or see the log (ACP Sessions: Show Log).`
-          : `Could not ${verb} ${describeOutcomes(summary.failed)}: ${agentMessage(first.error)}. ${unchanged}; try again, or see the log (ACP Sessions: Show Log).`,
+          ? vscode.l10n.t('{0}: the agent stopped ({1}). {2}; try again once it runs, or see the log (ACP Sessions: Show Log).', failedText(operation, describeOutcomes(summary.failed)), messageOf(first.error).split('\n')[0], unchanged)
+          : vscode.l10n.t('{0}: {1}. {2}; try again, or see the log (ACP Sessions: Show Log).', failedText(operation, describeOutcomes(summary.failed)), agentMessage(first.error), unchanged),
       );
     }
     return parts.length ? parts.join(' ') : undefined;
@@ -474,15 +482,27 @@ class SessionCommands {
 
 /** The first ten labels as a bulleted list for a confirmation's detail, then how many more. */
 export function listedLabels(labels: readonly string[]): string {
-  return `${labels.slice(0, 10).map((l) => `• ${l}`).join('\n')}${labels.length > 10 ? `\n… and ${labels.length - 10} more` : ''}\n\n`;
+  return `${labels.slice(0, 10).map((l) => `• ${l}`).join('\n')}${labels.length > 10 ? `\n${vscode.l10n.t('… and {0} more', labels.length - 10)}` : ''}\n\n`;
 }
 
-export function describeOutcomes(outcomes: readonly SessionOutcome[], capital = false): string {
+export function describeOutcomes(outcomes: readonly SessionOutcome[]): string {
   if (outcomes.length === 1) {
     const o = outcomes[0];
     return `"${o.session ? sessionLabel(o.session) : o.sessionId}"`;
   }
-  return `${outcomes.length} sessions`.replace(/^./, (c) => (capital ? c.toUpperCase() : c));
+  return vscode.l10n.t('{0} sessions', outcomes.length);
+}
+
+function doneText(operation: 'archive' | 'unarchive' | 'delete', what: string): string {
+  if (operation === 'archive') return vscode.l10n.t('Archived {0}.', what);
+  if (operation === 'unarchive') return vscode.l10n.t('Unarchived {0}.', what);
+  return vscode.l10n.t('Deleted {0}.', what);
+}
+
+function failedText(operation: 'archive' | 'unarchive' | 'delete', what: string): string {
+  if (operation === 'archive') return vscode.l10n.t('Could not archive {0}', what);
+  if (operation === 'unarchive') return vscode.l10n.t('Could not unarchive {0}', what);
+  return vscode.l10n.t('Could not delete {0}', what);
 }
 
 /** The agent's own words when it sent an error; our message otherwise. */

@@ -8,7 +8,9 @@ import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLik
 import { boundedLogger } from '../acp/boundedLog';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
 import { AgentNode } from './treeNodes/agentNode';
+import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
+import { walkthrough } from './walkthrough';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
 
 export const sessionsViewId = 'acpSessions.sessions';
@@ -76,7 +78,10 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       }),
       options.health.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
-      this.treeView.onDidExpandElement(() => this.refresh()),
+      this.treeView.onDidExpandElement((e) => {
+        if (e.element instanceof SectionNode && e.element.section === 'archived') walkthrough.archivedShown();
+        this.refresh();
+      }),
       this.treeView.onDidCollapseElement(() => this.refresh()),
       // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
       this.treeView.onDidChangeSelection((e) =>
@@ -237,7 +242,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   private updateDescription(): void {
     const scope = this.model.scope;
-    const parts = [scope.kind === 'all' ? 'All folders' : undefined, this.problemsOnly ? vscode.l10n.t('Problems only') : undefined];
+    const parts = [scope.kind === 'all' ? vscode.l10n.t('All folders') : undefined, this.problemsOnly ? vscode.l10n.t('Problems only') : undefined];
     this.treeView.description = parts.filter(Boolean).join(' · ') || undefined;
   }
 
@@ -256,7 +261,7 @@ function itemKey(item: vscode.TreeItem): string {
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
 }
 
-const restrictedModeReason = 'Restricted Mode: agents do not start by themselves in a folder you have not trusted.';
+const restrictedModeReason = () => vscode.l10n.t('Restricted Mode: agents do not start by themselves in a folder you have not trusted.');
 
 /** The Sessions part of the test API (the extension's Test mode only). */
 export interface SessionsApi {
@@ -301,7 +306,7 @@ export function activateSessions(
   agents.setConfigs(readAgentConfigs());
   // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
   // starts there until the user trusts the folder or says "start anyway" for this session.
-  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
+  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const health = new SessionHealth(context.globalState);
   const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true, health });

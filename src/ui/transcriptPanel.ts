@@ -8,8 +8,9 @@ import { AgentDisconnectedError } from '../acp/errors';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
-import { notificationText, plainLine } from './plainText';
+import { notificationText, plainLine, scriptJson } from './plainText';
 import { SessionTarget } from './sessionCommands';
+import { walkthrough } from './walkthrough';
 import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
 import { WebviewFeed } from '../transcript/feed';
 import {
@@ -94,6 +95,7 @@ export class TranscriptPanels implements vscode.Disposable {
   /** Opens the session's transcript, or reveals its tab when it is already open. */
   async open(agentName: string, session: SessionInfo): Promise<void> {
     const existing = this.panels.get(panelKey(agentName, session.sessionId));
+    walkthrough.openedTranscript();
     if (existing) {
       existing.reveal();
       return;
@@ -300,14 +302,16 @@ class TranscriptPanel {
       try {
         client = await this.owner.agents.getClient(agentName);
       } catch (error) {
-        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" is not available: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        this.problem = { kind: 'agent-unavailable', message: vscode.l10n.t('Agent "{0}" is not available: {1}', agentName, messageOf(error)), actions: ['retry', 'showLog'] };
         return;
       }
       if (cancellation.token.isCancellationRequested) return;
       if (!client.capabilities.loadSession) {
         this.problem = {
           kind: 'no-load',
-          message: `Agent "${agentName}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here.${client.capabilities.resume ? ' It can resume the session to continue it, but resuming does not send the earlier conversation.' : ''}`,
+          message: client.capabilities.resume
+            ? vscode.l10n.t('Agent "{0}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here. It can resume the session to continue it, but resuming does not send the earlier conversation.', agentName)
+            : vscode.l10n.t('Agent "{0}" cannot replay past sessions: it does not advertise loadSession, so there is no history to show here.', agentName),
           actions: [],
         };
         return;
@@ -316,7 +320,7 @@ class TranscriptPanel {
       this.disconnectSubscription = client.onDidDisconnect((error) => {
         if (this.disposed) return;
         this.stopLive();
-        this.problem = { kind: 'agent-unavailable', message: `Agent "${agentName}" disconnected: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+        this.problem = { kind: 'agent-unavailable', message: vscode.l10n.t('Agent "{0}" disconnected: {1}', agentName, messageOf(error)), actions: ['retry', 'showLog'] };
         this.markChanged();
       });
       const timeline = this.timeline;
@@ -331,10 +335,10 @@ class TranscriptPanel {
         this.problem = this.archived && !(error instanceof AgentDisconnectedError)
           ? {
               kind: 'archived-refused',
-              message: `Agent "${agentName}" did not replay this archived session (${messageOf(error)}). Unarchive it to read its transcript.`,
+              message: vscode.l10n.t('Agent "{0}" did not replay this archived session ({1}). Unarchive it to read its transcript.', agentName, messageOf(error)),
               actions: ['unarchiveAndOpen', 'showLog'],
             }
-          : { kind: 'load-failed', message: `The transcript could not be loaded: ${messageOf(error)}`, actions: ['retry', 'showLog'] };
+          : { kind: 'load-failed', message: vscode.l10n.t('The transcript could not be loaded: {0}', messageOf(error)), actions: ['retry', 'showLog'] };
         return;
       }
       this.openOnAgent = true;
@@ -490,6 +494,9 @@ class TranscriptPanel {
       case 'action':
         void this.runAction(message.action);
         break;
+      case 'compactionRead':
+        walkthrough.readCompaction();
+        break;
     }
   }
 
@@ -532,7 +539,7 @@ class TranscriptPanel {
             void vscode.commands.executeCommand('acpSessions.refresh');
           }
         } catch (error) {
-          void vscode.window.showErrorMessage(notificationText(`Could not unarchive "${this.title()}": ${messageOf(error)}`));
+          void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('Could not unarchive "{0}": {1}', this.title(), messageOf(error))));
           return;
         }
         this.archived = false;
@@ -598,19 +605,22 @@ class TranscriptPanel {
       `font-src ${webview.cspSource}`,
       `img-src ${webview.cspSource} data:`,
     ].join('; ');
+    // The display language's strings for the webview's t(); a data block, never run, and no `<` in it can end the element.
+    const bundle = scriptJson(vscode.l10n.bundle ?? {});
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttribute(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}">
 <link rel="stylesheet" href="${asset('media', 'transcript.css')}">
-<title>Transcript</title>
+<title>${escapeAttribute(vscode.l10n.t('Transcript'))}</title>
 </head>
 <body data-loading="true">
 <header id="header" class="header"></header>
-<main id="timeline" class="timeline" aria-label="Transcript" data-rows="0"></main>
+<main id="timeline" class="timeline" aria-label="${escapeAttribute(vscode.l10n.t('Transcript'))}" data-rows="0"></main>
+<script type="application/json" id="l10n-bundle">${bundle}</script>
 <script nonce="${nonce}" src="${asset('dist', 'webview', 'transcript.js')}"></script>
 </body>
 </html>`;
@@ -637,6 +647,10 @@ function compactionState(entity: CompactionEntity): TranscriptState['compactions
   const state: TranscriptState['compactions'][number] = { compactionId: entity.compactionId, status: entity.status, summary: partsText(entity.summary) };
   if (entity.error !== undefined) state.error = entity.error;
   return state;
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function panelKey(agentName: string, sessionId: string): string {

@@ -6,10 +6,10 @@ import { t } from './l10n';
 import { codicon, element } from './rows';
 
 const ACTION_LABELS: Record<HostAction, string> = {
-  unarchiveAndOpen: 'Unarchive and Open',
-  retry: 'Try Again',
-  showLog: 'Show Log',
-  exportMarkdown: 'Export as Markdown',
+  unarchiveAndOpen: t('Unarchive and Open'),
+  retry: t('Try Again'),
+  showLog: t('Show Log'),
+  exportMarkdown: t('Export as Markdown'),
   rename: t('Rename…'),
 };
 
@@ -27,26 +27,26 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   const facts = element('div', 'facts');
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
   if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
-  if (header.archived) facts.append(fact('archive', 'Archived', undefined, 'archived'));
+  if (header.archived) facts.append(fact('archive', t('Archived'), undefined, 'archived'));
   if (header.resumed) {
     const when = header.resumed.updatedAt ? formatDate(header.resumed.updatedAt) : undefined;
     facts.append(fact('debug-restart', t('Resumed by the agent'), when ? t('Loading this session resumed it on the agent: it now counts as updated {0}.', when) : t('Loading this session resumed it on the agent.'), 'resumed'));
   }
-  if (header.currentModeId) facts.append(fact('symbol-enum', `Mode: ${header.currentModeId}`));
+  if (header.currentModeId) facts.append(fact('symbol-enum', t('Mode: {0}', header.currentModeId)));
   if (header.usage) {
     const { used, size, cost } = header.usage;
-    facts.append(fact('dashboard', `Context ${compact(used)} / ${compact(size)}${cost ? ` · ${cost.amount.toFixed(2)} ${cost.currency}` : ''}`));
+    facts.append(fact('dashboard', `${t('Context {0} / {1}', compact(used), compact(size))}${cost ? ` · ${cost.amount.toFixed(2)} ${cost.currency}` : ''}`));
   }
 
   const toolbar = element('div', 'toolbar');
   toolbar.setAttribute('role', 'toolbar');
-  toolbar.setAttribute('aria-label', 'Transcript');
+  toolbar.setAttribute('aria-label', t('Transcript'));
   // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
   if (header.canRename) toolbar.append(button('edit', t('Rename…'), 'rename', 'F2'));
   toolbar.append(
-    button('unfold', 'Expand All Compactions', 'expandAll'),
-    button('fold', 'Collapse All Compactions', 'collapseAll'),
-    button('markdown', 'Export as Markdown', 'exportMarkdown'),
+    button('unfold', t('Expand All Compactions'), 'expandAll'),
+    button('fold', t('Collapse All Compactions'), 'collapseAll'),
+    button('markdown', t('Export as Markdown'), 'exportMarkdown'),
   );
 
   const children: Node[] = [title, facts, toolbar];
@@ -85,10 +85,11 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
 }
 
 function statusText(header: TranscriptHeader): string {
-  const count = `${header.updateCount.toLocaleString()} update${header.updateCount === 1 ? '' : 's'}`;
-  if (header.loading) return `Replaying session… ${count}`;
-  const after = header.live ? ' · following live updates' : header.archived ? ' · archived, no live updates' : '';
-  return `${count} replayed${after}`;
+  const n = header.updateCount.toLocaleString();
+  if (header.loading) return header.updateCount === 1 ? t('Replaying session… {0} update', n) : t('Replaying session… {0} updates', n);
+  const count = header.updateCount === 1 ? t('{0} update replayed', n) : t('{0} updates replayed', n);
+  const after = header.live ? t('following live updates') : header.archived ? t('archived, no live updates') : '';
+  return after ? `${count} · ${after}` : count;
 }
 
 function fact(icon: string, text: string, title?: string, className?: string): HTMLElement {

@@ -8,6 +8,7 @@ import type { HostAction, HostToWebview, Patch, TranscriptHeader, WebviewState, 
 import { allowedLink } from '../transcript/protocol';
 import { renderHeader } from './header';
 import { appendText, buildLazyBody, createRow, focusTarget, isOpen, renderBodyMarkdown, setOpen, updateRow, type Row } from './rows';
+import { trackFolds } from './rows';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -31,6 +32,7 @@ const ROWS_PER_BLOCK = 32;
 
 const vscode = acquireVsCodeApi();
 const timelineEl = document.getElementById('timeline')!;
+trackFolds(timelineEl);
 const headerEl = document.getElementById('header')!;
 const scroller = document.scrollingElement ?? document.documentElement;
 
@@ -339,6 +341,7 @@ function compactionHeadActivated(target: Element | null): void {
   const summary = target?.closest?.('details.compaction > summary');
   const row = rowOf(summary);
   if (row && summary?.parentElement === row.el) row.chosen = !(row.el as HTMLDetailsElement).open;
+  if (row?.chosen) vscode.postMessage({ type: 'compactionRead' });
 }
 
 function rowOf(el: Element | null | undefined): Row | undefined {

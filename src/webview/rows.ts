@@ -14,6 +14,7 @@ import {
 import { isAllowedLink } from '../transcript/protocol';
 import { renderMarkdown } from './markdown';
 import { sanitizedFragment } from './sanitize';
+import { t } from './l10n';
 
 export interface Row {
   key: string;
@@ -46,9 +47,9 @@ export interface Row {
 }
 
 const MESSAGE_HEADS = {
-  user_message: ['account', 'You'],
-  agent_message: ['hubot', 'Agent'],
-  thought: ['lightbulb', 'Thinking'],
+  user_message: ['account', t('You')],
+  agent_message: ['hubot', t('Agent')],
+  thought: ['lightbulb', t('Thinking')],
 } as const;
 
 const TOOL_KIND_ICONS: Record<string, string> = {
@@ -120,6 +121,7 @@ export function updateRow(row: Row, entity: Entity): void {
       // Open while its summary streams in, closed once it ended: one rule, so the same
       // transcript opens the same way however its replay was batched.
       (el as HTMLDetailsElement).open = row.chosen ?? entity.status === 'in_progress';
+      syncExpanded(el as HTMLDetailsElement);
       break;
     case 'tool_call':
       renderToolCall(row, entity);
@@ -226,33 +228,33 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
   switch (entity.status) {
     case 'in_progress':
       icon = 'loading codicon-modifier-spin';
-      label = 'Compacting context…';
+      label = t('Compacting context…');
       break;
     case 'completed':
       icon = 'fold';
-      label = 'Context compacted';
+      label = t('Context compacted');
       break;
     case 'failed':
       icon = 'error';
-      label = 'Context compaction failed';
+      label = t('Context compaction failed');
       break;
     case 'cancelled':
       icon = 'circle-slash';
-      label = 'Context compaction cancelled';
+      label = t('Context compaction cancelled');
       break;
     default:
       icon = 'question';
-      label = 'Context compaction';
+      label = t('Context compaction');
   }
   head.append(codicon(icon), element('span', 'label', label));
   if (!['in_progress', 'completed', 'failed', 'cancelled'].includes(entity.status)) {
     head.append(element('span', 'status-unknown', entity.status));
   }
   if (entity.error) head.append(element('span', 'error-text', entity.error));
-  head.setAttribute('aria-label', `${label}${entity.error ? `: ${entity.error}` : ''}${head.querySelector('.status-unknown') ? ` (status ${entity.status})` : ''}`);
+  head.setAttribute('aria-label', `${label}${entity.error ? `: ${entity.error}` : ''}${head.querySelector('.status-unknown') ? ` ${t('(status {0})', entity.status)}` : ''}`);
   const children: Node[] = [head];
   if (entity.summary.length === 0) {
-    children.push(element('div', 'empty', entity.status === 'in_progress' ? 'Waiting for the summary…' : 'The agent shared no summary for this compaction.'));
+    children.push(element('div', 'empty', entity.status === 'in_progress' ? t('Waiting for the summary…') : t('The agent shared no summary for this compaction.')));
   }
   const body = element('div', 'body summary');
   children.push(body);
@@ -291,12 +293,12 @@ function renderToolCall(row: Row, entity: ToolCallEntity): void {
         for (const line of item.newText.split('\n')) pre.append(element('span', 'diff-added', `+${line}\n`));
         diff.append(pre);
         body.append(diff);
-      } else if (item.type === 'terminal') body.append(element('div', 'terminal', `Terminal ${item.terminalId}`));
+      } else if (item.type === 'terminal') body.append(element('div', 'terminal', t('Terminal {0}', item.terminalId)));
       else body.append(element('pre', 'json', item.json));
     }
-    if (entity.rawInput !== undefined) body.append(rawDetails('Raw input', entity.rawInput));
-    if (entity.rawOutput !== undefined) body.append(rawDetails('Raw output', entity.rawOutput));
-    if (!body.childElementCount) body.append(element('div', 'empty', 'No output.'));
+    if (entity.rawInput !== undefined) body.append(rawDetails(t('Raw input'), entity.rawInput));
+    if (entity.rawOutput !== undefined) body.append(rawDetails(t('Raw output'), entity.rawOutput));
+    if (!body.childElementCount) body.append(element('div', 'empty', t('No output.')));
     children.push(body);
   }
   row.el.replaceChildren(...children);
@@ -304,7 +306,7 @@ function renderToolCall(row: Row, entity: ToolCallEntity): void {
 
 function renderPlan(row: Row, entity: PlanEntity): void {
   const head = element('div', 'row-head');
-  head.append(codicon('checklist'), element('span', 'label', 'Plan'));
+  head.append(codicon('checklist'), element('span', 'label', t('Plan')));
   const children: Node[] = [head];
   if (entity.entries.length) {
     const list = element('ul', 'checklist');
@@ -328,7 +330,7 @@ function renderPlan(row: Row, entity: PlanEntity): void {
 }
 
 function renderUnknown(row: Row, entity: UnknownEntity): void {
-  const head = rowHead(true, entity.problem ? 'warning' : 'question', entity.problem ? `Malformed ${entity.sessionUpdate}` : `Update “${entity.sessionUpdate}”`);
+  const head = rowHead(true, entity.problem ? 'warning' : 'question', entity.problem ? t('Malformed {0}', entity.sessionUpdate) : t('Update “{0}”', entity.sessionUpdate));
   if (entity.problem) head.append(element('span', 'problem', entity.problem));
   const children: Node[] = [head];
   if (row.built || isOpen(row)) {
@@ -370,28 +372,28 @@ function renderPart(part: Part): HTMLElement {
       if (part.data && SAFE_IMAGE_TYPES.has(part.mimeType) && /^[A-Za-z0-9+/=\s]*$/.test(part.data)) {
         const img = document.createElement('img');
         img.className = 'image';
-        img.alt = part.uri ? `Image ${part.uri}` : 'Image';
+        img.alt = part.uri ? t('Image {0}', part.uri) : t('Image');
         img.src = `data:${part.mimeType};base64,${part.data.replace(/\s/g, '')}`;
         return img;
       }
-      return chip('file-media', `Image (${part.mimeType})`, part.uri);
+      return chip('file-media', t('Image ({0})', part.mimeType), part.uri);
     }
     case 'audio':
-      return chip('unmute', `Audio (${part.mimeType})`);
+      return chip('unmute', t('Audio ({0})', part.mimeType));
     case 'resource_link':
       return chip('link', part.title || part.name, part.uri);
     case 'resource': {
       const details = element('details', 'resource');
       const summary = element('summary');
       summary.append(codicon('file'), element('span', 'label', part.uri));
-      details.append(summary, element('pre', 'resource-text', part.text ?? `(${part.mimeType ?? 'binary'} content)`));
+      details.append(closedSummary(summary), element('pre', 'resource-text', part.text ?? (part.mimeType ? t('({0} content)', part.mimeType) : t('(binary content)'))));
       return details;
     }
     case 'unknown': {
       const details = element('details', 'resource');
       const summary = element('summary');
-      summary.append(codicon('question'), element('span', 'label', `Unsupported content “${part.blockType}”`));
-      details.append(summary, element('pre', 'json', part.json));
+      summary.append(codicon('question'), element('span', 'label', t('Unsupported content “{0}”', part.blockType)));
+      details.append(closedSummary(summary), element('pre', 'json', part.json));
       return details;
     }
   }
@@ -413,8 +415,25 @@ function chip(icon: string, label: string, uri?: string): HTMLElement {
 
 function rawDetails(label: string, json: string): HTMLElement {
   const details = element('details', 'raw');
-  details.append(element('summary', undefined, label), element('pre', 'json', json));
+  details.append(closedSummary(element('summary', undefined, label)), element('pre', 'json', json));
   return details;
+}
+
+function closedSummary(summary: HTMLElement): HTMLElement {
+  summary.setAttribute('aria-expanded', 'false');
+  return summary;
+}
+
+/** A fold's summary says whether it is open (`aria-expanded`), as the disclosure rows' heads do. */
+function syncExpanded(details: HTMLDetailsElement): void {
+  details.querySelector(':scope > summary')?.setAttribute('aria-expanded', String(details.open));
+}
+
+/** Keeps every <details> fold's `aria-expanded` in step with it, however it was opened or closed. */
+export function trackFolds(root: Node): void {
+  root.addEventListener('toggle', (event) => {
+    if (event.target instanceof HTMLDetailsElement) syncExpanded(event.target);
+  }, true);
 }
 
 /** Prebuilt pieces of rows, cloned (one call instead of a handful of element creations). */
@@ -432,6 +451,10 @@ function rowHead(button: boolean, icon: string, label: string): HTMLElement {
     if (button) {
       el.setAttribute('role', 'button');
       el.tabIndex = 0;
+    } else {
+      // A message's head ("You", "Agent") is a heading: screen readers jump message to message.
+      el.setAttribute('role', 'heading');
+      el.setAttribute('aria-level', '2');
     }
     el.append(codicon(icon), element('span', 'label'));
     return el;

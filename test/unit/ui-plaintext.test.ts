@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import MarkdownIt from 'markdown-it';
-import { MAX_BLOCK, MAX_LINE, markdownText, notificationText, plainBlock, plainLine, quickPickText } from '../../src/ui/plainText';
+import { MAX_BLOCK, MAX_LINE, markdownText, notificationText, plainBlock, plainLine, quickPickText, scriptJson } from '../../src/ui/plainText';
 import { hostileStrings } from '../hostile/corpus';
 
 const corpus = hostileStrings();
@@ -90,5 +90,15 @@ describe('plain text for VS Code surfaces, over the hostile-strings corpus', () 
 
   test('figures', () => {
     console.log(`hostile strings tried per surface (unit): ${JSON.stringify(tried)}; escapes: 0`);
+  });
+});
+
+describe('scriptJson: a translation bundle inside the webview\'s <script type="application/json">', () => {
+  test('no text of the corpus ends the script element or opens a comment, and every text parses back unchanged', () => {
+    for (const text of [...corpus.map((h) => h.text), '</script><script>alert(1)</script>', '<!--', '</SCRIPT >', 'a\u2028b\u2029c']) {
+      const json = scriptJson({ [text]: text });
+      assert.doesNotMatch(json, /<\/script|<!--|[<>\u2028\u2029]/i, JSON.stringify(text));
+      assert.deepEqual(JSON.parse(json), { [text]: text });
+    }
   });
 });

@@ -8,6 +8,7 @@ import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
 import { SectionNode } from './sectionNode';
 import { markdownText, plainLine } from '../plainText';
+import { presetText } from '../l10n';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class AgentNode extends TreeNode {
@@ -34,6 +35,7 @@ export class AgentNode extends TreeNode {
     item.tooltip = this.tooltip();
     item.iconPath = icon(agent.state);
     item.contextValue = `agent:${agent.state.kind}`;
+    item.accessibilityInformation = { label: vscode.l10n.t('{0}, agent, {1}', agent.name, plainLine(describe(agent))) };
     return item;
   }
 
@@ -44,39 +46,41 @@ export class AgentNode extends TreeNode {
     if (blocked !== undefined && (state.kind === 'idle' || state.kind === 'failed')) {
       return [
         new MessageNode(this, 'warning', blocked, { key: 'restricted' }),
-        new MessageNode(this, 'info', 'Manage Workspace Trust…', {
+        new MessageNode(this, 'info', vscode.l10n.t('Manage Workspace Trust…'), {
           key: 'manageTrust',
-          command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
+          command: { command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') },
         }),
-        new MessageNode(this, 'info', 'Start Agents Anyway (This Session)', {
+        new MessageNode(this, 'info', vscode.l10n.t('Start Agents Anyway (This Session)'), {
           key: 'startAnyway',
-          tooltip: 'Starts the configured agents in this untrusted folder until the window is closed.',
-          command: { command: 'acpSessions.startAgentsInRestrictedMode', title: 'Start Agents Anyway' },
+          tooltip: vscode.l10n.t('Starts the configured agents in this untrusted folder until the window is closed.'),
+          command: { command: 'acpSessions.startAgentsInRestrictedMode', title: vscode.l10n.t('Start Agents Anyway') },
         }),
       ];
     }
     switch (state.kind) {
       case 'idle':
         this.ctx.start(agent.name);
-        return [new MessageNode(this, 'loading', 'Starting the agent…')];
+        return [new MessageNode(this, 'loading', vscode.l10n.t('Starting the agent…'))];
       case 'starting':
-        return [new MessageNode(this, 'loading', 'Starting the agent…')];
+        return [new MessageNode(this, 'loading', vscode.l10n.t('Starting the agent…'))];
       case 'failed':
         return [
-          new MessageNode(this, 'error', `The agent is not running: ${state.reason}`, {
-            tooltip: `${state.reason}\n\nRetry or Refresh to start it again; the log (ACP Sessions: Show Log) has details.`,
+          new MessageNode(this, 'error', vscode.l10n.t('The agent is not running: {0}', state.reason), {
+            tooltip: vscode.l10n.t('{0}\n\nRetry or Refresh to start it again; the log (ACP Sessions: Show Log) has details.', state.reason),
           }),
-          new RetryNode(this, { agent: agent.name }, 'Restart Agent'),
+          new RetryNode(this, { agent: agent.name }, vscode.l10n.t('Restart Agent')),
         ];
       case 'unsupported':
-        return [new MessageNode(this, 'warning', `Not supported: ${state.reason}`)];
+        return [new MessageNode(this, 'warning', vscode.l10n.t('Not supported: {0}', state.reason))];
       case 'needsAuthentication': {
         const methods = state.authMethods.map((m) => m.name).join(', ');
         return [
           new MessageNode(
             this,
             'warning',
-            `Sign-in required${methods ? ` (${methods})` : ''}: ${presetFor(agent.config, agent.agentInfo?.name)?.login ?? "sign in with the agent's own tool, then retry."}`,
+            methods
+              ? vscode.l10n.t('Sign-in required ({0}): {1}', methods, presetText(presetFor(agent.config, agent.agentInfo?.name))?.login ?? vscode.l10n.t("sign in with the agent's own tool, then retry."))
+              : vscode.l10n.t('Sign-in required: {0}', presetText(presetFor(agent.config, agent.agentInfo?.name))?.login ?? vscode.l10n.t("sign in with the agent's own tool, then retry.")),
             { tooltip: state.reason },
           ),
           new RetryNode(this, { agent: agent.name }),
@@ -87,16 +91,16 @@ export class AgentNode extends TreeNode {
     }
     if (!agent.capabilities?.list) {
       return [
-        new MessageNode(this, 'info', 'This agent does not list its sessions.', {
-          tooltip: 'It does not advertise sessionCapabilities.list, so there is no history to show.',
+        new MessageNode(this, 'info', vscode.l10n.t('This agent does not list its sessions.'), {
+          tooltip: vscode.l10n.t('It does not advertise sessionCapabilities.list, so there is no history to show.'),
         }),
       ];
     }
     const scope = this.ctx.model.scope;
     if (scope.kind === 'folders' && scope.folders.length === 0) {
       return [
-        new MessageNode(this, 'info', 'No folder is open. Show the sessions of all folders?', {
-          command: { command: 'acpSessions.scopeAll', title: 'Show Sessions of All Folders' },
+        new MessageNode(this, 'info', vscode.l10n.t('No folder is open. Show the sessions of all folders?'), {
+          command: { command: 'acpSessions.scopeAll', title: vscode.l10n.t('Show Sessions of All Folders') },
         }),
       ];
     }
@@ -109,19 +113,19 @@ export class AgentNode extends TreeNode {
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${markdownText(agent.name)}**\n\n`);
     const line = (name: string, value: string) => md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
-    if (agent.agentInfo) line('Agent', `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}`);
-    line('State', stateText(agent.state));
+    if (agent.agentInfo) line(vscode.l10n.t('Agent'), `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}`);
+    line(vscode.l10n.t('State'), stateText(agent.state));
     if (agent.state.kind === 'failed' || agent.state.kind === 'unsupported' || agent.state.kind === 'needsAuthentication') {
-      line('Reason', agent.state.reason);
+      line(vscode.l10n.t('Reason'), agent.state.reason);
     }
-    if (agent.protocolVersion) line('Protocol', `ACP v${agent.protocolVersion}`);
+    if (agent.protocolVersion) line(vscode.l10n.t('Protocol'), `ACP v${agent.protocolVersion}`);
     const caps = agent.capabilities;
     if (caps) {
       const names = (['list', 'archive', 'delete', 'loadSession', 'resume', 'close'] as const).filter((c) => caps[c]);
-      line('Capabilities', names.length ? names.join(', ') : 'none');
-      if (caps.archiveMethod) line('Archive', describeArchiveMethod(caps.archiveMethod));
+      line(vscode.l10n.t('Capabilities'), names.length ? names.join(', ') : vscode.l10n.t('none'));
+      if (caps.archiveMethod) line(vscode.l10n.t('Archive'), describeArchiveMethod(caps.archiveMethod));
     }
-    line('Command', [agent.config.command, ...(agent.config.args ?? [])].join(' '));
+    line(vscode.l10n.t('Command'), [agent.config.command, ...(agent.config.args ?? [])].join(' '));
     return md;
   }
 }
@@ -129,17 +133,17 @@ export class AgentNode extends TreeNode {
 function stateText(state: AgentState): string {
   switch (state.kind) {
     case 'idle':
-      return 'not started';
+      return vscode.l10n.t('not started');
     case 'starting':
-      return 'starting…';
+      return vscode.l10n.t('starting…');
     case 'connected':
-      return 'connected';
+      return vscode.l10n.t('connected');
     case 'failed':
-      return 'failed';
+      return vscode.l10n.t('failed');
     case 'unsupported':
-      return 'not supported';
+      return vscode.l10n.t('not supported');
     case 'needsAuthentication':
-      return 'needs authentication';
+      return vscode.l10n.t('needs authentication');
   }
 }
 
@@ -148,11 +152,11 @@ function describe(agent: Agent): string {
   const info = agent.agentInfo ? `${agent.agentInfo.title ?? agent.agentInfo.name} ${agent.agentInfo.version}` : undefined;
   switch (state.kind) {
     case 'connected':
-      return info ? `${info} · connected` : 'connected';
+      return info ? vscode.l10n.t('{0} · connected', info) : vscode.l10n.t('connected');
     case 'failed':
-      return `failed: ${state.reason.split('\n')[0]}`;
+      return vscode.l10n.t('failed: {0}', state.reason.split('\n')[0]);
     case 'unsupported':
-      return `not supported: ${state.reason.split('\n')[0]}`;
+      return vscode.l10n.t('not supported: {0}', state.reason.split('\n')[0]);
     default:
       return stateText(state);
   }

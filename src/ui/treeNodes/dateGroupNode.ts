@@ -1,7 +1,8 @@
 // Today / Yesterday / This Week / Older, when sessions are grouped by date.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
-import { dateGroupLabels, type DateGroup } from '../../sessions/format';
+import { type DateGroup } from '../../sessions/format';
+import { dateGroupLabel } from '../l10n';
 import type { SessionList } from '../../sessions/sessionsModel';
 import { SessionNode } from './sessionNode';
 import { TreeNode, type TreeContext } from './treeNode';
@@ -22,7 +23,7 @@ export class DateGroupNode extends TreeNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem(dateGroupLabels[this.group], vscode.TreeItemCollapsibleState.Expanded);
+    const item = new vscode.TreeItem(dateGroupLabel(this.group), vscode.TreeItemCollapsibleState.Expanded);
     item.id = this.id;
     item.description = String(this.sessions.length);
     item.contextValue = 'dateGroup';

@@ -16,15 +16,15 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   switch (list.status) {
     case 'idle':
       ctx.load(list);
-      return [new MessageNode(parent, 'loading', 'Loading sessions…')];
+      return [new MessageNode(parent, 'loading', vscode.l10n.t('Loading sessions…'))];
     case 'loading':
-      return [new MessageNode(parent, 'loading', 'Loading sessions…')];
+      return [new MessageNode(parent, 'loading', vscode.l10n.t('Loading sessions…'))];
     case 'error': {
       const error = list.error;
       if (error instanceof CapabilityMissingError) return [new MessageNode(parent, 'info', error.message)];
       return [
-        new MessageNode(parent, 'error', `Could not list sessions: ${messageOf(error)}`, {
-          tooltip: `${messageOf(error)}\n\nRetry, or see the log (ACP Sessions: Show Log).`,
+        new MessageNode(parent, 'error', vscode.l10n.t('Could not list sessions: {0}', messageOf(error)), {
+          tooltip: vscode.l10n.t('{0}\n\nRetry, or see the log (ACP Sessions: Show Log).', messageOf(error)),
         }),
         new RetryNode(parent, { list }),
       ];
@@ -33,8 +33,11 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
       break;
   }
   if (list.sessions.length === 0 && !list.hasMore) {
-    const what = list.section === 'archived' ? 'No archived sessions' : 'No active sessions';
-    return [new MessageNode(parent, 'empty', list.cwd === undefined ? what : `${what} in this folder`)];
+    const archived = list.section === 'archived';
+    const what = list.cwd === undefined
+      ? (archived ? vscode.l10n.t('No archived sessions') : vscode.l10n.t('No active sessions'))
+      : (archived ? vscode.l10n.t('No archived sessions in this folder') : vscode.l10n.t('No active sessions in this folder'));
+    return [new MessageNode(parent, 'empty', what)];
   }
   // The Problems filter applies to what is loaded; Load more still fetches further pages.
   const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;

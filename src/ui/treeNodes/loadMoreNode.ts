@@ -19,13 +19,13 @@ export class LoadMoreNode extends TreeNode {
 
   getTreeItem(): vscode.TreeItem {
     const failed = this.list.error !== undefined && !this.list.loadingMore;
-    const label = this.list.loadingMore ? 'Loading more…' : failed ? 'Could not load more sessions. Try again' : 'Load more…';
+    const label = this.list.loadingMore ? vscode.l10n.t('Loading more…') : failed ? vscode.l10n.t('Could not load more sessions. Try again') : vscode.l10n.t('Load more…');
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
-    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : `Ask the agent for the next sessions (${this.list.sessions.length} shown).`;
+    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : vscode.l10n.t('Ask the agent for the next sessions ({0} shown).', this.list.sessions.length);
     item.contextValue = 'loadMore';
-    if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: 'Load More', arguments: [this] };
+    if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: vscode.l10n.t('Load More'), arguments: [this] };
     return item;
   }
 }

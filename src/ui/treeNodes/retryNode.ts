@@ -8,7 +8,7 @@ export class RetryNode extends TreeNode {
     parent: TreeNode,
     /** A list to load again, or the name of an agent to restart. */
     readonly target: { list: SessionList } | { agent: string },
-    private readonly label = 'Retry',
+    private readonly label = vscode.l10n.t('Retry'),
   ) {
     super(parent);
   }

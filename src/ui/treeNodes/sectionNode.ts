@@ -28,7 +28,7 @@ export class SectionNode extends TreeNode {
     const archived = this.section === 'archived';
     // Active starts open; Archived is history, opened (and listed) on demand.
     const item = new vscode.TreeItem(
-      archived ? 'Archived' : 'Active',
+      archived ? vscode.l10n.t('Archived') : vscode.l10n.t('Active'),
       archived ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
     );
     item.id = this.id;
@@ -39,9 +39,13 @@ export class SectionNode extends TreeNode {
       item.description = `${count}${lists.some((l) => l.hasMore) ? '+' : ''}`;
     }
     item.tooltip = archived
-      ? 'Sessions the agent keeps archived (session/list with archived: "only").'
-      : 'Sessions that are not archived.';
+      ? vscode.l10n.t('Sessions the agent keeps archived (session/list with archived: "only").')
+      : vscode.l10n.t('Sessions that are not archived.');
     item.contextValue = `section:${this.section}`;
+    const name = archived ? vscode.l10n.t('Archived') : vscode.l10n.t('Active');
+    item.accessibilityInformation = {
+      label: item.description === undefined ? vscode.l10n.t('{0} section', name) : vscode.l10n.t('{0} section, {1} sessions', name, String(item.description)),
+    };
     return item;
   }
 

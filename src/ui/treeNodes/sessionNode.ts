@@ -52,11 +52,14 @@ export class SessionNode extends TreeNode {
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
       : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
     item.contextValue = this.contextValue() + (problem ? ':problem' : '');
-    item.accessibilityInformation = {
-      label: `${label}, ${archived ? 'archived' : 'active'} session${live?.label ? `, ${live.label}` : ''}${age ? `, updated ${age} ago` : ''}${problem ? `, ${plainLine(problemText(problem))}` : ''}`,
-    };
+    // What a sighted user sees, in words: title, section, age, folder, live state, problem.
+    const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
+    const seen = archived
+      ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
+      : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
+    item.accessibilityInformation = { label: [seen, folder, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
-      item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
+      item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
     return item;
   }
@@ -83,12 +86,12 @@ export class SessionNode extends TreeNode {
     md.appendMarkdown(`**${markdownText(label)}**\n\n`);
     if (problem) md.appendMarkdown(`${markdownText(`⚠ ${problemText(problem)}`)}\n\n`);
     const rows: [string, string][] = [
-      ['Updated', ms === undefined ? 'unknown' : new Date(ms).toLocaleString()],
-      ['Folder', this.session.cwd],
-      ['Session ID', this.session.sessionId],
-      ['State', this.section === 'archived' ? 'Archived' : 'Active'],
+      [vscode.l10n.t('Updated'), ms === undefined ? vscode.l10n.t('unknown') : new Date(ms).toLocaleString()],
+      [vscode.l10n.t('Folder'), this.session.cwd],
+      [vscode.l10n.t('Session ID'), this.session.sessionId],
+      [vscode.l10n.t('State'), this.section === 'archived' ? vscode.l10n.t('Archived') : vscode.l10n.t('Active')],
       ...(session.state ? [[vscode.l10n.t('Live state'), vscode.l10n.t('{0} (reported by the agent)', liveState(session.state)!.name)] as [string, string]] : []),
-      ['Agent', this.agent],
+      [vscode.l10n.t('Agent'), this.agent],
     ];
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);

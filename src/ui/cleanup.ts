@@ -25,6 +25,8 @@ export interface CleanupRequest {
   agent?: string;
   action?: CleanupAction;
   rule: CleanupRule;
+  /** Shows the preview after all and hands it over (hostile-string tests read its rows). */
+  onPreview?(pick: vscode.QuickPick<vscode.QuickPickItem>): void;
 }
 
 export interface CleanupResult {
@@ -75,7 +77,7 @@ export async function cleanUpSessions(deps: SessionCommandsDeps, given?: unknown
     void deps.messages.show('info', vscode.l10n.t('No session matches these rules; nothing was changed.') + running);
     return stop('nothing matched');
   }
-  if (!request && !(await preview(selection, action, now, deps))) return stop('cancelled');
+  if ((!request || request.onPreview) && !(await preview(selection, action, now, deps, request?.onPreview))) return stop('cancelled');
   if (action === 'delete' && !(await confirmDelete(deps, selection.selected))) return stop('cancelled');
 
   const outcomes = await run(deps, selection.selected, action);
@@ -197,7 +199,13 @@ async function listCandidates(deps: SessionCommandsDeps, agents: readonly string
 }
 
 /** The exact list the run will act on; true when the user goes ahead (Enter), false on Escape. */
-function preview(selection: CleanupSelection, action: CleanupAction, now: number, deps: SessionCommandsDeps): Promise<boolean> {
+function preview(
+  selection: CleanupSelection,
+  action: CleanupAction,
+  now: number,
+  deps: SessionCommandsDeps,
+  shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void,
+): Promise<boolean> {
   const count = selection.selected.length;
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
   const verb = action === 'archive' ? vscode.l10n.t('Archive {0} sessions', count) : vscode.l10n.t('Delete {0} archived sessions', count);
@@ -235,6 +243,7 @@ function preview(selection: CleanupSelection, action: CleanupAction, now: number
       resolve(accepted);
     });
     pick.show();
+    shown?.(pick);
   });
 }
 

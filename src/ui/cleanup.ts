@@ -25,6 +25,8 @@ export interface CleanupRequest {
   agent?: string;
   action?: CleanupAction;
   rule: CleanupRule;
+  /** Shows the preview after all and hands it over (hostile-string tests read its rows). */
+  onPreview?(pick: vscode.QuickPick<vscode.QuickPickItem>): void;
 }
 
 export interface CleanupResult {
@@ -52,9 +54,11 @@ export async function cleanUpSessions(deps: SessionCommandsDeps, given?: unknown
     void deps.messages.show('info', vscode.l10n.t('No agent that lists its sessions is configured.'));
     return stop('no agent');
   }
-  const action = request ? (request.action ?? 'archive') : await pickAction(deps, agents);
+  // The agent step shows only when there is a choice.
+  const step = (n: number) => (deps.registry.agents.length > 1 ? `${TITLE()} (${n + 1}/3)` : `${TITLE()} (${n}/2)`);
+  const action = request ? (request.action ?? 'archive') : await pickAction(deps, agents, step(1));
   if (!action) return stop('cancelled');
-  const rule = request ? request.rule : await pickRule(action);
+  const rule = request ? request.rule : await pickRule(action, step(2));
   if (!rule) return stop('cancelled');
   if (action === 'archive' && !hasRule(rule)) return stop('no rule');
 
@@ -73,7 +77,7 @@ export async function cleanUpSessions(deps: SessionCommandsDeps, given?: unknown
     void deps.messages.show('info', vscode.l10n.t('No session matches these rules; nothing was changed.') + running);
     return stop('nothing matched');
   }
-  if (!request && !(await preview(selection, action, now, deps))) return stop('cancelled');
+  if ((!request || request.onPreview) && !(await preview(selection, action, now, deps, request?.onPreview))) return stop('cancelled');
   if (action === 'delete' && !(await confirmDelete(deps, selection.selected))) return stop('cancelled');
 
   const outcomes = await run(deps, selection.selected, action);
@@ -100,7 +104,7 @@ async function pickAgents(deps: SessionCommandsDeps, request: CleanupRequest | u
   return picked?.names;
 }
 
-async function pickAction(deps: SessionCommandsDeps, agents: readonly string[]): Promise<CleanupAction | undefined> {
+async function pickAction(deps: SessionCommandsDeps, agents: readonly string[], title: string): Promise<CleanupAction | undefined> {
   const canDelete = agents.some((a) => deps.registry.agent(a)?.capabilities?.delete !== false);
   const items: (vscode.QuickPickItem & { action: CleanupAction })[] = [
     {
@@ -116,13 +120,13 @@ async function pickAction(deps: SessionCommandsDeps, agents: readonly string[]):
       description: vscode.l10n.t('removes matching archived sessions for good, after a confirmation'),
     });
   }
-  const picked = await vscode.window.showQuickPick(items, { title: `${TITLE()} (2/3)`, placeHolder: vscode.l10n.t('What to do with the sessions the rules select') });
+  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('What to do with the sessions the rules select') });
   return picked?.action;
 }
 
 type RuleKey = 'olderThanDays' | 'missingFolder' | 'titlePattern' | 'problems';
 
-async function pickRule(action: CleanupAction): Promise<CleanupRule | undefined> {
+async function pickRule(action: CleanupAction, title: string): Promise<CleanupRule | undefined> {
   const items: (vscode.QuickPickItem & { key: RuleKey })[] = [
     { key: 'olderThanDays', label: `$(history) ${vscode.l10n.t('Older than… days')}`, description: vscode.l10n.t('last updated before a number of days ago') },
     { key: 'missingFolder', label: `$(folder) ${vscode.l10n.t('In folders that no longer exist')}` },
@@ -130,7 +134,7 @@ async function pickRule(action: CleanupAction): Promise<CleanupRule | undefined>
     { key: 'problems', label: `$(warning) ${vscode.l10n.t('Sessions with problems')}`, description: vscode.l10n.t('folder gone, or the last load failed') },
   ];
   const picked = await vscode.window.showQuickPick(items, {
-    title: `${TITLE()} (3/3)`,
+    title,
     canPickMany: true,
     placeHolder:
       action === 'delete'
@@ -195,7 +199,13 @@ async function listCandidates(deps: SessionCommandsDeps, agents: readonly string
 }
 
 /** The exact list the run will act on; true when the user goes ahead (Enter), false on Escape. */
-function preview(selection: CleanupSelection, action: CleanupAction, now: number, deps: SessionCommandsDeps): Promise<boolean> {
+function preview(
+  selection: CleanupSelection,
+  action: CleanupAction,
+  now: number,
+  deps: SessionCommandsDeps,
+  shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void,
+): Promise<boolean> {
   const count = selection.selected.length;
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
   const verb = action === 'archive' ? vscode.l10n.t('Archive {0} sessions', count) : vscode.l10n.t('Delete {0} archived sessions', count);
@@ -233,6 +243,7 @@ function preview(selection: CleanupSelection, action: CleanupAction, now: number
       resolve(accepted);
     });
     pick.show();
+    shown?.(pick);
   });
 }
 
@@ -240,11 +251,13 @@ function previewItem(agent: string, session: SessionInfo, now: number, deps: Ses
   const ms = updatedAtMs(session);
   const age = ms === undefined ? vscode.l10n.t('no date') : relativeTime(ms, now);
   const problem = deps.health.problemOf(agent, session);
+  // A missing folder is said in one icon beside the folder; a failed load needs its reason.
+  const missing = deps.health.folderExists(session.cwd) === false ? `$(warning) ${vscode.l10n.t('missing:')} ` : '';
   return {
     // Agent text: no `$(icon)` of it renders, one bounded line each.
     label: quickPickText(sessionLabel(session)),
-    description: quickPickText(`${age} · ${session.cwd}`),
-    detail: problem ? `$(warning) ${quickPickText(problemText(problem))}` : undefined,
+    description: `${quickPickText(age)} · ${missing}${quickPickText(session.cwd)}`,
+    detail: problem?.kind === 'loadFailed' ? `$(warning) ${quickPickText(problemText(problem))}` : undefined,
   };
 }
 

@@ -173,6 +173,23 @@ suite('Hostile strings on every VS Code surface', () => {
       pick.hide();
     }
 
+    // The clean-up preview (every session matches "*"; their folders are missing), then cancelled.
+    const cleanup = (await vscode.commands.executeCommand('acpSessions.cleanUp', {
+      agent,
+      rule: { titlePattern: '*' },
+      onPreview: (preview: vscode.QuickPick<vscode.QuickPickItem>) => {
+        assert.equal(preview.items.length, corpus.length + 1, 'the action row, then every session');
+        for (const item of preview.items.slice(1)) {
+          check('clean-up preview label', item.label, 'a clean-up preview row', quickPick);
+          // The one icon of ours (a missing folder) is allowed once, before the agent's text.
+          check('clean-up preview description', item.description?.replace(/^([^$]*)\$\(warning\) /, '$1'), 'a clean-up preview row', quickPick);
+          check('clean-up preview detail', item.detail, 'a clean-up preview row', quickPick);
+        }
+        preview.hide();
+      },
+    })) as { stopped?: string };
+    assert.equal(cleanup.stopped, 'cancelled');
+
     // Archived in parallel (each command shows its own notification naming its session).
     const recorder = api.sessions.messages;
     const before = recorder.shown.length;

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { seedStore } from '../agent/seed';
+import { seedMany, seedStore } from '../agent/seed';
 import { listStoredSessions } from '../agent/store';
 import { tempStore } from '../agent/fixtures';
 import { listAll, RawAgent } from '../agent/rawClient';
@@ -144,4 +144,21 @@ test('the seed command writes a store and says how many sessions it wrote', asyn
   const bad = spawnSync(process.execPath, [seedPath, '--store', store, '--folders', 'relative/path'], { encoding: 'utf8' });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /folder "relative\/path" is not absolute/);
+});
+
+test('seed --many: N sessions with distinct ids and titles, folders in turn (missing ones too), dates over the days, some archived, the same for the same seed', async (t) => {
+  const [a, b] = [await tempStore(t), await tempStore(t)];
+  const options = { count: 120, folders, missingFolders: ['/work/demo/gone'], days: 90, seed: 4, now };
+  const written = await seedMany({ store: a, ...options });
+  await seedMany({ store: b, ...options });
+  const stored = await listStoredSessions(a);
+  assert.deepEqual(byId(stored), byId(await listStoredSessions(b)));
+  assert.equal(stored.length, 120);
+  assert.equal(new Set(stored.map((s) => s.title)).size, 120);
+  for (const [i, s] of written.entries()) assert.equal(s.cwd, [...folders, '/work/demo/gone'][i % 3]);
+  const ages = stored.map((s) => now.getTime() - Date.parse(s.updatedAt));
+  assert.ok(ages.every((ms) => ms > 0 && ms <= 90 * DAY));
+  assert.ok(Math.max(...ages) > 60 * DAY && Math.min(...ages) < 30 * DAY, 'spread over the days');
+  const archived = stored.filter((s) => s.archived).length;
+  assert.ok(archived > 5 && archived < 60, `${archived} archived`);
 });

@@ -1,0 +1,175 @@
+// Clean Up Sessions… in a real browser driving a real VS Code, against the reference agent
+// serving a store of 500 sessions over many dates and folders (some folders missing): the
+// keyboard steps, a preview that lists exactly what the rule selects in the store, the archive
+// run, one Undo for all of it, and a delete run of archived sessions only, after the modal.
+// The preview's screenshot is test-results/screenshots/cleanup-preview.png.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { seedMany } from '../agent/seed';
+import { readSession, type StoredSession } from '../agent/store';
+import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+
+const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
+const COUNT = 500;
+const DAY = 86_400_000;
+
+let work: string;
+let store: string;
+let ids: string[];
+let wb: Workbench;
+let page: Page;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'acp-ui-cleanup-'));
+  const project = join(work, 'project');
+  const library = join(work, 'library');
+  mkdirSync(project);
+  mkdirSync(library);
+  store = join(work, 'store');
+  // Two folders that exist and two that are gone: a quarter of the sessions each.
+  const sessions = await seedMany({ store, count: COUNT, folders: [project, library], missingFolders: [join(work, 'gone-spike'), join(work, 'gone-tmp')], days: 180, seed: 13 });
+  ids = sessions.map((s) => s.sessionId);
+  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  wb = await startWorkbench({ agents, folders: [project], settings: { 'acpSessions.scope': 'all' } });
+  page = wb.page;
+  const pane = await wb.openSessionsView();
+  await pane.locator('.monaco-list-row', { hasText: 'Bulk session' }).first().waitFor({ timeout: HANG_GUARD_MS });
+});
+
+after(async () => {
+  await wb?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
+
+/** The store as the agent serves it now, read from disk. */
+async function storeNow(): Promise<StoredSession[]> {
+  return Promise.all(ids.map(async (id) => (await readSession(store, id))!));
+}
+
+const widget = () => page.locator('.quick-input-widget');
+const pickRow = (text: string | RegExp) => widget().locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+
+/** Waits for a quick pick row, then makes it the active one by keyboard and presses Enter. */
+async function chooseByKeyboard(text: string): Promise<void> {
+  await pickRow(text).waitFor({ timeout: HANG_GUARD_MS });
+  await until(`"${text}" is the active row`, async () => {
+    if (((await widget().locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(text)) return true;
+    await page.keyboard.press('ArrowDown');
+    return false;
+  });
+  await page.keyboard.press('Enter');
+}
+
+/** Checks rules in the multi-select step (a click on a checkbox toggles it), then accepts with OK. */
+async function checkRules(rules: string[]): Promise<void> {
+  for (const rule of rules) {
+    const row = pickRow(rule);
+    await row.waitFor({ timeout: HANG_GUARD_MS });
+    const checkbox = row.locator('input[type=checkbox], .monaco-custom-toggle').first();
+    await checkbox.click();
+    await until(`"${rule}" is checked`, async () => (await row.getAttribute('aria-checked')) === 'true' || (await checkbox.isChecked().catch(() => false)));
+  }
+  // Enter on a checked row would toggle it again: OK accepts, as a person clicks it.
+  await widget().locator('.monaco-button', { hasText: /^OK$/ }).click();
+}
+
+async function answerInput(prompt: string, value: string): Promise<void> {
+  await until(`the input box asks "${prompt}"`, async () => (await widget().innerText().catch(() => '')).includes(prompt));
+  await widget().locator('input').first().fill(value);
+  await page.keyboard.press('Enter');
+}
+
+/** Every session row of the preview: paged through with the keyboard (the list is virtualised). */
+async function previewIds(): Promise<string[]> {
+  const seen = new Set<string>();
+  let still = 0;
+  while (still < 3) {
+    const before = seen.size;
+    for (const text of await widget().locator('.quick-input-list .monaco-list-row').allInnerTexts()) {
+      const match = /Bulk session (\d+)/.exec(text);
+      if (match) seen.add(`bulk_${match[1]}`);
+    }
+    still = seen.size === before ? still + 1 : 0;
+    await page.keyboard.press('PageDown');
+  }
+  return [...seen].sort();
+}
+
+async function previewTitle(pattern: RegExp): Promise<string> {
+  const title = widget().locator('.quick-input-title');
+  await until(`the preview's title matches ${pattern}`, async () => pattern.test(await title.innerText().catch(() => '')));
+  return title.innerText();
+}
+
+/** The notification saying `text`, from the notification center (whether or not a toast shows). */
+async function notification(text: string): Promise<Locator> {
+  await wb.runCommand('Notifications: Show Notifications');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text });
+  await item.waitFor({ timeout: HANG_GUARD_MS });
+  return item;
+}
+
+const older = (s: StoredSession, days: number) => Date.now() - Date.parse(s.updatedAt) > days * DAY;
+
+test('an archive run previews exactly the sessions the rule selects among 500, archives them, and one Undo brings them all back', async () => {
+  const before = await storeNow();
+  const expected = before.filter((s) => !s.archived && !s.deleted && older(s, 30) && !existsSync(s.cwd)).map((s) => s.sessionId).sort();
+  assert.ok(expected.length > 50, `a long preview (${expected.length})`);
+
+  await wb.runCommand('ACP Sessions: Clean Up Sessions…');
+  await chooseByKeyboard('Archive');
+  await checkRules(['Older than', 'In folders that no longer exist']);
+  await answerInput('Sessions last updated more than this many days ago', '30');
+
+  const title = await previewTitle(/Archive \d+ sessions/);
+  assert.match(title, new RegExp(`Archive ${expected.length} sessions`));
+  await wb.screenshot('cleanup-preview');
+  assert.deepEqual(await previewIds(), expected, 'the preview lists exactly the selected sessions');
+
+  await page.keyboard.press('Enter');
+  await until(`the store has the ${expected.length} sessions archived`, async () => {
+    const now = await storeNow();
+    return expected.every((id) => now.find((s) => s.sessionId === id)!.archived);
+  });
+  const archived = await storeNow();
+  for (const s of before) assert.equal(archived.find((a) => a.sessionId === s.sessionId)!.archived, s.archived || expected.includes(s.sessionId), s.sessionId);
+
+  const summary = await notification(`Archived ${expected.length} sessions.`);
+  await summary.locator('.monaco-button', { hasText: 'Undo' }).click();
+  await until('Undo restored every session', async () => {
+    const now = await storeNow();
+    return before.every((s) => now.find((n) => n.sessionId === s.sessionId)!.archived === s.archived);
+  });
+  await notification(`Restored ${expected.length} of ${expected.length} sessions.`);
+  await page.keyboard.press('Escape');
+});
+
+test('a delete run previews archived sessions only and deletes exactly those after the modal', async () => {
+  const before = await storeNow();
+  const expected = before.filter((s) => s.archived && !s.deleted && older(s, 60)).map((s) => s.sessionId).sort();
+  assert.ok(expected.length > 10, `some archived sessions are old enough (${expected.length})`);
+
+  await wb.runCommand('ACP Sessions: Clean Up Sessions…');
+  await chooseByKeyboard('Delete archived sessions');
+  await checkRules(['Older than']);
+  await answerInput('Sessions last updated more than this many days ago', '60');
+  await previewTitle(new RegExp(`Delete ${expected.length} archived sessions`));
+  assert.deepEqual(await previewIds(), expected);
+  await page.keyboard.press('Enter');
+
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: HANG_GUARD_MS });
+  await until('the modal asks about exactly those', async () => (await dialog.innerText()).includes(`Delete ${expected.length} archived sessions?`));
+  assert.equal((await storeNow()).filter((s) => s.deleted).length, 0, 'nothing deleted before the answer');
+  await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+  await until(`the store has the ${expected.length} sessions deleted`, async () => (await storeNow()).filter((s) => s.deleted).length === expected.length);
+  const after = await storeNow();
+  assert.deepEqual(after.filter((s) => s.deleted).map((s) => s.sessionId).sort(), expected, 'only the archived, old ones');
+  await notification(`Deleted ${expected.length} sessions.`);
+});

@@ -16,6 +16,8 @@ export interface CodexSessionSpec {
   startedAt: string;
   updatedAt?: string;
   turns: [string, string][];
+  compactedAfter?: number;
+  summary?: string;
 }
 export function writeCodexSession(home: string, spec: CodexSessionSpec): string;
 export function writeClaudeDemoStore(home: string, cwd: string, now?: number): string[];

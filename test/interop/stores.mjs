@@ -82,9 +82,11 @@ export function writeCodexAuth(home) {
 /**
  * Writes one Codex rollout (a `session_meta` line, then per turn the model's items and the
  * UI events). Codex titles a thread by its first user message and dates it by the file's
- * mtime, set to `updatedAt`. Returns the file's path.
+ * mtime, set to `updatedAt`. `compactedAfter` (a turn count) puts a compaction there as codex
+ * records one: a `compacted` item carrying `summary`, then a `context_compacted` event (the
+ * line codex-acp 2.6.0 replays as a compaction). Returns the file's path.
  */
-export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns }) {
+export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns, compactedAfter, summary }) {
   const [date] = startedAt.split('T');
   const [year, month, day] = date.split('-');
   const dir = join(home, '.codex', 'sessions', year, month, day);
@@ -97,7 +99,11 @@ export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, 
     timestamp: startedAt, type: 'session_meta',
     payload: { id: sessionId, timestamp: startedAt, cwd, originator: 'codex_cli_rs', cli_version: '0.166.0', instructions: null, source: 'cli', model_provider: 'openai' },
   }];
-  for (const [question, answer] of turns) {
+  for (const [index, [question, answer]] of turns.entries()) {
+    if (index === compactedAfter) {
+      lines.push({ timestamp: at(), type: 'compacted', payload: { message: summary } });
+      lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'context_compacted' } });
+    }
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] } });
     lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'user_message', message: question, images: [] } });
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: answer }] } });

@@ -21,7 +21,7 @@ const DEFAULT_LAYERS = ['unit', 'integration', 'integration-oldest', 'ui'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
 
-// `--update-screenshots`: after a passing ui layer, copy the screenshots the README shows to
+// `--update-screenshots`: after a passing ui (or interop) layer, copy the screenshots the README shows to
 // media/screenshots/ (they stay out of the VSIX).
 const updateScreenshots = process.argv.includes('--update-screenshots');
 const requested = process.argv.slice(2).filter((a) => a !== '--update-screenshots');
@@ -216,8 +216,9 @@ for (const layer of layers) {
   results.push({ layer, ...result });
 }
 
-const ui = results.find((r) => r.layer === 'ui');
-if (updateScreenshots && ui && ui.failed === 0 && ui.passed > 0) {
+// The interop layer takes the real agents' screenshots (test/interop/claudeUi.test.ts).
+const shooting = results.filter((r) => r.layer === 'ui' || r.layer === 'interop');
+if (updateScreenshots && shooting.length > 0 && shooting.every((r) => r.failed === 0 && r.passed > 0)) {
   const from = join(ROOT, 'test-results', 'screenshots');
   const to = join(ROOT, 'media', 'screenshots');
   mkdirSync(to, { recursive: true });

@@ -37,12 +37,19 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   },
   {
     id: 'gemini',
+    // Probed offline (test/interop/gemini.test.ts), gemini-cli 0.61.0: advertises loadSession only (no
+    // list, archive, delete, title, resume); session/load needs a login (-32000), and with one it answers
+    // after the first replayed update and streams the rest after the response.
     entry: { name: 'Gemini CLI', command: 'gemini', args: ['--acp'] },
     description: 'Gemini CLI in ACP mode (it cannot list its sessions yet)',
     install: 'npm install -g @google/gemini-cli',
     login: 'Run `gemini` in a terminal and log in, or set GEMINI_API_KEY in the entry\'s "env".',
     agentInfoNames: ['gemini-cli'],
   },
+  // Probed offline (test/interop/qwen.test.ts), qwen-code 0.24.4 on Node 24: advertises list, loadSession
+  // and resume only (no archive, delete, title, close; no answer to JetBrains AIR's _meta); lists one
+  // folder per request (its own cwd without one); session/load needs a login (-32000) and replays every
+  // message, never its chat_compression checkpoint.
   {
     id: 'qwen',
     entry: { name: 'Qwen Code', command: 'qwen', args: ['--acp'] },

@@ -1,4 +1,4 @@
-export type InteropAgentName = 'claude' | 'codex' | 'gemini';
+export type InteropAgentName = 'claude' | 'codex' | 'gemini' | 'qwen';
 export interface InstalledAgent {
   pkg: string;
   version: string;

@@ -25,6 +25,8 @@ export const AGENTS = {
   claude: { pkg: '@agentclientprotocol/claude-agent-acp', bin: 'dist/index.js', args: [] },
   codex: { pkg: '@agentclientprotocol/codex-acp', bin: 'dist/index.js', args: [] },
   gemini: { pkg: '@google/gemini-cli', bin: 'bundle/gemini.js', args: ['--acp'] },
+  // Needs Node 22 or later: the tests start it with the test host's Node 24 (ensureNode24).
+  qwen: { pkg: '@qwen-code/qwen-code', bin: 'cli-entry.js', args: ['--acp'] },
 };
 
 /** test/interop/agents/, found above the first of `starts` that lies inside the repository. */
@@ -120,6 +122,7 @@ export function agentEntry(agent, { name, home, node = process.execPath, keepCre
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,
+      QWEN_HOME: join(home, '.qwen'),
       // claude-agent-acp refuses to run as root outside a sandbox (CI runs as root); this HOME is one.
       IS_SANDBOX: '1',
       // Offline: Claude Code's CLI would otherwise try to send telemetry (and write it to HOME on exit).

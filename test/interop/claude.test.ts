@@ -88,6 +88,14 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     );
   });
 
+  test('list entries report each session\'s live state through the extension (_meta.jetbrains.air.state: "idle" when stored, not running)', async () => {
+    // What the tree can show without a request that has side effects (issue 12, live state).
+    const { sessions } = await client.listSessions({ cwd: project });
+    const air = (s: (typeof sessions)[number]) => ((s._meta as { jetbrains?: { air?: Record<string, unknown> } } | undefined)?.jetbrains?.air ?? {});
+    assert.deepEqual(sessions.map((s) => [s.sessionId, air(s).state]), sessions.map((s) => [s.sessionId, 'idle']));
+    assert.ok(sessions.every((s) => typeof air(s).lastPromptAt === 'string'), JSON.stringify(sessions.map((s) => s._meta)));
+  });
+
   test('lists every folder\'s sessions without a cwd filter', async () => {
     const { sessions } = await client.listSessions({});
     const elsewhere = sessions.find((s) => s.sessionId === ids.elsewhere);

@@ -16,6 +16,7 @@ const ids = {
   readme: '0196a1b2-0000-7000-8000-000000000001',
   tests: '0196a1b2-0000-7000-8000-000000000002',
   doomed: '0196a1b2-0000-7000-8000-000000000003',
+  compacted: '0196a1b2-0000-7000-8000-000000000004',
 };
 
 describe(`codex-acp ${installed.agents.codex.version}`, () => {
@@ -37,6 +38,12 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
     doomedFile = writeCodexSession(home, {
       sessionId: ids.doomed, cwd: project, startedAt: '2025-04-01T09:30:00.000Z', updatedAt: '2025-04-01T09:31:00.000Z',
       turns: [['Try a thing', 'Tried it.']],
+    });
+    writeCodexSession(home, {
+      sessionId: ids.compacted, cwd: project, startedAt: '2025-03-01T08:00:00.000Z', updatedAt: '2025-03-01T08:30:00.000Z',
+      turns: [['Port the CLI to ESM', 'Ported; `require` calls are gone.'], ['Now the tests', 'The tests import ESM too.']],
+      compactedAfter: 1,
+      summary: 'The CLI is ported to ESM; the tests are next.',
     });
     client = await startClient(agentConfig('codex', home), log);
   });
@@ -66,6 +73,7 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
         [ids.tests, project, 'Write tests for the parser', '2025-05-03T09:45:00.000Z'],
         [ids.readme, project, 'Add a README', '2025-05-01T10:05:00.000Z'],
         [ids.doomed, project, 'Try a thing', '2025-04-01T09:31:00.000Z'],
+        [ids.compacted, project, 'Port the CLI to ESM', '2025-03-01T08:30:00.000Z'],
       ],
     );
   });
@@ -75,9 +83,9 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
       (await client.listSessions({ cwd: project, archived })).sessions.map((s) => `${s.sessionId}:${s.archived}`);
     await client.archiveSession(ids.readme);
     await client.archiveSession(ids.readme); // idempotent
-    assert.deepEqual(await listed('exclude'), [`${ids.tests}:false`, `${ids.doomed}:false`]);
+    assert.deepEqual(await listed('exclude'), [`${ids.tests}:false`, `${ids.doomed}:false`, `${ids.compacted}:false`]);
     assert.deepEqual(await listed('only'), [`${ids.readme}:true`]);
-    assert.deepEqual((await listed('include')).sort(), [`${ids.tests}:false`, `${ids.readme}:true`, `${ids.doomed}:false`].sort());
+    assert.deepEqual((await listed('include')).sort(), [`${ids.tests}:false`, `${ids.readme}:true`, `${ids.doomed}:false`, `${ids.compacted}:false`].sort());
     await client.unarchiveSession(ids.readme);
     assert.deepEqual(await listed('only'), []);
     // codex 2.6.0 dates an unarchived session now (its rollout file is touched): it moves to the top.
@@ -121,6 +129,21 @@ describe(`codex-acp ${installed.agents.codex.version}`, () => {
     assert.ok(messages.every((m) => typeof m.messageId === 'string'));
     // session_info_update with only `_meta`, and available_commands_update, are session state.
     assert.deepEqual(timeline.entities.filter((e) => e.kind === 'unknown'), []);
+  });
+
+  test('a compacted rollout replays as a completed compaction row in its place, without a summary (codex sends none), and the whole history stays', async () => {
+    const timeline = new Timeline();
+    await client.loadSession(ids.compacted, project, (update) => timeline.apply(update));
+    const rows = timeline.entities
+      .filter((e) => e.kind === 'user_message' || e.kind === 'agent_message' || e.kind === 'compaction')
+      .map((e) => (e.kind === 'compaction' ? ['compaction', e.status, partsText(e.summary)] : [e.kind, partsText((e as MessageEntity).parts)]));
+    assert.deepEqual(rows, [
+      ['user_message', 'Port the CLI to ESM'],
+      ['agent_message', 'Ported; `require` calls are gone.'],
+      ['compaction', 'completed', ''],
+      ['user_message', 'Now the tests'],
+      ['agent_message', 'The tests import ESM too.'],
+    ]);
   });
 
   test('delete removes the session for good (for a client offering AIR\'s session index: thread/delete, not a move to archived_sessions)', async () => {

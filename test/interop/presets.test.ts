@@ -7,7 +7,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { findExecutable } from '../../src/acp/command';
 import { AGENT_PRESETS, presetFor, splitArgs, uniqueAgentName } from '../../src/sessions/agentPresets';
-import { agentConfig, stopAgent, installed, startClient, tempHome } from './support';
+import { agentConfig, installed, node24, startClient, stopAgent, tempHome } from './support';
 
 const bin = join(installed.dir, 'node_modules', '.bin');
 // As after `npm install -g`: the agents' bins and a Node on the PATH.
@@ -17,12 +17,14 @@ describe('Add Agent presets with the agents installed', () => {
   const { home, cleanup } = tempHome();
   after(cleanup);
 
-  for (const id of ['claude', 'codex', 'gemini'] as const) {
+  for (const id of ['claude', 'codex', 'gemini', 'qwen'] as const) {
     test(`the ${id} entry starts ${installed.agents[id].pkg} from the PATH and is recognised by its agentInfo`, async () => {
       const preset = AGENT_PRESETS.find((p) => p.id === id)!;
       assert.equal(findExecutable(preset.entry.command, { PATH }), join(bin, preset.entry.command));
       const { env } = agentConfig(id, home);
-      const client = await startClient({ ...preset.entry, cwd: home, env: { ...env, PATH } });
+      // qwen's bin runs `env node`, and it needs Node 22 or later: a user's PATH then has one first.
+      const path = id === 'qwen' ? [dirname(node24), PATH].join(delimiter) : PATH;
+      const client = await startClient({ ...preset.entry, cwd: home, env: { ...env, PATH: path } });
       try {
         assert.equal(presetFor(preset.entry, client.agentInfo?.name), preset);
         assert.ok(client.agentInfo && preset.agentInfoNames.includes(client.agentInfo.name), `agentInfo ${JSON.stringify(client.agentInfo)}`);

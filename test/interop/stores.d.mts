@@ -16,6 +16,30 @@ export interface CodexSessionSpec {
   startedAt: string;
   updatedAt?: string;
   turns: [string, string][];
+  compactedAfter?: number;
+  summary?: string;
 }
 export function writeCodexSession(home: string, spec: CodexSessionSpec): string;
 export function writeClaudeDemoStore(home: string, cwd: string, now?: number): string[];
+export function qwenChatsDir(home: string, cwd: string): string;
+export interface QwenSessionSpec {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  updatedAt: string;
+  turns: [string, string][];
+  compressedAfter?: number;
+  summary?: string;
+}
+export function writeQwenSession(home: string, spec: QwenSessionSpec): string;
+export const QWEN_OFFLINE_LOGIN: Record<string, string>;
+export interface GeminiSessionSpec {
+  sessionId: string;
+  cwd: string;
+  startedAt: string;
+  updatedAt?: string;
+  /** [question, answer, optional [thought subject, thought description]] */
+  turns: ([string, string] | [string, string, [string, string]])[];
+}
+export function writeGeminiSession(home: string, spec: GeminiSessionSpec): string;
+export function writeGeminiOfflineLogin(home: string): Record<string, string>;

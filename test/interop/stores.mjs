@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Fabricates the on-disk session stores of real agents in a (temporary) HOME, in the formats
-// the agents read: Claude Code's ~/.claude/projects/<cwd>/<uuid>.jsonl and Codex's
-// ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl. Used by the interop tests and by the demo
+// the agents read: Claude Code's ~/.claude/projects/<cwd>/<uuid>.jsonl, Codex's
+// ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, Qwen Code's ~/.qwen/projects/<cwd>/chats/<uuid>.jsonl
+// and Gemini CLI's ~/.gemini/tmp/<slug>/chats/session-*.jsonl. Used by the interop tests and by the demo
 // (`node test/interop/stores.mjs --home DIR --cwd DIR` writes a small realistic set).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -81,9 +82,11 @@ export function writeCodexAuth(home) {
 /**
  * Writes one Codex rollout (a `session_meta` line, then per turn the model's items and the
  * UI events). Codex titles a thread by its first user message and dates it by the file's
- * mtime, set to `updatedAt`. Returns the file's path.
+ * mtime, set to `updatedAt`. `compactedAfter` (a turn count) puts a compaction there as codex
+ * records one: a `compacted` item carrying `summary`, then a `context_compacted` event (the
+ * line codex-acp 2.6.0 replays as a compaction). Returns the file's path.
  */
-export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns }) {
+export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns, compactedAfter, summary }) {
   const [date] = startedAt.split('T');
   const [year, month, day] = date.split('-');
   const dir = join(home, '.codex', 'sessions', year, month, day);
@@ -96,7 +99,11 @@ export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, 
     timestamp: startedAt, type: 'session_meta',
     payload: { id: sessionId, timestamp: startedAt, cwd, originator: 'codex_cli_rs', cli_version: '0.166.0', instructions: null, source: 'cli', model_provider: 'openai' },
   }];
-  for (const [question, answer] of turns) {
+  for (const [index, [question, answer]] of turns.entries()) {
+    if (index === compactedAfter) {
+      lines.push({ timestamp: at(), type: 'compacted', payload: { message: summary } });
+      lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'context_compacted' } });
+    }
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] } });
     lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'user_message', message: question, images: [] } });
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: answer }] } });
@@ -106,6 +113,102 @@ export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, 
   const end = new Date(updatedAt ?? clock);
   utimesSync(file, end, end);
   return file;
+}
+
+/**
+ * Qwen Code keeps a folder per working directory (every non-alphanumeric becomes '-', as Claude's),
+ * with the transcripts in `chats/` (read from qwen-code 0.24.4's SessionService and Storage).
+ */
+export function qwenChatsDir(home, cwd) {
+  return join(home, '.qwen', 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+}
+
+/**
+ * Writes one Qwen Code transcript: a chain of records (`uuid` / `parentUuid`), the first of which
+ * names the session and its `cwd` (qwen lists a file only when that `cwd` is the folder asked for).
+ * Messages are Gemini-style contents (`{ role, parts: [{ text }] }`, the answer's role `model`).
+ * `compressedAfter` (a turn count) puts a `chat_compression` checkpoint there carrying `summary`,
+ * as qwen persists one; `title` a `custom_title` record (what /rename writes). qwen lists a session
+ * by its first prompt (or that title) and dates it by the file's mtime, set to `updatedAt`.
+ */
+export function writeQwenSession(home, { sessionId, cwd, title, updatedAt, turns, compressedAfter, summary }) {
+  const dir = qwenChatsDir(home, cwd);
+  mkdirSync(dir, { recursive: true });
+  const end = Date.parse(updatedAt);
+  let clock = end - (turns.length * 2 + 2) * 60_000;
+  let parent = null;
+  const records = [];
+  const push = (type, fields) => {
+    const uuid = randomUUID();
+    records.push({ uuid, parentUuid: parent, sessionId, timestamp: new Date((clock += 60_000)).toISOString(), type, cwd, version: '0.24.4', gitBranch: 'main', ...fields });
+    parent = uuid;
+  };
+  turns.forEach(([question, answer], index) => {
+    if (index === compressedAfter) {
+      push('system', {
+        subtype: 'chat_compression',
+        systemPayload: {
+          info: { originalTokenCount: 48_000, newTokenCount: 1_200, compressionStatus: 1 },
+          compressedHistory: [{ role: 'user', parts: [{ text: summary }] }, { role: 'model', parts: [{ text: 'Got it. Thanks for the additional context!' }] }],
+        },
+      });
+    }
+    push('user', { message: { role: 'user', parts: [{ text: question }] } });
+    push('assistant', { model: 'qwen3-coder-plus', message: { role: 'model', parts: [{ text: answer }] } });
+  });
+  if (title) push('system', { subtype: 'custom_title', systemPayload: { customTitle: title, titleSource: 'manual' } });
+  const file = join(dir, `${sessionId}.jsonl`);
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  utimesSync(file, new Date(end), new Date(end));
+  return file;
+}
+
+/**
+ * What lets qwen load a session offline: an OpenAI-compatible provider picked from the environment
+ * (key, model and base URL all set), the URL a closed local port, so nothing can reach a model
+ * provider. qwen answers session/load with -32000 "authentication required" without one.
+ */
+export const QWEN_OFFLINE_LOGIN = { OPENAI_API_KEY: 'sk-offline-interop-test', OPENAI_MODEL: 'qwen3-coder-plus', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
+
+/**
+ * Writes one Gemini CLI session (JSONL: a metadata line, then one line per message; `type`
+ * `user` or `gemini`) under ~/.gemini/tmp/<slug>/chats/, and the `.project_root` marker through
+ * which gemini's project registry finds that folder for `cwd` (read from gemini-cli 0.61.0's
+ * ProjectRegistry and SessionSelector). Returns the file's path.
+ */
+export function writeGeminiSession(home, { sessionId, cwd, startedAt, updatedAt, turns }) {
+  const slug = 'interop-' + createHash('sha256').update(cwd).digest('hex').slice(0, 8);
+  const base = join(home, '.gemini', 'tmp', slug);
+  mkdirSync(join(base, 'chats'), { recursive: true });
+  writeFileSync(join(base, '.project_root'), cwd);
+  let clock = Date.parse(startedAt);
+  const at = () => new Date((clock += 1000)).toISOString();
+  const lines = [{ sessionId, projectHash: createHash('sha256').update(cwd).digest('hex'), startTime: startedAt, lastUpdated: updatedAt ?? startedAt, kind: 'main' }];
+  turns.forEach(([question, answer, thought], index) => {
+    lines.push({ id: `u${index}`, timestamp: at(), type: 'user', content: [{ text: question }] });
+    lines.push({
+      id: `g${index}`, timestamp: at(), type: 'gemini', content: [{ text: answer }], model: 'gemini-2.5-pro',
+      ...(thought ? { thoughts: [{ subject: thought[0], description: thought[1], timestamp: at() }] } : {}),
+    });
+  });
+  const file = join(base, 'chats', `session-${startedAt.slice(0, 16).replace(/:/g, '-')}-${sessionId.slice(0, 8)}.jsonl`);
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
+}
+
+/**
+ * What lets gemini load a session offline: the API-key login chosen in its user settings (it
+ * answers session/load with -32000 "authentication required" without one), a made-up key, the
+ * API's base URL a closed local port, and no usage statistics, so nothing leaves the machine.
+ * Returns the environment to start it with.
+ */
+export function writeGeminiOfflineLogin(home) {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+  }));
+  return { GEMINI_API_KEY: 'offline-interop-test', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' };
 }
 
 /** A small, realistic Claude store for the demo: a few sessions in `cwd`, one of them compacted. */

@@ -1,11 +1,19 @@
 // What the interop tests share: the installed real agents, a temporary HOME per test, and our
 // client started against an agent with a log that remembers what was written to it.
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AcpClient } from '../../src/acp/client';
 import type { AgentConfig, Logger } from '../../src/acp/types';
+import { repoRoot } from '../ui/harness';
 import { agentEntry, ensureAgents, makeAgentHome, type InteropAgentName } from './agents.mjs';
 
 export const installed = ensureAgents();
+
+// The test host's Node 24 (test/host/setup.mjs, loaded from the repository: it finds its lockfiles
+// beside it): Qwen Code 0.24.4 needs Node 22 or later, and the machine's own node may be older.
+const host = (await import(pathToFileURL(join(repoRoot(), 'test', 'host', 'setup.mjs')).href)) as { ensureNode24(): string };
+export const node24 = host.ensureNode24();
 
 export interface LogLine {
   level: 'trace' | 'debug' | 'info' | 'warn' | 'error';
@@ -34,7 +42,7 @@ export function tempHome(): { home: string; project: string; cleanup(): void } {
 }
 
 /** The `acpSessions.agents` entry for an installed agent, with its store in `home` and no credentials. */
-export function agentConfig(name: InteropAgentName, home: string, node = process.execPath, extraEnv: Record<string, string> = {}): AgentConfig {
+export function agentConfig(name: InteropAgentName, home: string, node = name === 'qwen' ? node24 : process.execPath, extraEnv: Record<string, string> = {}): AgentConfig {
   return agentEntry(installed.agents[name], { name, home, node, env: extraEnv });
 }
 

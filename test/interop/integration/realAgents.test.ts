@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../../src/extension';
 import { agentEntry, ensureAgents, makeAgentHome, type InteropAgentName } from '../agents.mjs';
-import { claudeProjectDir, writeClaudeSession, writeCodexAuth, writeCodexSession } from '../stores.mjs';
+import { QWEN_OFFLINE_LOGIN, claudeProjectDir, writeClaudeSession, writeCodexAuth, writeCodexSession, writeQwenSession } from '../stores.mjs';
 
 interface Row {
   node: unknown;
@@ -27,8 +27,8 @@ function tempHome(): { home: string; project: string } {
 }
 
 /** The entry a user would write, started by the extension host's own Node (24), as a user's PATH `node` would be. */
-function entry(name: InteropAgentName, label: string, home: string) {
-  return agentEntry(installed.agents[name], { name: label, home });
+function entry(name: InteropAgentName, label: string, home: string, env: Record<string, string> = {}) {
+  return agentEntry(installed.agents[name], { name: label, home, env });
 }
 
 async function configure(agents: unknown[]): Promise<void> {
@@ -258,6 +258,22 @@ suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.vers
     assert.equal(api.agents.agents.find((a) => a.name === 'Codex')?.capabilities?.archiveMethod, 'jetbrains-air');
     await archiveRoundTrip('Write tests for the parser', []);
   });
+
+  test('rename from the tree (session/set_title) shows the new title at once, codex stores it, and Undo restores it', async () => {
+    const messages = api.sessions.messages;
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Write tests for the parser'));
+    assert.match(row.contextValue, /:renamable/);
+    const seen = messages.shown.length;
+    await vscode.commands.executeCommand('acpSessions.rename', row.node, undefined, 'Parser tests');
+    assert.deepEqual(sessionRows(rows()).map((r) => r.label), ['Parser tests'], 'the tree shows it without a re-list');
+    const stored = async () => (await api.agents.connectedClient('Codex')!.listSessions({})).sessions.find((s) => s.sessionId === id)?.title;
+    assert.equal(await stored(), 'Parser tests');
+    const shown = messages.shown[seen];
+    assert.deepEqual([shown?.text, shown?.actions], ['Renamed "Write tests for the parser" to "Parser tests".', ['Undo']]);
+    messages.choose(shown!, 'Undo');
+    assert.deepEqual(await waitForTree((all) => (sessionRows(all).some((r) => r.label === 'Write tests for the parser') ? sessionRows(all).map((r) => r.label) : undefined)), ['Write tests for the parser']);
+    assert.equal(await stored(), 'Write tests for the parser');
+  });
 });
 
 suite(`Real agents in the Sessions view: codex-acp ${installed.agents.codex.version} without a login`, () => {
@@ -291,5 +307,48 @@ suite(`Real agents in the Sessions view: gemini-cli ${installed.agents.gemini.ve
     });
     assert.ok(labels.some((l) => /does not list its sessions/i.test(l)), labels.join(' | '));
     assert.ok(!labels.some((l) => /error|failed/i.test(l)), labels.join(' | '));
+  });
+});
+
+suite(`Real agents in the Sessions view: qwen-code ${installed.agents.qwen.version} --acp`, () => {
+  const ids = { health: '1a2b3c4d-0000-4000-8000-0000000000d1', cache: '1a2b3c4d-0000-4000-8000-0000000000d2' };
+
+  suiteSetup(async () => {
+    const { home } = tempHome();
+    // The default scope, the open workspace folder: qwen lists one folder per request (its cwd without one).
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    writeQwenSession(home, {
+      sessionId: ids.health, cwd: folder, updatedAt: new Date(Date.now() - 3_600_000).toISOString(),
+      turns: [['Add a health check endpoint', 'Added GET /healthz.'], ['Now a readiness check', 'Added GET /readyz.']],
+      compressedAfter: 1, summary: 'GET /healthz is done.',
+    });
+    writeQwenSession(home, {
+      sessionId: ids.cache, cwd: folder, updatedAt: new Date(Date.now() - 86_400_000).toISOString(), title: 'Cold cache after deploys',
+      turns: [['Why is the cache cold after a deploy?', 'The deploy clears it.']],
+    });
+    await vscode.workspace.getConfiguration('acpSessions').update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('acpSessions').update('agents', [entry('qwen', 'Qwen Code', home, QWEN_OFFLINE_LOGIN)], vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await vscode.workspace.getConfiguration('acpSessions').update('scope', 'all', vscode.ConfigurationTarget.Global);
+  });
+
+  test('the tree lists qwen\'s sessions of the workspace folder by title, with no archive, delete or rename offered', async () => {
+    const titles = await waitForTree((all) => (sessionRows(all).length === 2 ? sessionRows(all).map((r) => r.label) : undefined));
+    assert.deepEqual(titles, ['Add a health check endpoint', 'Cold cache after deploys']);
+    const agent = api.agents.agents.find((a) => a.name === 'Qwen Code');
+    assert.equal(agent?.agentInfo?.name, 'qwen-code');
+    for (const row of sessionRows(rows())) assert.doesNotMatch(row.contextValue, /:(archivable|deletable|renamable)/, row.contextValue);
+    assert.deepEqual(sectionTitles(rows()).archived, []);
+  });
+
+  test('its transcript opens from the tree with every message (the compression checkpoint is not replayed)', async () => {
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Add a health check endpoint'));
+    await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+    const state = await api.transcripts.whenLoaded('Qwen Code', ids.health);
+    assert.equal(state.problem, undefined);
+    assert.deepEqual(state.kinds, { user_message: 2, agent_message: 2 });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -1,0 +1,88 @@
+// The Sessions view in a real browser driving a real VS Code, against the real claude-agent-acp on
+// a Claude Code store fabricated in a temporary HOME: archive through a row's inline action (the
+// JetBrains AIR extension underneath), both sections on screen. Saves the README's screenshot,
+// test-results/screenshots/claude-sessions-both-sections.png (`npm run test:interop`, since it
+// needs the interop agents installed).
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Locator } from 'playwright-core';
+import { startWorkbench, type Workbench } from '../ui/harness';
+import { agentEntry } from './agents.mjs';
+import { writeClaudeSession } from './stores.mjs';
+import { hoursAgo, installed, node24, tempHome } from './support';
+
+const { home, project, cleanup } = tempHome();
+let wb: Workbench;
+let pane: Locator;
+
+const SESSIONS: { title: string; hours: number; turns: [string, string][] }[] = [
+  { title: 'Split the parser into a lexer and a parser', hours: 1, turns: [['Split the parser.', 'The lexer is done; the parser reads tokens now.']] },
+  { title: 'Fix the login bug after a password reset', hours: 3, turns: [['The login fails after a reset.', 'The reset now clears the old session.']] },
+  { title: 'Add cursor pagination to GET /users', hours: 26, turns: [['Add pagination.', 'Added `cursor` and `limit`.']] },
+  { title: 'Why is the build slow?', hours: 50, turns: [['The build takes 4 minutes.', 'Type checking runs twice; drop one.']] },
+  { title: 'Spike: a WebAssembly tokenizer', hours: 120, turns: [['Try a wasm tokenizer.', 'It is 2x faster but adds 400 KB.']] },
+];
+
+before(async () => {
+  SESSIONS.forEach((s, i) => writeClaudeSession(home, {
+    sessionId: `0a1b2c3d-0000-4000-8000-0000000000e${i}`, cwd: project, title: s.title, updatedAt: hoursAgo(s.hours), turns: s.turns,
+  }));
+  const agents = [agentEntry(installed.agents.claude, { name: 'Claude', home, node: node24 })];
+  wb = await startWorkbench({ agents, folders: [project] });
+  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
+  mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
+  writeFileSync(join(wb.dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'acpSessions.agents': agents }, null, 2));
+  pane = await wb.openSessionsView();
+});
+
+after(async () => {
+  await wb?.close();
+  cleanup();
+});
+
+function row(label: string): Locator {
+  return pane.locator('.monaco-list-row', { hasText: label });
+}
+
+/** Which section a session row is in: the nearest section header above it. */
+async function sectionOf(title: string): Promise<string | undefined> {
+  const all = await pane.locator('.monaco-list-row .label-name').allInnerTexts();
+  const index = all.indexOf(title);
+  if (index < 0) return undefined;
+  return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
+}
+
+/** Archives a session through its row's inline action and waits until it shows under Archived. */
+async function archive(title: string): Promise<void> {
+  const target = row(title).first();
+  await target.hover();
+  await target.locator('.action-label[aria-label="Archive"]').click();
+  const header = row('Archived').first();
+  await wb.until('an Archived section shows', async () => (await header.count()) > 0);
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  await wb.until(`"${title}" is under Archived`, async () => (await sectionOf(title)) === 'Archived');
+}
+
+test('claude\'s sessions show under Active; archiving two through the inline action shows both sections', async () => {
+  await wb.until('claude\'s sessions are listed', async () => (await row(SESSIONS[0].title).count()) > 0);
+  assert.equal(await sectionOf(SESSIONS[0].title), 'Active');
+  await archive('Spike: a WebAssembly tokenizer');
+  await archive('Why is the build slow?');
+  assert.equal(await sectionOf('Split the parser into a lexer and a parser'), 'Active');
+  assert.equal(await sectionOf('Add cursor pagination to GET /users'), 'Active');
+  // A wider sidebar, so the titles and dates show whole: drag the sash at its right edge.
+  const sidebar = await wb.page.locator('.part.sidebar').boundingBox();
+  if (sidebar) {
+    const x = sidebar.x + sidebar.width + 1;
+    const y = sidebar.y + sidebar.height / 2;
+    await wb.page.mouse.move(x, y);
+    await wb.page.mouse.down();
+    await wb.page.mouse.move(x + 200, y, { steps: 5 });
+    await wb.page.mouse.up();
+  }
+  // Out of the row being hovered, so the screenshot shows the tree at rest.
+  await wb.page.mouse.move(0, 0);
+  await wb.screenshot('claude-sessions-both-sections');
+});

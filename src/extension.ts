@@ -57,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
       if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(`the agent answered "${outcome.status}"`);
     },
+    learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
   });
   context.subscriptions.push(transcripts);
 

@@ -9,12 +9,15 @@ import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings
 import { AgentNode } from './treeNodes/agentNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
+import { LearnedFacts } from '../sessions/lineage';
 
 export const sessionsViewId = 'acpSessions.sessions';
 
 export interface SessionsViewOptions {
   folders(): readonly { path: string; name: string }[];
   groupByDate: boolean;
+  showSubagents: boolean;
+  learned: LearnedFacts;
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
@@ -35,6 +38,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
    */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
+  private showSubagents: boolean;
 
   constructor(
     readonly registry: AgentRegistry,
@@ -42,7 +46,10 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     private readonly options: SessionsViewOptions,
   ) {
     this.groupByDate = options.groupByDate;
+    this.showSubagents = options.showSubagents;
     this.ctx = {
+      learned: options.learned,
+      showSubagents: () => this.showSubagents,
       registry,
       model,
       folders: () => options.folders(),
@@ -65,6 +72,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       registry.onDidChangeState(() => this.refresh()),
       registry.onDidChangeAgents(() => this.refresh()),
       model.onDidChange(() => this.refresh()),
+      options.learned.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement(() => this.refresh()),
       this.treeView.onDidCollapseElement(() => this.refresh()),
@@ -166,6 +174,11 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     });
   }
 
+  setShowSubagents(show: boolean): void {
+    this.showSubagents = show;
+    this.refresh();
+  }
+
   setGroupByDate(groupByDate: boolean): void {
     this.groupByDate = groupByDate;
     this.refresh();
@@ -240,6 +253,8 @@ export interface SessionsApi {
   readonly model: SessionsModel;
   /** The tree's data provider: `getChildren()` walks exactly what the view shows. */
   readonly view: SessionsView;
+  /** Lineage and last figures that opened transcripts told the tree. */
+  readonly learned: LearnedFacts;
   /** Notifications and confirmations the view showed, readable and answerable. */
   readonly messages: MessageRecorder;
 }
@@ -278,7 +293,13 @@ export function activateSessions(
   // starts there until the user trusts the folder or says "start anyway" for this session.
   if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason);
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
-  const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true });
+  const learned = new LearnedFacts();
+  const view = new SessionsView(agents, model, {
+    folders,
+    groupByDate: config().get<boolean>('groupByDate') === true,
+    showSubagents: config().get<boolean>('showSubagents') !== false,
+    learned,
+  });
   const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
@@ -295,6 +316,7 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
       if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
+      if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
       if (e.affectsConfiguration('acpSessions.pageSize')) model.pageSize = Math.max(1, config().get<number>('pageSize') ?? 50);
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
@@ -302,8 +324,9 @@ export function activateSessions(
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
+    learned,
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, messages: messages.recorder } };
+  return { agents, sessions: { model, view, learned, messages: messages.recorder } };
 }

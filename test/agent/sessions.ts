@@ -36,7 +36,7 @@ export interface ListedSession {
   updatedAt: string;
   archived?: boolean;
   additionalDirectories?: string[];
-  _meta?: { jetbrains: { air: { archived: boolean } } };
+  _meta?: { jetbrains?: { air: { archived: boolean } }; parentSessionId?: string };
 }
 
 interface CursorPayload {
@@ -130,6 +130,8 @@ function toListedSession(s: StoredSession, archiveSupported: boolean, air: boole
   const info: ListedSession = { sessionId: s.sessionId, cwd: s.cwd, ...(s.title !== undefined ? { title: s.title } : {}), updatedAt: s.updatedAt };
   if (archiveSupported) info.archived = s.archived;
   if (air) info._meta = { jetbrains: { air: { archived: s.archived } } };
+  // Lineage in the entry: no schema field carries it, so a vendor `_meta` key does.
+  if (s.parentSessionId !== undefined) info._meta = { ...info._meta, parentSessionId: s.parentSessionId };
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
   return info;
 }

@@ -13,6 +13,7 @@ export class DateGroupNode extends TreeNode {
     readonly list: SessionList,
     readonly group: DateGroup,
     readonly sessions: readonly SessionInfo[],
+    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
   }
@@ -30,6 +31,6 @@ export class DateGroupNode extends TreeNode {
   }
 
   override getChildren(): TreeNode[] {
-    return this.sessions.map((s) => new SessionNode(this.ctx, this, this.list, s));
+    return this.sessions.map((s) => new SessionNode(this.ctx, this, this.list, s, this.subagents));
   }
 }

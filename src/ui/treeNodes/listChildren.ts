@@ -4,6 +4,7 @@ import { messageOf } from '../../sessions/agentRegistry';
 import { dateGroup, dateGroupOrder, updatedAtMs, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
 import type { SessionInfo } from '../../acp/types';
+import { nestSubagents } from '../../sessions/lineage';
 import { DateGroupNode } from './dateGroupNode';
 import { LoadMoreNode } from './loadMoreNode';
 import { MessageNode } from './messageNode';
@@ -35,9 +36,11 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     const what = list.section === 'archived' ? 'No archived sessions' : 'No active sessions';
     return [new MessageNode(parent, 'empty', list.cwd === undefined ? what : `${what} in this folder`)];
   }
+  // Subagents go under their parent, which alone is dated and counted.
+  const nested = nestSubagents(list.sessions, (s) => ctx.learned.parentOf(list.agent, s), ctx.showSubagents());
   const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list.sessions, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
-    : list.sessions.map((s) => new SessionNode(ctx, parent, list, s));
+    ? groups(nested.roots, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
+    : nested.roots.map((s) => new SessionNode(ctx, parent, list, s, nested.children));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }

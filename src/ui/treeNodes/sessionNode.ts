@@ -14,8 +14,19 @@ export class SessionNode extends TreeNode {
     parent: TreeNode,
     readonly list: SessionList,
     readonly session: SessionInfo,
+    /** The list's subagent sessions by parent id: this session's children, and theirs. */
+    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
+  }
+
+  /** Whether this session is a subagent nested under another session's node. */
+  get isSubagent(): boolean {
+    return this.parent instanceof SessionNode;
+  }
+
+  override getChildren(): TreeNode[] {
+    return (this.subagents.get(this.session.sessionId) ?? []).map((s) => new SessionNode(this.ctx, this, this.list, s, this.subagents));
   }
 
   get agent(): string {
@@ -34,7 +45,9 @@ export class SessionNode extends TreeNode {
   getTreeItem(): vscode.TreeItem {
     const session = this.session;
     const label = plainLine(sessionLabel(session));
-    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const children = this.subagents.get(session.sessionId)?.length ?? 0;
+    // Collapsed: a parent's subagents are there on demand, not in the way.
+    const item = new vscode.TreeItem(label, children ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const ms = updatedAtMs(session);
     const age = ms === undefined ? undefined : relativeTime(ms, this.ctx.now());
@@ -43,10 +56,10 @@ export class SessionNode extends TreeNode {
     item.description = [age, folder].filter(Boolean).join(' · ');
     item.tooltip = this.tooltip(label, ms);
     const archived = this.section === 'archived';
-    item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
+    item.iconPath = new vscode.ThemeIcon(archived ? 'archive' : this.isSubagent ? 'robot' : 'comment-discussion');
     item.contextValue = this.contextValue();
     item.accessibilityInformation = {
-      label: `${label}, ${archived ? 'archived' : 'active'} session${age ? `, updated ${age} ago` : ''}`,
+      label: `${label}, ${archived ? 'archived' : 'active'} session${this.isSubagent ? vscode.l10n.t(', subagent') : ''}${children ? vscode.l10n.t(', {0} subagents', children) : ''}${age ? `, updated ${age} ago` : ''}`,
     };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: 'Open Transcript', arguments: [this] };
@@ -80,6 +93,13 @@ export class SessionNode extends TreeNode {
       ['State', this.section === 'archived' ? 'Archived' : 'Active'],
       ['Agent', this.agent],
     ];
+    if (this.isSubagent) rows.push([vscode.l10n.t('Subagent of'), (this.parent as SessionNode).session.sessionId]);
+    // Only figures the agent sent in a transcript opened in this window: never estimated.
+    const usage = this.ctx.learned.usage(this.agent, this.session.sessionId);
+    if (usage) {
+      const cost = usage.cost ? ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}` : '';
+      rows.push([vscode.l10n.t('Context'), vscode.l10n.t('{0} / {1} tokens{2}', usage.used.toLocaleString(), usage.size.toLocaleString(), cost)]);
+    }
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     }

@@ -2,6 +2,7 @@
 // the models hold; fetching and caching live in src/sessions.
 import * as vscode from 'vscode';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
+import type { LearnedFacts } from '../../sessions/lineage';
 import type { SessionList, SessionsModel } from '../../sessions/sessionsModel';
 
 /** What every node may need, passed down from the view. */
@@ -11,6 +12,10 @@ export interface TreeContext {
   /** The open workspace folders (local paths), in order. */
   folders(): readonly { path: string; name: string }[];
   groupByDate(): boolean;
+  /** `acpSessions.showSubagents`: subagent sessions nested under their parent, or left out. */
+  showSubagents(): boolean;
+  /** Lineage and the last figures of opened transcripts. */
+  readonly learned: LearnedFacts;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

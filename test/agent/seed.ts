@@ -465,6 +465,14 @@ function hostileSession(t: Transcript, cwd: string): void {
   t.raw({ sessionUpdate: 'compaction_update', compactionId: id, status: 'in_progress' });
   t.summaryChunks(id, 'Summary with <script>alert(22)</script> and ![pixel](https://tracker.example.com/summary.png) and [link](javascript:alert(23))');
   t.raw({ sessionUpdate: 'compaction_update', compactionId: id, status: '<img src=x onerror=alert(24)>', error: '<script>alert(25)</script>' });
+  t.raw({
+    sessionUpdate: 'subagent_update',
+    sessionId: '"><img src=x onerror=alert(26)>',
+    title: '<script>alert(27)</script> subagent',
+    description: '[x](javascript:alert(28)) ![pixel](https://tracker.example.com/subagent.png)',
+    state: { state: '<b onmouseover=alert(29)>' },
+  });
+  t.raw({ sessionUpdate: 'usage_update', used: 120_000, size: 200_000, cost: { amount: 1, currency: '<img src=x onerror=alert(30)>' } });
 }
 
 function compactionShowcase(t: Transcript, cwd: string, rand: () => number): void {

@@ -71,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       void (error === undefined
         ? sessions.health.recordLoadSuccess(agentName, sessionId)
         : sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error))),
+    learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
   });
   context.subscriptions.push(transcripts);
 

@@ -427,9 +427,16 @@ export class AcpClient {
         : {
             protocolVersion: 1,
             clientInfo,
-            // We read history: no file system or terminal for the agent; compaction rows are shown.
+            // We read history: no file system or terminal for the agent; compaction rows are shown;
+            // `subagents` lets a replay announce children (`subagent_update`), shown as rows.
             // `_meta` offers the JetBrains AIR session index, how today's agents archive (archive.ts).
-            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { compaction: {} }, _meta: JETBRAINS_AIR_CLIENT_META },
+            clientCapabilities: {
+              fs: { readTextFile: false, writeTextFile: false },
+              terminal: false,
+              session: { compaction: {} },
+              subagents: {},
+              _meta: JETBRAINS_AIR_CLIENT_META,
+            },
           };
     const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;

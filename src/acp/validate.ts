@@ -79,7 +79,32 @@ export function checkSessionInfo(value: unknown, problems: Problems): SessionInf
   // `state` is the client's own field (sessionState.ts); the schema gives the agent none to set.
   delete session.state;
   checkOptionalFields(session, problems);
+  const meta = session._meta;
+  if (isRecord(meta) && meta[PARENT_SESSION_META] !== undefined && meta[PARENT_SESSION_META] !== null && !isSessionId(meta[PARENT_SESSION_META])) {
+    problems.add(`_meta.${PARENT_SESSION_META} of type ${typeName(meta[PARENT_SESSION_META])}`);
+    const cleaned = { ...meta };
+    delete cleaned[PARENT_SESSION_META];
+    session._meta = cleaned;
+  }
   return session as unknown as SessionInfo;
+}
+
+/**
+ * The list entry key that names a subagent session's parent. No schema field carries lineage in
+ * `session/list` yet, and neither claude-agent-acp nor codex-acp lists subagent sessions at all
+ * (only forks, as `_meta.jetbrains.air.forkedFrom`); the reference agent uses this key.
+ */
+export const PARENT_SESSION_META = 'parentSessionId';
+
+function isSessionId(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+/** The parent a listed session names in its `_meta`, when it is a subagent session. */
+export function subagentParentOf(session: SessionInfo): string | undefined {
+  const meta: unknown = session._meta;
+  const parent = isRecord(meta) ? meta[PARENT_SESSION_META] : undefined;
+  return isSessionId(parent) && parent !== session.sessionId ? parent : undefined;
 }
 
 /** `nextCursor`: a string, or absent (anything else ends the list, reported). */
@@ -95,9 +120,31 @@ export function checkCursor(value: unknown, problems: Problems): string | undefi
  * and `archived` of the wrong type are dropped (= unchanged). Other kinds pass unchanged.
  */
 export function checkSessionUpdate(update: SessionUpdate, problems: Problems): SessionUpdate {
+  if (update.sessionUpdate === 'subagent_update') return checkSubagentUpdate(update, problems);
   if (update.sessionUpdate !== 'session_info_update') return update;
   const copy = { ...(update as unknown as Record<string, unknown>) };
   checkOptionalFields(copy, problems);
+  return copy as unknown as SessionUpdate;
+}
+
+/**
+ * `subagent_update` (unstable schema): `title`, `description` and `cwd` of the wrong type, and a
+ * `state` that is not an object with a string `state`, are dropped (= unchanged). A missing
+ * `sessionId` passes on: the transcript shows the update as one it could not apply.
+ */
+function checkSubagentUpdate(update: SessionUpdate, problems: Problems): SessionUpdate {
+  const copy = { ...(update as unknown as Record<string, unknown>) };
+  for (const field of ['title', 'description', 'cwd'] as const) {
+    const value = copy[field];
+    if (value === undefined || value === null || typeof value === 'string') continue;
+    problems.add(`subagent_update ${field} of type ${typeName(value)}`);
+    delete copy[field];
+  }
+  const state = copy.state;
+  if (state !== undefined && state !== null && !(isRecord(state) && typeof state.state === 'string')) {
+    problems.add('subagent_update state without a string state');
+    delete copy.state;
+  }
   return copy as unknown as SessionUpdate;
 }
 

@@ -61,6 +61,11 @@ function entityToMarkdown(entity: Entity): string[] {
       if (entity.summary.length) lines.push(quote(partsMarkdown(entity.summary)));
       return lines;
     }
+    case 'subagent': {
+      const lines = [`### Subagent: ${inline(entity.title ?? entity.sessionId)}${entity.state ? ` (${inline(entity.state)})` : ''}`, '', `Session ${code(entity.sessionId)}`];
+      if (entity.description) lines.push('', inline(entity.description));
+      return lines;
+    }
     case 'unknown':
       return [`### Update ${code(entity.sessionUpdate)}`, '', ...(entity.problem ? [inline(entity.problem), ''] : []), fence(entity.json, 'json')];
   }

@@ -85,7 +85,25 @@ export interface UnknownEntity {
   json: string;
 }
 
-export type Entity = MessageEntity | ToolCallEntity | PlanEntity | CompactionEntity | UnknownEntity;
+/**
+ * A child session the parent announced with `subagent_update` (unstable subagents schema): one
+ * row per child `sessionId`, placed where it was first announced; later updates patch it
+ * (omitted = unchanged, null = cleared).
+ */
+export interface SubagentEntity {
+  kind: 'subagent';
+  key: string;
+  /** The child's session id, as the agent sent it (untrusted text). */
+  sessionId: string;
+  title?: string;
+  description?: string;
+  /** `state.state` verbatim (`running`, `idle`, `requires_action`, `unknown`, or another). */
+  state?: string;
+  /** Where the agent placed the child; unset means the parent's. */
+  cwd?: string;
+}
+
+export type Entity = MessageEntity | ToolCallEntity | PlanEntity | CompactionEntity | SubagentEntity | UnknownEntity;
 export type EntityKind = Entity['kind'];
 
 export interface Notice {
@@ -100,12 +118,21 @@ export interface Usage {
   cost?: { amount: number; currency: string };
 }
 
+/** One `usage_update` where it came: `at` counts the entities created before it (see Timeline). */
+export interface UsagePoint {
+  at: number;
+  used: number;
+  size: number;
+}
+
 /** Session facts that are state, not conversation: kept beside the timeline. */
 export interface SessionState {
   title?: string;
   updatedAt?: string;
   archived?: boolean;
   usage?: Usage;
+  /** Every well-formed `usage_update`, in receive order: what the agent said, nothing estimated. */
+  usageHistory: UsagePoint[];
   notices: Notice[];
   currentModeId?: string;
   availableCommands?: string[];

@@ -1,6 +1,7 @@
 // The typed messages between the transcript panel (host) and its webview, declared once and
 // imported by both sides. Everything here is structured-clone safe.
 import type { Entity, Notice, Usage } from './model';
+import type { UsageSeries } from './usage';
 
 /** One change to the webview's list of rows. New keys are always added at the end. */
 export type Patch =
@@ -25,6 +26,8 @@ export interface TranscriptHeader {
   /** Live updates are being applied after the replay. */
   live: boolean;
   usage?: Usage;
+  /** Every figure of the agent's along the transcript, with the compactions (header sparkline). */
+  usageSeries?: UsageSeries;
   notices: Notice[];
   currentModeId?: string;
   problem?: TranscriptProblem;
@@ -45,6 +48,16 @@ export interface TranscriptProblem {
 
 export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown' | 'rename';
 
+/**
+ * Open the child session a subagent row shows, in its own tab. It names the row's key, never the
+ * session id: the host takes the id from its own timeline, so the webview cannot name any other.
+ */
+export type OpenSubagentAction = `openSubagent:${string}`;
+
+export function openSubagentAction(key: string): OpenSubagentAction {
+  return `openSubagent:${key}`;
+}
+
 export type HostToWebview =
   /** Everything: sent after each `ready` (first load, tab shown again, window reload). */
   | { type: 'snapshot'; header: TranscriptHeader; entities: Entity[] }
@@ -56,7 +69,7 @@ export type WebviewToHost =
   | { type: 'ready' }
   /** The user clicked a link; the host checks the scheme again before opening it. */
   | { type: 'openLink'; href: string }
-  | { type: 'action'; action: HostAction }
+  | { type: 'action'; action: HostAction | OpenSubagentAction }
   /** The reader opened a compaction row (the walkthrough's last step). */
   | { type: 'compactionRead' };
 

@@ -12,6 +12,7 @@ import {
   type PlanEntity,
   type PlanEntry,
   type SessionState,
+  type SubagentEntity,
   type ToolCallContentItem,
   type ToolCallEntity,
   type ToolCallLocation,
@@ -48,7 +49,7 @@ const MESSAGE_KINDS: Record<string, MessageRole> = {
 export class Timeline {
   /** In timeline order: each entity stays where it was first seen. */
   readonly entities: Entity[] = [];
-  readonly state: SessionState = { notices: [] };
+  readonly state: SessionState = { notices: [], usageHistory: [] };
   /** How many updates were applied (state and malformed ones included). */
   updateCount = 0;
 
@@ -57,6 +58,7 @@ export class Timeline {
   private readonly toolCalls = new Map<string, ToolCallEntity>();
   private readonly messages = new Map<string, MessageEntity>();
   private readonly plans = new Map<string, PlanEntity>();
+  private readonly subagents = new Map<string, SubagentEntity>();
   /** The `plan` of the current turn: replaced in place until the next user message. */
   private turnPlan: PlanEntity | undefined;
   private nextKey = 0;
@@ -69,6 +71,21 @@ export class Timeline {
 
   compaction(compactionId: string): CompactionEntity | undefined {
     return this.compactions.get(compactionId);
+  }
+
+  /** The compactions in the order they were first seen. */
+  compactionsInOrder(): IterableIterator<CompactionEntity> {
+    return this.compactions.values();
+  }
+
+  /** The child a `subagent_update` announced, by its session id. */
+  subagent(sessionId: string): SubagentEntity | undefined {
+    return this.subagents.get(sessionId);
+  }
+
+  /** How many entities were ever created: positions along the transcript (keys are `e<n>`). */
+  get created(): number {
+    return this.nextKey;
   }
 
   /** Applies one `session/update` payload. Never throws: bad input becomes a visible entity. */
@@ -96,6 +113,8 @@ export class Timeline {
         return this.applyPlanUpdate(update);
       case 'plan_removed':
         return this.applyPlanRemoved(update);
+      case 'subagent_update':
+        return this.applySubagentUpdate(update);
     }
     if (STATE_KINDS.has(kind)) return this.applyState(kind, update);
     this.addUnknown(kind, update);
@@ -288,16 +307,42 @@ export class Timeline {
     this.listener?.removed(plan.key);
   }
 
+  // --- subagents (unstable schema) --------------------------------------------------------
+
+  private applySubagentUpdate(update: Json): void {
+    const { sessionId } = update;
+    if (typeof sessionId !== 'string' || !sessionId) {
+      return this.addUnknown('subagent_update', update, '`sessionId` must be a non-empty string');
+    }
+    const existing = this.subagents.get(sessionId);
+    const subagent: SubagentEntity = existing ?? { kind: 'subagent', key: this.key(), sessionId };
+    // Patch fields: omitted leaves the value, null clears it, a value replaces it.
+    for (const field of ['title', 'description', 'cwd'] as const) {
+      if (!(field in update)) continue;
+      const value = update[field];
+      if (typeof value === 'string') subagent[field] = value;
+      else delete subagent[field];
+    }
+    if ('state' in update) {
+      if (isObject(update.state) && typeof update.state.state === 'string') subagent.state = update.state.state;
+      else delete subagent.state;
+    }
+    if (existing) return this.listener?.changed(subagent);
+    this.subagents.set(sessionId, subagent);
+    this.add(subagent);
+  }
+
   // --- session state ---------------------------------------------------------------------
 
   private applyState(kind: string, update: Json): void {
     const state = this.state;
     switch (kind) {
       case 'usage_update':
-        if (typeof update.used !== 'number' || typeof update.size !== 'number') {
-          return this.addUnknown(kind, update, '`used` and `size` must be numbers');
+        if (!isCount(update.used) || !isCount(update.size)) {
+          return this.addUnknown(kind, update, '`used` and `size` must be non-negative numbers');
         }
         state.usage = { used: update.used, size: update.size };
+        state.usageHistory.push({ at: this.nextKey, used: update.used, size: update.size });
         if (isObject(update.cost) && typeof update.cost.amount === 'number' && typeof update.cost.currency === 'string') {
           state.usage.cost = { amount: update.cost.amount, currency: update.cost.currency };
         }
@@ -440,6 +485,15 @@ function joinText(parts: Part[]): Part[] {
 
 function stringField(object: Json, name: string): string | undefined {
   return typeof object[name] === 'string' ? (object[name] as string) : undefined;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/** An entity's position along the transcript: the `n` of its key `e<n>` (see Timeline.key). */
+export function keyPosition(key: string): number {
+  return Number(key.slice(1));
 }
 
 function isObject(value: unknown): value is Json {

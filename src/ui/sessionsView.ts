@@ -12,6 +12,7 @@ import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import { walkthrough } from './walkthrough';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
+import { LearnedFacts } from '../sessions/lineage';
 
 export const sessionsViewId = 'acpSessions.sessions';
 
@@ -19,6 +20,8 @@ export interface SessionsViewOptions {
   folders(): readonly { path: string; name: string }[];
   groupByDate: boolean;
   health: SessionHealth;
+  showSubagents: boolean;
+  learned: LearnedFacts;
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
@@ -40,6 +43,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
   private problemsOnly = false;
+  private showSubagents: boolean;
 
   constructor(
     readonly registry: AgentRegistry,
@@ -47,7 +51,10 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     private readonly options: SessionsViewOptions,
   ) {
     this.groupByDate = options.groupByDate;
+    this.showSubagents = options.showSubagents;
     this.ctx = {
+      learned: options.learned,
+      showSubagents: () => this.showSubagents,
       registry,
       model,
       folders: () => options.folders(),
@@ -77,6 +84,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
         this.refresh();
       }),
       options.health.onDidChange(() => this.refresh()),
+      options.learned.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         if (e.element instanceof SectionNode && e.element.section === 'archived') walkthrough.archivedShown();
@@ -193,6 +201,11 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     return this.problemsOnly;
   }
 
+  setShowSubagents(show: boolean): void {
+    this.showSubagents = show;
+    this.refresh();
+  }
+
   setGroupByDate(groupByDate: boolean): void {
     this.groupByDate = groupByDate;
     this.refresh();
@@ -268,6 +281,8 @@ export interface SessionsApi {
   readonly model: SessionsModel;
   /** The tree's data provider: `getChildren()` walks exactly what the view shows. */
   readonly view: SessionsView;
+  /** Lineage and last figures that opened transcripts told the tree. */
+  readonly learned: LearnedFacts;
   /** Notifications and confirmations the view showed, readable and answerable. */
   readonly messages: MessageRecorder;
   /** Missing folders and failed loads (remembered in globalState). */
@@ -309,7 +324,14 @@ export function activateSessions(
   if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const health = new SessionHealth(context.globalState);
-  const view = new SessionsView(agents, model, { folders, groupByDate: config().get<boolean>('groupByDate') === true, health });
+  const learned = new LearnedFacts();
+  const view = new SessionsView(agents, model, {
+    folders,
+    groupByDate: config().get<boolean>('groupByDate') === true,
+    showSubagents: config().get<boolean>('showSubagents') !== false,
+    health,
+    learned,
+  });
   const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
@@ -326,6 +348,7 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
       if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
+      if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
       if (e.affectsConfiguration('acpSessions.pageSize')) model.pageSize = Math.max(1, config().get<number>('pageSize') ?? 50);
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
@@ -334,8 +357,9 @@ export function activateSessions(
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
     health,
+    learned,
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, messages: messages.recorder, health } };
+  return { agents, sessions: { model, view, learned, messages: messages.recorder, health } };
 }

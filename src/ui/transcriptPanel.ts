@@ -11,12 +11,14 @@ import { timelineToMarkdown } from '../transcript/export';
 import { notificationText, plainLine, scriptJson } from './plainText';
 import { SessionTarget } from './sessionCommands';
 import { walkthrough } from './walkthrough';
-import { partsText, type CompactionEntity, type EntityKind } from '../transcript/model';
+import { partsText, type CompactionEntity, type EntityKind, type Usage } from '../transcript/model';
+import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
 import {
   allowedLink,
   type HostAction,
   type HostToWebview,
+  type OpenSubagentAction,
   type TranscriptHeader,
   type TranscriptProblem,
   type WebviewState,
@@ -41,6 +43,10 @@ export interface TranscriptState {
   entityCount: number;
   kinds: Partial<Record<EntityKind, number>>;
   compactions: { compactionId: string; status: string; summary: string; error?: string }[];
+  /** The children announced by `subagent_update`, in timeline order. */
+  subagents: { sessionId: string; title?: string; state?: string }[];
+  /** How many `usage_update`s the timeline kept. */
+  usageCount: number;
   problem?: TranscriptProblem;
   /** The header offers Rename… (the agent advertises `sessionCapabilities.title`). */
   canRename: boolean;
@@ -49,6 +55,14 @@ export interface TranscriptState {
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
+}
+
+/** What an opened transcript learned about its session, for the tree: only what the agent said. */
+export interface SessionFacts {
+  /** The last `usage_update`. */
+  usage?: Usage;
+  /** The child sessions its `subagent_update`s announced, in order. */
+  subagents: string[];
 }
 
 export interface TranscriptPanelsOptions {
@@ -63,6 +77,8 @@ export interface TranscriptPanelsOptions {
   closed?(agentName: string, sessionId: string): void;
   /** After each `session/load`: the error when the agent could not replay it (session health). */
   loaded?(agentName: string, sessionId: string, error?: unknown): void;
+  /** A replay ended, or a live update changed the figures or the children. */
+  learned?(agentName: string, sessionId: string, facts: SessionFacts): void;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
@@ -380,6 +396,7 @@ class TranscriptPanel {
       if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
       // The archive RFD: the agent says so when it archives a session that is open.
       if (timeline.state.archived === true) this.setArchived(true);
+      if (update.sessionUpdate === 'usage_update' || update.sessionUpdate === 'subagent_update') this.reportFacts();
       this.owner.changed(this);
     });
     this.live = true;
@@ -414,9 +431,11 @@ class TranscriptPanel {
   state(): TranscriptState {
     const kinds: Partial<Record<EntityKind, number>> = {};
     const compactions: TranscriptState['compactions'] = [];
+    const subagents: TranscriptState['subagents'] = [];
     for (const entity of this.timeline.entities) {
       kinds[entity.kind] = (kinds[entity.kind] ?? 0) + 1;
       if (entity.kind === 'compaction') compactions.push(compactionState(entity));
+      if (entity.kind === 'subagent') subagents.push({ sessionId: entity.sessionId, title: entity.title, state: entity.state });
     }
     return {
       agentName: this.agentName,
@@ -431,6 +450,8 @@ class TranscriptPanel {
       entityCount: this.timeline.entities.length,
       kinds,
       compactions,
+      subagents,
+      usageCount: this.timeline.state.usageHistory.length,
       problem: this.problem,
       canRename: this.canRename,
       resumed: this.resumed !== undefined,
@@ -492,7 +513,8 @@ class TranscriptPanel {
         void this.openLink(message.href);
         break;
       case 'action':
-        void this.runAction(message.action);
+        if (typeof message.action === 'string' && message.action.startsWith('openSubagent:')) void this.openSubagent(message.action as OpenSubagentAction);
+        else void this.runAction(message.action as HostAction);
         break;
       case 'compactionRead':
         walkthrough.readCompaction();
@@ -509,6 +531,17 @@ class TranscriptPanel {
     await vscode.env.openExternal(uri).then(undefined, (error: unknown) =>
       this.owner.log.warn(`Could not open a link from a transcript: ${messageOf(error)}`),
     );
+  }
+
+  /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */
+  private async openSubagent(action: OpenSubagentAction): Promise<void> {
+    const entity = this.timeline.get(action.slice('openSubagent:'.length));
+    if (entity?.kind !== 'subagent') {
+      this.owner.log.warn(`A transcript asked to open a subagent row that is not there: ${JSON.stringify(action.slice(0, 200))}`);
+      return;
+    }
+    // Unset, a child's folder is its parent's (subagents schema).
+    await this.owner.open(this.agentName, { sessionId: entity.sessionId, cwd: entity.cwd ?? this.session.cwd, title: entity.title ?? null });
   }
 
   private async runAction(action: HostAction): Promise<void> {
@@ -553,6 +586,22 @@ class TranscriptPanel {
     this.panel.title = plainLine(this.title(), 100);
     this.feed.collector.markState();
     this.owner.changed(this);
+    this.reportFacts();
+  }
+
+  private reportedFacts = '';
+
+  /** Tells the tree the last figures and the announced children, when they changed. */
+  private reportFacts(): void {
+    if (!this.owner.options.learned || this.loading) return;
+    const facts: SessionFacts = { subagents: [] };
+    const usage = this.timeline.state.usage;
+    if (usage) facts.usage = usage;
+    for (const entity of this.timeline.entities) if (entity.kind === 'subagent') facts.subagents.push(entity.sessionId);
+    const key = JSON.stringify(facts);
+    if (key === this.reportedFacts) return;
+    this.reportedFacts = key;
+    this.owner.options.learned(this.agentName, this.session.sessionId, facts);
   }
 
   private resetTimeline(): void {
@@ -586,6 +635,8 @@ class TranscriptPanel {
     const updatedAt = this.resumed?.updatedAt ?? state.updatedAt ?? this.session.updatedAt ?? undefined;
     if (updatedAt) header.updatedAt = updatedAt;
     if (state.usage) header.usage = state.usage;
+    const series = usageSeries(state.usageHistory, this.timeline.compactionsInOrder(), this.timeline.created);
+    if (series) header.usageSeries = series;
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;
     if (this.canRename) header.canRename = true;

@@ -2,6 +2,7 @@
 // the tab's own buttons. Rebuilt whole when anything but the update count changed (it is a
 // handful of elements); while a replay runs only the count's text changes.
 import type { HostAction, TranscriptHeader } from '../transcript/protocol';
+import { share, type CompactionMark, type UsageSeries } from '../transcript/usage';
 import { t } from './l10n';
 import { codicon, element } from './rows';
 
@@ -50,6 +51,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   );
 
   const children: Node[] = [title, facts, toolbar];
+  if (header.usageSeries) children.push(usageChart(header.usageSeries));
   // Always one line, so that the page below does not move when the replay ends.
   const progress = element('div', 'progress');
   progress.setAttribute('role', 'status');
@@ -82,6 +84,80 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   }
   el.replaceChildren(...children);
   rendered.set(el, { shape, status });
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+/** The chart's own units; the SVG stretches to the header's width. */
+const CHART_WIDTH = 1000;
+const CHART_HEIGHT = 100;
+
+/**
+ * Context use along the transcript: the agent's figures as a line (share of the window), each
+ * compaction a marker button where its row is, labelled with what it freed.
+ */
+function usageChart(series: UsageSeries): HTMLElement {
+  const chart = element('div', 'usage-chart');
+  chart.setAttribute('role', 'group');
+  chart.setAttribute('aria-label', t('Context use along the transcript'));
+  const x = (at: number) => (series.total > 0 ? (at / series.total) * CHART_WIDTH : 0);
+  const y = (fraction: number) => CHART_HEIGHT - fraction * CHART_HEIGHT;
+  const coords = series.points.map((p) => `${x(p.at).toFixed(1)},${y(share(p)).toFixed(1)}`);
+  // A single figure still shows as a level line to the end.
+  if (series.points.length === 1) coords.push(`${CHART_WIDTH},${y(share(series.points[0])).toFixed(1)}`);
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.classList.add('usage-sparkline');
+  const first = coords[0].split(',')[0];
+  const last = coords[coords.length - 1].split(',')[0];
+  const area = document.createElementNS(SVG_NS, 'polygon');
+  area.setAttribute('points', `${first},${CHART_HEIGHT} ${coords.join(' ')} ${last},${CHART_HEIGHT}`);
+  area.classList.add('usage-area');
+  const line = document.createElementNS(SVG_NS, 'polyline');
+  line.setAttribute('points', coords.join(' '));
+  line.setAttribute('vector-effect', 'non-scaling-stroke');
+  line.classList.add('usage-line');
+  svg.append(area, line);
+  chart.append(svg);
+  series.marks.forEach((mark, i) => chart.append(compactionMarker(mark, i + 1, (x(mark.at) / CHART_WIDTH) * 100)));
+  return chart;
+}
+
+function compactionMarker(mark: CompactionMark, n: number, leftPercent: number): HTMLElement {
+  const marker = element('button', 'usage-marker');
+  marker.dataset.compactionKey = mark.key;
+  marker.style.left = `${leftPercent.toFixed(2)}%`;
+  const label = markLabel(mark, n);
+  marker.title = label;
+  marker.setAttribute('aria-label', label);
+  marker.addEventListener('click', (event) => {
+    event.stopPropagation();
+    revealRow(mark.key);
+  });
+  return marker;
+}
+
+/** `Compaction 2: 182k → 24k, freed 158k`: only the figures the agent sent around it. */
+function markLabel(mark: CompactionMark, n: number): string {
+  const { before, after } = mark;
+  if (before && after) return t('Compaction {0}: {1} → {2}, freed {3}', n, compact(before.used), compact(after.used), compact(Math.max(0, before.used - after.used)));
+  if (before) return t('Compaction {0}: at {1}', n, compact(before.used));
+  return t('Compaction {0}', n);
+}
+
+/** Scrolls the row to just below the sticky header and moves focus to it (keyboard readers too). */
+function revealRow(key: string): void {
+  const row = document.querySelector<HTMLElement>(`.row[data-key="${CSS.escape(key)}"]`);
+  if (!row) {
+    // A row not in the page (a renderer that keeps only the rows on screen) is its renderer's to reveal.
+    document.dispatchEvent(new CustomEvent('acp-reveal-row', { detail: { key } }));
+    return;
+  }
+  const headerBottom = document.getElementById('header')?.getBoundingClientRect().bottom ?? 0;
+  window.scrollBy({ top: row.getBoundingClientRect().top - headerBottom - 4 });
+  const focusable = (row.querySelector<HTMLElement>(':scope > summary, :scope > .row-head') ?? row);
+  focusable.focus({ preventScroll: true });
 }
 
 function statusText(header: TranscriptHeader): string {

@@ -8,13 +8,14 @@ import {
   type MessageEntity,
   type Part,
   type PlanEntity,
+  type SubagentEntity,
   type ToolCallEntity,
   type UnknownEntity,
 } from '../transcript/model';
-import { isAllowedLink } from '../transcript/protocol';
+import { isAllowedLink, openSubagentAction } from '../transcript/protocol';
+import { t } from './l10n';
 import { renderMarkdown } from './markdown';
 import { sanitizedFragment } from './sanitize';
-import { t } from './l10n';
 
 export interface Row {
   key: string;
@@ -128,6 +129,9 @@ export function updateRow(row: Row, entity: Entity): void {
       break;
     case 'plan':
       renderPlan(row, entity);
+      break;
+    case 'subagent':
+      renderSubagent(row, entity);
       break;
     case 'unknown':
       renderUnknown(row, entity);
@@ -326,6 +330,23 @@ function renderPlan(row: Row, entity: PlanEntity): void {
     children.push(md);
   }
   if (entity.file) children.push(element('div', 'plan-file', entity.file));
+  row.el.replaceChildren(...children);
+}
+
+/** A child session the parent started: its head is a button that opens the child's transcript. */
+function renderSubagent(row: Row, entity: SubagentEntity): void {
+  const head = element('button', 'row-head subagent-open');
+  // The row's key, not the agent's id: the host finds the child in its own timeline.
+  head.dataset.action = openSubagentAction(entity.key);
+  const name = entity.title || entity.sessionId;
+  head.append(codicon('robot'), element('span', 'label', t('Subagent')), element('span', 'subagent-title', name));
+  if (entity.state) head.append(element('span', `badge subagent-state status-${statusClass(entity.state)}`, entity.state.replace(/_/g, ' ')));
+  head.append(codicon('link-external'));
+  head.title = t('Open the subagent\'s transcript');
+  head.setAttribute('aria-label', t('Subagent {0}: open its transcript', name));
+  const children: Node[] = [head];
+  if (entity.description) children.push(element('div', 'subagent-description', entity.description));
+  row.el.dataset.sessionId = entity.sessionId;
   row.el.replaceChildren(...children);
 }
 

@@ -129,6 +129,8 @@ const connection = {
   protocolVersion: 1 as 1 | 2,
   /** v1 client advertised `clientCapabilities.session.compaction`. */
   compaction: false,
+  /** v1 client advertised `clientCapabilities.subagents` (unstable): replays announce children. */
+  subagents: false,
   /** --archive-extension and the client offered JetBrains AIR's `sessionIndex`: archive by the extension. */
   air: false,
   authenticated: false,
@@ -360,6 +362,7 @@ function buildV1(): acp.AgentApp {
     guarded('initialize', async ({ params }: { params: acp.InitializeRequest }) => {
       connection.protocolVersion = 1;
       connection.compaction = params.clientCapabilities?.session?.compaction != null;
+      connection.subagents = (params.clientCapabilities as { subagents?: unknown } | undefined)?.subagents != null;
       connection.air = opts.archiveExtension && opts.list && offersAirSessionIndex(params.clientCapabilities);
       log(`initialize v1 from ${params.clientInfo?.name ?? 'an unnamed client'} (compaction ${connection.compaction ? 'advertised' : 'not advertised'})`);
       const response: acp.InitializeResponse = {
@@ -418,7 +421,9 @@ function buildV1(): acp.AgentApp {
         if (params.cwd !== record.cwd) log(`session/load ${params.sessionId}: cwd ${params.cwd} differs from the session's ${record.cwd}`);
         // As claude and codex: loading resumes the session, so it is "updated" now.
         if (opts.resumeOnLoad) await updateSession(opts.store, params.sessionId, (r) => ({ ...r, updatedAt: new Date().toISOString() }));
-        const updates: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
+        const gated: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
+        // The subagents schema: no `subagent_update` for a client that did not advertise it.
+        const updates = connection.subagents ? gated : gated.filter((u) => u.sessionUpdate !== 'subagent_update');
         const session = openSession(params.sessionId);
         await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session, chaosPlans.get(context));
         return {};

@@ -22,6 +22,8 @@ export interface SeedOptions {
   seed?: number;
   /** Dates are offsets back from this instant (default: the current time). */
   now?: Date;
+  /** Also a parent session whose replay announces two subagent children, listed with their parent. */
+  subagents?: boolean;
 }
 
 /** What was written, so tests and the demo need not re-read the store. */
@@ -29,6 +31,8 @@ export interface SeedResult {
   sessions: StoredSession[];
   /** IDs of the special sessions. */
   special: { hostile: string; untitled: string; compactions: string; long: string; bothFolders: string[]; sameTime: [string, string] };
+  /** With `subagents`: the parent and its children (in announcement order). */
+  subagents?: { parent: string; children: string[] };
 }
 
 
@@ -462,6 +466,14 @@ function hostileSession(t: Transcript, cwd: string): void {
   t.raw({ sessionUpdate: 'compaction_update', compactionId: id, status: 'in_progress' });
   t.summaryChunks(id, 'Summary with <script>alert(22)</script> and ![pixel](https://tracker.example.com/summary.png) and [link](javascript:alert(23))');
   t.raw({ sessionUpdate: 'compaction_update', compactionId: id, status: '<img src=x onerror=alert(24)>', error: '<script>alert(25)</script>' });
+  t.raw({
+    sessionUpdate: 'subagent_update',
+    sessionId: '"><img src=x onerror=alert(26)>',
+    title: '<script>alert(27)</script> subagent',
+    description: '[x](javascript:alert(28)) ![pixel](https://tracker.example.com/subagent.png)',
+    state: { state: '<b onmouseover=alert(29)>' },
+  });
+  t.raw({ sessionUpdate: 'usage_update', used: 120_000, size: 200_000, cost: { amount: 1, currency: '<img src=x onerror=alert(30)>' } });
 }
 
 function compactionShowcase(t: Transcript, cwd: string, rand: () => number): void {
@@ -479,6 +491,37 @@ function compactionShowcase(t: Transcript, cwd: string, rand: () => number): voi
   t.raw({ sessionUpdate: 'checkpoint_created', checkpointId: 'ckpt-7', label: 'after legacy refactor' });
   t.raw({ sessionUpdate: '_acme_telemetry', latencyMs: 1234 });
   t.agent('All modules are converted. The compactions above kept the working context small.');
+}
+
+/** A parent that hands two tasks to subagents; each child's own transcript is a session too. */
+async function subagentFamily(store: string, cwd: string, now: number, rand: () => number): Promise<{ sessions: StoredSession[]; parent: string; children: string[] }> {
+  const parent = 'sess_parent_release';
+  const children = ['sess_child_changelog', 'sess_child_tests'];
+  const tasks = [
+    { title: 'Changelog writer', description: 'Drafts the release notes from the merged pull requests.' },
+    { title: 'Test runner', description: 'Runs the full suite on the release branch and reports failures.' },
+  ];
+  const t = new Transcript(parent, rand);
+  t.raw({ sessionUpdate: 'session_info_update', title: 'Prepare the 2.0 release with subagents' });
+  t.user('Prepare the 2.0 release: notes and a green test run.');
+  t.usage(12_000, 200_000);
+  t.agent('I will hand the release notes and the test run to two subagents and merge what they report.');
+  children.forEach((sessionId, i) => t.raw({ sessionUpdate: 'subagent_update', sessionId, ...tasks[i], state: { state: 'running' } }));
+  t.usage(64_000, 200_000);
+  children.forEach((sessionId) => t.raw({ sessionUpdate: 'subagent_update', sessionId, state: { state: 'idle' } }));
+  t.agent('Both subagents reported back: the notes are drafted and all 412 tests pass.');
+  t.usage(71_000, 200_000, 0.42);
+  const records: StoredSession[] = [{ sessionId: parent, cwd, title: 'Prepare the 2.0 release with subagents', updatedAt: new Date(now - 10 * MINUTE).toISOString(), archived: false, deleted: false, updates: t.updates }];
+  children.forEach((sessionId, i) => {
+    const c = new Transcript(sessionId, rand);
+    c.user(tasks[i].description);
+    c.usage(4_000 + i * 1_000, 200_000);
+    c.agent(i === 0 ? '## 2.0\n\n- Faster session lists\n- Subagents nested under their parent' : 'Ran 412 tests on `release/2.0`: all passed.');
+    c.usage(9_000 + i * 2_000, 200_000);
+    records.push({ sessionId, cwd, title: tasks[i].title, updatedAt: new Date(now - (11 + i) * MINUTE).toISOString(), archived: false, deleted: false, parentSessionId: parent, updates: c.updates });
+  });
+  for (const record of records) await writeSession(store, record);
+  return { sessions: records, parent, children };
 }
 
 function longSession(t: Transcript, cwd: string, rand: () => number): void {
@@ -558,7 +601,9 @@ export async function seedStore(options: SeedOptions): Promise<SeedResult> {
     await writeSession(store, record);
     sessions.push(record);
   }
-  return { sessions, special };
+  if (!options.subagents) return { sessions, special };
+  const family = await subagentFamily(store, folders[0], now, rand);
+  return { sessions: [...sessions, ...family.sessions], special, subagents: { parent: family.parent, children: family.children } };
 }
 
 export interface ManySeedOptions {
@@ -625,7 +670,7 @@ function parseArgs(argv: string[]): SeedOptions {
   };
   const store = value('store');
   const folders = value('folders');
-  if (!store || !folders) throw new Error('usage: seed.mjs --store DIR --folders /abs/a,/abs/b [--count N] [--seed S] [--now ISO]');
+  if (!store || !folders) throw new Error('usage: seed.mjs --store DIR --folders /abs/a,/abs/b [--count N] [--seed S] [--now ISO] [--subagents]');
   const count = value('count');
   const seed = value('seed');
   const now = value('now');
@@ -638,6 +683,7 @@ function parseArgs(argv: string[]): SeedOptions {
     ...(count !== undefined ? { count: Number(count) } : {}),
     ...(seed !== undefined ? { seed: Number(seed) } : {}),
     ...(now !== undefined ? { now: new Date(now) } : {}),
+    ...(argv.includes('--subagents') ? { subagents: true } : {}),
   };
 }
 

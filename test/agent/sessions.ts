@@ -36,7 +36,7 @@ export interface ListedSession {
   updatedAt: string;
   archived?: boolean;
   additionalDirectories?: string[];
-  _meta?: { jetbrains: { air: { archived: boolean; state?: string } } };
+  _meta?: { jetbrains?: { air: { archived: boolean; state?: string } }; parentSessionId?: string };
 }
 
 interface CursorPayload {
@@ -132,6 +132,8 @@ function toListedSession(s: StoredSession, archiveSupported: boolean, air: boole
   if (archiveSupported) info.archived = s.archived;
   // claude-agent-acp states every entry ("idle" when nothing runs).
   if (air) info._meta = { jetbrains: { air: { archived: s.archived, ...(airState ? { state: s.state ?? 'idle' } : {}) } } };
+  // Lineage in the entry: no schema field carries it, so a vendor `_meta` key does.
+  if (s.parentSessionId !== undefined) info._meta = { ...info._meta, parentSessionId: s.parentSessionId };
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
   return info;
 }

@@ -37,6 +37,8 @@ export interface StoredSession {
   state?: string;
   /** Further workspace roots of the session (reported as `SessionInfo.additionalDirectories`). */
   additionalDirectories?: string[];
+  /** A subagent session's parent: listed as `_meta.parentSessionId`. */
+  parentSessionId?: string;
   /** Everything `session/load` replays, in order. */
   updates: SessionUpdate[];
 }
@@ -80,6 +82,7 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
   if (s.additionalDirectories !== undefined && (!Array.isArray(s.additionalDirectories) || s.additionalDirectories.some((d) => typeof d !== 'string'))) {
     fail('`additionalDirectories` must be an array of strings when present');
   }
+  if (s.parentSessionId !== undefined && (typeof s.parentSessionId !== 'string' || s.parentSessionId === '')) fail('`parentSessionId` must be a non-empty string when present');
   if (!Array.isArray(s.updates)) fail('`updates` must be an array');
   (s.updates as unknown[]).forEach((u, i) => {
     if (typeof u !== 'object' || u === null || typeof (u as { sessionUpdate?: unknown }).sessionUpdate !== 'string') {

@@ -300,7 +300,9 @@ test('a hostile session renders as inert text: no script runs and nothing remote
       scripts: [...document.scripts].map((s) => s.getAttribute('src') ?? `inline: ${s.textContent ?? ''}`),
       images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
       handlers: all.flatMap((el) => [...el.attributes].filter((a) => a.name.toLowerCase().startsWith('on')).map((a) => `${el.tagName}.${a.name}`)),
-      dangerous: [...document.body.querySelectorAll('iframe, form, input, style, meta, svg, object, embed, link, base')].map((e) => e.tagName),
+      // The header's sparkline is the one SVG, ours: built element by element, lines only.
+      dangerous: [...document.body.querySelectorAll('iframe, form, input, style, meta, svg:not(.usage-sparkline), object, embed, link, base')].map((e) => e.tagName),
+      sparkline: [...document.querySelectorAll('svg.usage-sparkline *')].map((e) => e.tagName).filter((tag) => tag !== 'polyline' && tag !== 'polygon'),
       hrefs: [...document.body.querySelectorAll(':not(script)[href], :not(script)[src], [action]')].map((e) => e.outerHTML.slice(0, 80)),
       dataHrefs: [...document.querySelectorAll('[data-href]')].map((e) => (e as HTMLElement).dataset.href),
       text: document.body.textContent ?? '',
@@ -317,6 +319,7 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   assert.deepEqual(report.images, [], 'the SVG image and remote images are not loaded');
   assert.deepEqual(report.handlers, []);
   assert.deepEqual(report.dangerous, []);
+  assert.deepEqual(report.sparkline, [], 'the sparkline holds only its line and area');
   assert.deepEqual(report.hrefs, []);
   for (const href of report.dataHrefs) assert.match(href ?? '', /^(https?:|mailto:)/i);
   // The hostile text is there, as text.

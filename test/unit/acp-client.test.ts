@@ -58,7 +58,7 @@ function varietyUpdates(n: number): StoredUpdate[] {
   return updates;
 }
 
-test('initialize offers protocol v1 with our clientInfo and the compaction capability, no fs or terminal', async (t) => {
+test('initialize offers protocol v1 with our clientInfo and the compaction and subagents capabilities, no fs or terminal', async (t) => {
   const agent = await agentWith(t, []);
   const { client } = await startClient(t, agent.config);
   const initialize = agent.sent()[0] as { method: string; params: Record<string, unknown> };
@@ -70,6 +70,8 @@ test('initialize offers protocol v1 with our clientInfo and the compaction capab
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
       session: { compaction: {} },
+      // Replays may announce children (`subagent_update`, unstable schema).
+      subagents: {},
       // How today's agents archive (JetBrains AIR's session index); acp-archive-extension.test.ts.
       _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex'] } } },
     },

@@ -96,7 +96,7 @@ test('the hostile session carries script tags, event handlers, javascript: links
 
 test('every message the agent sends for the seeded store validates against the SDK v1 schema, except the deliberately unknown update kinds', async (t) => {
   const store = await tempStore(t);
-  const { sessions } = await seedStore({ store, folders, now });
+  const { sessions } = await seedStore({ store, folders, now, subagents: true });
   const require = createRequire(import.meta.url);
   const schema = JSON.parse(readFileSync(require.resolve('@agentclientprotocol/sdk/schema/v1/schema.unstable.json'), 'utf8'));
   const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => any;
@@ -111,7 +111,9 @@ test('every message the agent sends for the seeded store validates against the S
 
   const agent = RawAgent.start(['--store', store, '--page-size', '10']);
   t.after(() => agent.close());
-  check('InitializeResponse', await agent.initialize(), 'initialize response');
+  // Compaction and subagents advertised: every stored update is replayed as stored.
+  const initialize = { protocolVersion: 1, clientCapabilities: { session: { compaction: {} }, subagents: {} }, clientInfo: { name: 'agent-tests', version: '0' } };
+  check('InitializeResponse', await agent.initialize(initialize), 'initialize response');
   for (const archived of ['exclude', 'only']) {
     const result = await agent.call('session/list', { archived });
     check('ListSessionsResponse', result, `list (${archived})`);

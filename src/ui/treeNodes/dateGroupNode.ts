@@ -14,6 +14,7 @@ export class DateGroupNode extends TreeNode {
     readonly list: SessionList,
     readonly group: DateGroup,
     readonly sessions: readonly SessionInfo[],
+    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
   }
@@ -31,6 +32,6 @@ export class DateGroupNode extends TreeNode {
   }
 
   override getChildren(): TreeNode[] {
-    return this.sessions.map((s) => new SessionNode(this.ctx, this, this.list, s));
+    return this.sessions.map((s) => new SessionNode(this.ctx, this, this.list, s, this.subagents));
   }
 }

@@ -5,6 +5,7 @@ import { messageOf } from '../../sessions/agentRegistry';
 import { dateGroup, dateGroupOrder, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
 import type { SessionInfo } from '../../acp/types';
+import { nestSubagents } from '../../sessions/lineage';
 import { DateGroupNode } from './dateGroupNode';
 import { LoadMoreNode } from './loadMoreNode';
 import { MessageNode } from './messageNode';
@@ -42,9 +43,11 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   // The Problems filter applies to what is loaded; Load more still fetches further pages.
   const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
   if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
+  // Subagents go under their parent, which alone is dated and counted.
+  const nested = nestSubagents(shown, (s) => ctx.learned.parentOf(list.agent, s), ctx.showSubagents());
   const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list, shown, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions))
-    : shown.map((s) => new SessionNode(ctx, parent, list, s));
+    ? groups(list, nested.roots, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
+    : nested.roots.map((s) => new SessionNode(ctx, parent, list, s, nested.children));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }

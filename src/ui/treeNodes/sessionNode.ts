@@ -15,8 +15,19 @@ export class SessionNode extends TreeNode {
     parent: TreeNode,
     readonly list: SessionList,
     readonly session: SessionInfo,
+    /** The list's subagent sessions by parent id: this session's children, and theirs. */
+    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
+  }
+
+  /** Whether this session is a subagent nested under another session's node. */
+  get isSubagent(): boolean {
+    return this.parent instanceof SessionNode;
+  }
+
+  override getChildren(): TreeNode[] {
+    return (this.subagents.get(this.session.sessionId) ?? []).map((s) => new SessionNode(this.ctx, this, this.list, s, this.subagents));
   }
 
   get agent(): string {
@@ -35,7 +46,9 @@ export class SessionNode extends TreeNode {
   getTreeItem(): vscode.TreeItem {
     const session = this.session;
     const label = plainLine(sessionLabel(session));
-    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const children = this.subagents.get(session.sessionId)?.length ?? 0;
+    // Collapsed: a parent's subagents are there on demand, not in the way.
+    const item = new vscode.TreeItem(label, children ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const ms = updatedAtMs(session);
     const age = ms === undefined ? undefined : relativeTime(ms, this.ctx.now());
@@ -50,14 +63,15 @@ export class SessionNode extends TreeNode {
     // A problem (missing folder, failed load) outranks it: the session may not open at all.
     item.iconPath = problem
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
-      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : 'comment-discussion');
+      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.isSubagent ? 'robot' : 'comment-discussion');
     item.contextValue = this.contextValue() + (problem ? ':problem' : '');
-    // What a sighted user sees, in words: title, section, age, folder, live state, problem.
+    // What a sighted user sees, in words: title, section, age, folder, lineage, live state, problem.
     const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
     const seen = archived
       ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
       : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
-    item.accessibilityInformation = { label: [seen, folder, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
+    const lineage = [this.isSubagent ? vscode.l10n.t('subagent') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
+    item.accessibilityInformation = { label: [seen, folder, ...lineage, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
@@ -93,6 +107,13 @@ export class SessionNode extends TreeNode {
       ...(session.state ? [[vscode.l10n.t('Live state'), vscode.l10n.t('{0} (reported by the agent)', liveState(session.state)!.name)] as [string, string]] : []),
       [vscode.l10n.t('Agent'), this.agent],
     ];
+    if (this.isSubagent) rows.push([vscode.l10n.t('Subagent of'), (this.parent as SessionNode).session.sessionId]);
+    // Only figures the agent sent in a transcript opened in this window: never estimated.
+    const usage = this.ctx.learned.usage(this.agent, this.session.sessionId);
+    if (usage) {
+      const cost = usage.cost ? ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}` : '';
+      rows.push([vscode.l10n.t('Context'), vscode.l10n.t('{0} / {1} tokens{2}', usage.used.toLocaleString(), usage.size.toLocaleString(), cost)]);
+    }
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     }

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { SessionHealth } from '../../sessions/health';
+import type { LearnedFacts } from '../../sessions/lineage';
 import type { SessionList, SessionsModel } from '../../sessions/sessionsModel';
 
 /** What every node may need, passed down from the view. */
@@ -16,6 +17,10 @@ export interface TreeContext {
   readonly health: SessionHealth;
   /** The Problems filter: only sessions with a problem are shown. */
   problemsOnly(): boolean;
+  /** `acpSessions.showSubagents`: subagent sessions nested under their parent, or left out. */
+  showSubagents(): boolean;
+  /** Lineage and the last figures of opened transcripts. */
+  readonly learned: LearnedFacts;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

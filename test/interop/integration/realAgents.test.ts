@@ -156,6 +156,11 @@ suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.cla
     assert.match(row.contextValue, /:deletable/);
     assert.match(row.contextValue, /:archivable/);
     assert.equal(agent?.capabilities?.archiveMethod, 'jetbrains-air');
+    // Live state through the AIR index: claude states "idle" for a stored session; the row says so
+    // in its tooltip only (idle is the usual look), never by loading it.
+    assert.equal(api.sessions.model.find('Claude', ids.login)?.session.state, 'idle');
+    const tooltip = api.sessions.view.getTreeItem(row.node as never).tooltip;
+    assert.match(tooltip instanceof vscode.MarkdownString ? tooltip.value : String(tooltip), /Idle \(reported by the agent\)/);
   });
 
   test('archive from the tree moves a session under Archived, Undo brings it back, and so does Unarchive', async () => {

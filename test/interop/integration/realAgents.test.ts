@@ -160,7 +160,7 @@ suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.cla
     // in its tooltip only (idle is the usual look), never by loading it.
     assert.equal(api.sessions.model.find('Claude', ids.login)?.session.state, 'idle');
     const tooltip = api.sessions.view.getTreeItem(row.node as never).tooltip;
-    assert.match(tooltip instanceof vscode.MarkdownString ? tooltip.value : String(tooltip), /Idle \(reported by the agent\)/);
+    assert.match(tooltip instanceof vscode.MarkdownString ? tooltip.value : String(tooltip), /Live state: Idle \\\(reported by the agent\\\)/);
   });
 
   test('archive from the tree moves a session under Archived, Undo brings it back, and so does Unarchive', async () => {

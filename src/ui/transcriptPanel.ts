@@ -635,7 +635,8 @@ class TranscriptPanel {
     const updatedAt = this.resumed?.updatedAt ?? state.updatedAt ?? this.session.updatedAt ?? undefined;
     if (updatedAt) header.updatedAt = updatedAt;
     if (state.usage) header.usage = state.usage;
-    const series = usageSeries(state.usageHistory, this.timeline.compactionsInOrder(), this.timeline.created);
+    // Drawn once the replay has ended: the header goes with every batch of a replay, the series need not.
+    const series = this.loading ? undefined : usageSeries(state.usageHistory, this.timeline.compactionsInOrder(), this.timeline.created);
     if (series) header.usageSeries = series;
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;

@@ -32,6 +32,11 @@ const FIRST_ESTIMATE_PX = 64;
 const MARGIN_SCREENS = 1;
 /** Rows asked of the host beyond the ones to build, on each side. */
 const HOLD_MARGIN_ROWS = 60;
+/**
+ * Bodies longer than this stay plain text: Markdown is rendered in one task, and a body of
+ * hundreds of thousands of characters would hold the frame for longer than a reader notices.
+ */
+const MARKDOWN_MAX_CHARS = 64 * 1024;
 /** The vertical gap after each row (media/transcript.css `--row-gap`). */
 const ROW_GAP_PX = 10;
 
@@ -502,6 +507,12 @@ function renderDirtyMarkdown(): void {
   for (let i = builtStart; i < builtEnd; i++) {
     const row = built.get(i);
     if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
+    let chars = 0;
+    for (const part of bodyOf(row.entity) ?? []) if (part.type === 'text') chars += part.text.length;
+    if (chars > MARKDOWN_MAX_CHARS) {
+      dirtyRows.delete(row);
+      continue;
+    }
     renderBodyMarkdown(row);
     dirtyRows.delete(row);
     any = true;

@@ -327,6 +327,7 @@ interface Anchor {
 
 /** The row at the top of the visible area (under the sticky header), from the model. */
 function topRow(): Anchor | undefined {
+  scrollPos = scroller.scrollTop;
   if (!count) return undefined;
   const visTop = scrollPos + headerHeight - listTop;
   const index = heights.indexAt(visTop);
@@ -356,6 +357,9 @@ function render(anchor: Anchor | undefined): void {
     const b = count ? Math.min(count, heights.indexAt(visBottom + margin) + 1) : 0;
     askFor(a, b);
     const changed = build(Math.max(a, heldStart), Math.min(b, heldStart + held.length));
+    // The spacers take the place of unbuilt rows before the layout that measures the built
+    // ones: a document shorter for a moment would have the browser clamp the scroll position.
+    if (changed) placeSpacers();
     const measuredChanged = measure();
     placeSpacers();
     scrollTo(anchor);
@@ -482,6 +486,8 @@ function scrollTo(anchor: Anchor | undefined): void {
   else if (anchor && anchor.index < count) target = listTop + heights.offset(anchor.index) - anchor.screenTop;
   if (target === undefined) return;
   target = Math.max(0, Math.round(target));
+  // Read, not remembered: the browser may have moved it (clamping while the document was shorter).
+  scrollPos = scroller.scrollTop;
   if (Math.abs(target - scrollPos) < 1) return;
   scroller.scrollTop = target;
   scrollPos = wroteScroll = scroller.scrollTop;
@@ -665,7 +671,7 @@ function pageKey(key: string): void {
     stickBottom = true;
   } else {
     stickBottom = false;
-    const target = key === 'Home' ? 0 : Math.max(0, scrollPos + (key === 'PageDown' ? page : -page));
+    const target = key === 'Home' ? 0 : Math.max(0, scroller.scrollTop + (key === 'PageDown' ? page : -page));
     scroller.scrollTop = target;
     scrollPos = wroteScroll = scroller.scrollTop;
   }

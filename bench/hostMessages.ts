@@ -45,7 +45,7 @@ export async function hostMessages(agentScript: string, agentArgs: string[], ses
       bytes += Buffer.byteLength(json);
     },
     header,
-    entities: () => timeline.entities,
+    timeline: () => timeline,
     loading: () => loading,
   });
   const timeline: Timeline = new Timeline(feed.collector);

@@ -1,6 +1,8 @@
 // Figure 3, render: the production webview bundle in headless Chromium, fed the messages the
 // host posts for the 100k replay (all at once, as a burst): time to the first frame showing the
-// top of the transcript, and until the whole timeline is in the DOM. Floor: a static page that
+// top of the transcript, and until every message is applied (the webview builds only the rows
+// on screen plus a margin, so "whole" is the row count and the header, not every row in the
+// DOM as before issue 14). Floor: a static page that
 // appends the same number of plain rows (same text, content-visibility: auto) in one batch.
 import { join } from 'node:path';
 import { replayFilesAtScale } from './generate';
@@ -78,7 +80,6 @@ async function main() {
         worker.postMessage(json);
       });
       const timeline = document.getElementById('timeline')!;
-      // Rows may be grouped in blocks: count the rows themselves (a live collection).
       const rowEls = timeline.getElementsByClassName('row');
       const bench = (window as any).__bench;
       // The webview has said `ready`; let its start-up settle.
@@ -94,8 +95,8 @@ async function main() {
         // A tick that sees a row saw it painted in the frame before.
         const tick = () => {
           const now = performance.now();
-          if (first === undefined && timeline.firstElementChild && document.scrollingElement!.scrollTop === 0) first = now;
-          if (rowEls.length >= expectedRows) {
+          if (first === undefined && rowEls.length && document.scrollingElement!.scrollTop === 0) first = now;
+          if (Number(timeline.dataset.rows) >= expectedRows && document.body.dataset.loading === 'false') {
             whole = now;
             return resolve();
           }
@@ -123,13 +124,13 @@ async function main() {
       },
       {
         figure: '3',
-        name: `render ${rowCount.toLocaleString('en')} rows: whole timeline`,
+        name: `render ${rowCount.toLocaleString('en')} rows: every message applied`,
         value: ours.whole,
         unit: 'ms',
         floor: floor.ms,
         goal: 1.3,
         goalOn: 'ratio',
-        detail: { messages: host.messages.length, 'longest task ms': Math.round(ours.longest) },
+        detail: { messages: host.messages.length, 'longest task ms': Math.round(ours.longest), 'rows built': ours.rows },
       },
     ]);
   } finally {

@@ -1,19 +1,32 @@
-// What the transcript panel posts to its webview, and when: a snapshot after each `ready`,
-// then the timeline's changes batched into one `update` per FLUSH_MS. Kept apart from the
-// panel (no `vscode`) so the benchmarks post exactly what the panel posts.
+// What the transcript panel posts to its webview, and when. The host keeps the timeline; the
+// webview holds only the rows on screen plus a margin, and says which (`range`). After each
+// `ready` it gets a snapshot: the number of rows and the rows where it starts (the top, a row
+// it showed before, or the end). Then, one `update` per FLUSH_MS: the row count, the header,
+// and the changes to the rows it holds. Kept apart from the panel (no `vscode`) so the
+// benchmarks post exactly what the panel posts.
 import type { Entity } from './model';
 import { PatchCollector } from './patches';
-import type { HostToWebview, TranscriptHeader } from './protocol';
+import { WINDOW_ROWS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader } from './protocol';
+
+export { WINDOW_ROWS };
 
 /** How long changes wait before they go to the webview: one message per frame at most. */
 export const FLUSH_MS = 16;
+/** The most rows one `range` may ask for: the webview holds a screen and a margin, never the session. */
+export const MAX_RANGE_ROWS = 1000;
+
+/** What the feed reads of the timeline. */
+export interface FeedTimeline {
+  readonly entities: readonly Entity[];
+  indexOf(key: string): number;
+}
 
 export interface WebviewFeedTarget {
   post(message: HostToWebview): void;
   /** The header as it is now. */
   header(): TranscriptHeader;
-  /** The timeline's entities as they are now (for snapshots). */
-  entities(): Entity[];
+  /** The timeline as it is now. */
+  timeline(): FeedTimeline;
   /** While replaying, the header (its progress) goes with every batch. */
   loading(): boolean;
   /** Called after an `update` was posted. */
@@ -25,6 +38,11 @@ export class WebviewFeed {
   readonly collector = new PatchCollector();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private isReady = false;
+  private startAt: StartAt | undefined;
+  /** The rows the webview holds: [start, end); `tail`: the last WINDOW_ROWS, whatever the count. */
+  private held = { start: 0, end: 0, tail: false, size: WINDOW_ROWS };
+  /** The row count the webview was last told. */
+  private sentCount = 0;
 
   constructor(private readonly target: WebviewFeedTarget) {
     this.collector.onPending = () => {
@@ -37,9 +55,10 @@ export class WebviewFeed {
     return this.isReady;
   }
 
-  /** The webview said `ready` (first load, shown again, reloaded): it gets everything. */
-  setReady(): void {
+  /** The webview said `ready` (first load, shown again, reloaded): it starts over, where it asks. */
+  setReady(start?: StartAt): void {
     this.isReady = true;
+    this.startAt = start;
     this.snapshot();
   }
 
@@ -48,10 +67,35 @@ export class WebviewFeed {
     this.isReady = false;
   }
 
-  /** Sends everything (when ready) and forgets pending changes, which it carries. */
+  /** Starts the webview over (when ready) and forgets pending changes, which it carries. */
   snapshot(): void {
     this.collector.clear();
-    if (this.isReady) this.target.post({ type: 'snapshot', header: this.target.header(), entities: this.target.entities() });
+    if (!this.isReady) return;
+    const timeline = this.target.timeline();
+    const count = timeline.entities.length;
+    let start = 0;
+    const at = this.startAt;
+    const tail = at?.end === true;
+    if (tail) start = Math.max(0, count - WINDOW_ROWS);
+    else if (at?.key) start = Math.max(0, timeline.indexOf(at.key) - (WINDOW_ROWS >> 1));
+    this.held = { start, end: tail ? Infinity : start + WINDOW_ROWS, tail, size: WINDOW_ROWS };
+    this.sentCount = count;
+    this.target.post({ type: 'snapshot', header: this.target.header(), count, start, entities: timeline.entities.slice(start, Math.min(count, this.held.end)) });
+  }
+
+  /** The webview holds rows [start, end) from now on (or the last rows, following): it gets them. */
+  range(start: number, end: number, tail: boolean): void {
+    if (!this.isReady) return;
+    // Changes so far go to the rows the webview held when they happened.
+    this.flush();
+    const entities = this.target.timeline().entities;
+    const count = entities.length;
+    const size = Math.min(MAX_RANGE_ROWS, Math.max(0, Math.floor(end) - Math.floor(start)) || WINDOW_ROWS);
+    const from = tail ? Math.max(0, count - size) : Math.max(0, Math.min(Math.floor(start) || 0, count));
+    this.held = { start: from, end: tail ? Infinity : from + size, tail, size };
+    this.startAt = tail ? { end: true } : undefined;
+    this.sentCount = count;
+    this.target.post({ type: 'rows', count, start: from, entities: entities.slice(from, Math.min(count, this.held.end)) });
   }
 
   /** Sends the pending changes now (when ready; otherwise forgets them: the next snapshot carries them). */
@@ -62,10 +106,34 @@ export class WebviewFeed {
       this.collector.clear();
       return;
     }
-    const { patches, stateChanged } = this.collector.drain();
+    const { patches: changes, stateChanged } = this.collector.drain();
+    // A row left the middle (a removed plan): the rows after it moved up, so the webview
+    // starts over where it was. Rare; everything else only ever adds rows at the end.
+    if (changes.some((c) => c.op === 'remove')) {
+      const { start, tail } = this.held;
+      const key = this.target.timeline().entities[start]?.key;
+      this.startAt = tail ? { end: true } : key ? { key } : undefined;
+      this.snapshot();
+      return;
+    }
+    const timeline = this.target.timeline();
+    const count = timeline.entities.length;
+    if (this.held.tail) this.held.start = Math.max(0, count - this.held.size);
+    const { start, end } = this.held;
+    const patches: Patch[] = [];
+    for (const change of changes) {
+      if (change.op === 'upsert') {
+        const index = timeline.indexOf(change.entity.key);
+        if (index >= start && index < end) patches.push({ op: 'upsert', entity: change.entity, index });
+      } else if (change.op === 'append') {
+        const index = timeline.indexOf(change.key);
+        if (index >= start && index < end) patches.push(change);
+      }
+    }
     const loading = this.target.loading();
-    if (!patches.length && !stateChanged && !loading) return;
-    this.target.post({ type: 'update', patches, header: stateChanged || loading ? this.target.header() : undefined });
+    if (!patches.length && !stateChanged && !loading && count === this.sentCount) return;
+    this.sentCount = count;
+    this.target.post({ type: 'update', count, patches, header: stateChanged || loading ? this.target.header() : undefined });
     this.target.flushed?.();
   }
 

@@ -2,8 +2,13 @@
 // changed shape, appended text joined per entity, in first-touch order so new rows keep
 // their timeline order. Draining is the caller's choice (per frame, per few milliseconds).
 import type { Entity, SessionState } from './model';
-import type { Patch } from './protocol';
 import type { TimelineListener } from './timeline';
+
+/** One change to one entity, before the feed picks what the webview holds (see `Patch`). */
+export type Change =
+  | { op: 'upsert'; entity: Entity }
+  | { op: 'append'; key: string; text: string }
+  | { op: 'remove'; key: string };
 
 interface Pending {
   entity?: Entity;
@@ -68,8 +73,8 @@ export class PatchCollector implements TimelineListener {
   }
 
   /** Returns the patches since the last drain and whether the header changed, and forgets them. */
-  drain(): { patches: Patch[]; stateChanged: boolean } {
-    const patches: Patch[] = [];
+  drain(): { patches: Change[]; stateChanged: boolean } {
+    const patches: Change[] = [];
     for (const [key, p] of this.pending) {
       if (p.removed) patches.push({ op: 'remove', key });
       else if (p.full) patches.push({ op: 'upsert', entity: p.entity! });

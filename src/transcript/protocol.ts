@@ -3,13 +3,18 @@
 import type { Entity, Notice, Usage } from './model';
 import type { UsageSeries } from './usage';
 
-/** One change to the webview's list of rows. New keys are always added at the end. */
+/**
+ * One change to the rows the webview holds (the host sends only those: the webview holds what
+ * is on screen plus a margin, see `range`). New keys are always added at the end.
+ */
 export type Patch =
-  /** Create the row at the end if the key is new, else replace it in place. */
-  | { op: 'upsert'; entity: Entity }
+  /** Create the row at `index` if the key is new to the webview, else replace it in place. */
+  | { op: 'upsert'; entity: Entity; index: number }
   /** Append text to the last text part of the entity's body (message text or compaction summary). */
-  | { op: 'append'; key: string; text: string }
-  | { op: 'remove'; key: string };
+  | { op: 'append'; key: string; text: string };
+
+/** Rows the host sends when the webview starts, and keeps at the end while it follows new rows. */
+export const WINDOW_ROWS = 120;
 
 /** What the header shows; sent whole whenever it changes (it is small). */
 export interface TranscriptHeader {
@@ -59,14 +64,36 @@ export function openSubagentAction(key: string): OpenSubagentAction {
 }
 
 export type HostToWebview =
-  /** Everything: sent after each `ready` (first load, tab shown again, window reload). */
-  | { type: 'snapshot'; header: TranscriptHeader; entities: Entity[] }
-  /** A batch of changes since the last message. */
-  | { type: 'update'; header?: TranscriptHeader; patches: Patch[] }
-  | { type: 'setCompactionsOpen'; open: boolean };
+  /**
+   * A fresh start: the transcript has `count` rows, and here are rows `start` to
+   * `start + entities.length` (what is on screen plus a margin). Sent after each `ready`.
+   */
+  | { type: 'snapshot'; header: TranscriptHeader; count: number; start: number; entities: Entity[] }
+  /** The rows a `range` asked for: they replace what the webview held. */
+  | { type: 'rows'; count: number; start: number; entities: Entity[] }
+  /** A batch of changes since the last message, to the rows the webview holds; `count` rows in all. */
+  | { type: 'update'; header?: TranscriptHeader; count: number; patches: Patch[] }
+  | { type: 'setCompactionsOpen'; open: boolean }
+  /** Opens the find bar (the Find command, from outside the webview). */
+  | { type: 'openFind' }
+  /** The answer to a `find`: the `current`th of `total` matches (1-based; 0 of 0 when none). */
+  | { type: 'found'; seq: number; query: string; total: number; current: number; index: number; key?: string; occurrence: number; done: boolean };
+
+/** Where a `ready` webview wants to start: at a row it showed before, or at the end. */
+export interface StartAt {
+  key?: string;
+  end?: boolean;
+}
 
 export type WebviewToHost =
-  | { type: 'ready' }
+  | { type: 'ready'; start?: StartAt }
+  /** The webview holds rows `start` to `end` from now on; `tail`: the last rows, following new ones. */
+  | { type: 'range'; start: number; end: number; tail: boolean }
+  /**
+   * Find `query` in the whole transcript (case-insensitive). `step` 0: a new search, from
+   * row `from`; 1 / -1: the next / previous match of the current search.
+   */
+  | { type: 'find'; seq: number; query: string; step: 0 | 1 | -1; from: number }
   /** The user clicked a link; the host checks the scheme again before opening it. */
   | { type: 'openLink'; href: string }
   | { type: 'action'; action: HostAction | OpenSubagentAction }
@@ -86,6 +113,8 @@ export interface WebviewState {
   anchor?: { key: string; offset: number };
   /** Keys of rows whose open state the user chose (true open, false closed). */
   open?: Record<string, boolean>;
+  /** "Expand / Collapse all compactions" as last chosen; a compaction's own choice in `open` after it wins. */
+  compactionsOpen?: boolean;
 }
 
 /** The only link schemes a transcript may open. */

@@ -69,6 +69,22 @@ export class Timeline {
     return this.byKey.get(key);
   }
 
+  /**
+   * Where the entity with `key` stands in `entities`, or -1: keys are numbered in creation
+   * order and entities only ever leave, so the array is sorted by key number (a bisection).
+   */
+  indexOf(key: string): number {
+    const n = keyNumber(key);
+    let lo = 0;
+    let hi = this.entities.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keyNumber(this.entities[mid].key) < n) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.entities.length && this.entities[lo].key === key ? lo : -1;
+  }
+
   compaction(compactionId: string): CompactionEntity | undefined {
     return this.compactions.get(compactionId);
   }
@@ -393,6 +409,10 @@ export class Timeline {
   private key(): string {
     return `e${this.nextKey++}`;
   }
+}
+
+function keyNumber(key: string): number {
+  return Number(key.slice(1));
 }
 
 function patchToolCall(toolCall: ToolCallEntity, update: Json): void {

@@ -12,6 +12,8 @@ export interface CompactionMark {
   status: string;
   /** Position along the transcript (entities created before the row). */
   at: number;
+  /** The row's index in the transcript's rows now (set by the host): a webview that holds only some rows scrolls there. */
+  index?: number;
   before?: UsagePoint;
   after?: UsagePoint;
 }

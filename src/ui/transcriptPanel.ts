@@ -14,6 +14,7 @@ import { walkthrough } from './walkthrough';
 import { partsText, type CompactionEntity, type EntityKind, type Usage } from '../transcript/model';
 import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
+import { TranscriptFind } from '../transcript/find';
 import {
   allowedLink,
   type HostAction,
@@ -105,6 +106,7 @@ export class TranscriptPanels implements vscode.Disposable {
       vscode.commands.registerCommand('acpSessions.transcript.expandAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: true })),
       vscode.commands.registerCommand('acpSessions.transcript.collapseAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: false })),
       vscode.commands.registerCommand('acpSessions.transcript.exportMarkdown', () => this.active()?.exportMarkdown()),
+      vscode.commands.registerCommand('acpSessions.transcript.find', () => this.active()?.post({ type: 'openFind' })),
     );
   }
 
@@ -180,7 +182,8 @@ export class TranscriptPanels implements vscode.Disposable {
       enableScripts: true,
       // Rebuilt from the host's timeline when shown again: nothing to keep while hidden.
       retainContextWhenHidden: false,
-      enableFindWidget: true,
+      // The webview holds only the rows on screen: its own find bar searches the host's timeline.
+      enableFindWidget: false,
       localResourceRoots: [
         vscode.Uri.joinPath(root, 'media'),
         vscode.Uri.joinPath(root, 'dist', 'webview'),
@@ -240,10 +243,11 @@ class TranscriptPanel {
   private readonly feed = new WebviewFeed({
     post: (message) => this.post(message),
     header: () => this.header(),
-    entities: () => this.timeline.entities,
+    timeline: () => this.timeline,
     loading: () => this.loading,
     flushed: () => this.owner.changed(this),
   });
+  private readonly finder = new TranscriptFind(() => this.timeline.entities, (message) => this.post(message));
   private loading = false;
   private loaded = false;
   private live = false;
@@ -487,6 +491,7 @@ class TranscriptPanel {
     this.stopLive();
     this.disconnectSubscription?.dispose();
     this.feed.dispose();
+    this.finder.cancel();
     for (const d of this.disposables) d.dispose();
     this.owner.removed(this);
     this.panel.dispose();
@@ -506,8 +511,18 @@ class TranscriptPanel {
   receive(message: WebviewToHost): void {
     if (!message || typeof message !== 'object') return;
     switch (message.type) {
-      case 'ready':
-        this.feed.setReady();
+      case 'ready': {
+        const start = message.start;
+        this.feed.setReady(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined);
+        break;
+      }
+      case 'range':
+        if (typeof message.start === 'number' && typeof message.end === 'number') this.feed.range(message.start, message.end, message.tail === true);
+        break;
+      case 'find':
+        if (typeof message.query === 'string' && typeof message.seq === 'number') {
+          this.finder.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0);
+        }
         break;
       case 'openLink':
         void this.openLink(message.href);
@@ -637,7 +652,10 @@ class TranscriptPanel {
     if (state.usage) header.usage = state.usage;
     // Drawn once the replay has ended: the header goes with every batch of a replay, the series need not.
     const series = this.loading ? undefined : usageSeries(state.usageHistory, this.timeline.compactionsInOrder(), this.timeline.created);
-    if (series) header.usageSeries = series;
+    if (series) {
+      for (const mark of series.marks) mark.index = this.timeline.indexOf(mark.key);
+      header.usageSeries = series;
+    }
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;
     if (this.canRename) header.canRename = true;

@@ -133,7 +133,7 @@ function compactionMarker(mark: CompactionMark, n: number, leftPercent: number):
   marker.setAttribute('aria-label', label);
   marker.addEventListener('click', (event) => {
     event.stopPropagation();
-    revealRow(mark.key);
+    revealRow(mark.key, mark.index);
   });
   return marker;
 }
@@ -147,11 +147,11 @@ function markLabel(mark: CompactionMark, n: number): string {
 }
 
 /** Scrolls the row to just below the sticky header and moves focus to it (keyboard readers too). */
-function revealRow(key: string): void {
+function revealRow(key: string, index?: number): void {
   const row = document.querySelector<HTMLElement>(`.row[data-key="${CSS.escape(key)}"]`);
   if (!row) {
-    // A row not in the page (a renderer that keeps only the rows on screen) is its renderer's to reveal.
-    document.dispatchEvent(new CustomEvent('acp-reveal-row', { detail: { key } }));
+    // A row not in the page (the renderer keeps only the rows on screen) is its renderer's to reveal.
+    if (index !== undefined && index >= 0) document.dispatchEvent(new CustomEvent('acp-reveal-row', { detail: { key, index } }));
     return;
   }
   const headerBottom = document.getElementById('header')?.getBoundingClientRect().bottom ?? 0;

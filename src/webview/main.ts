@@ -1,13 +1,17 @@
-// The transcript renderer, running inside the webview. It only renders: the host owns the
-// timeline and sends a snapshot after every `ready`, then batches of patches. All DOM work
-// happens in animation frames, a bounded amount per frame (a backlog continues in the next
-// one); appended text is joined per row and goes in as text once per frame, Markdown is
-// rendered for rows near the viewport once the stream is quiet.
-import type { Entity } from '../transcript/model';
-import type { HostAction, HostToWebview, Patch, TranscriptHeader, WebviewState, WebviewToHost } from '../transcript/protocol';
-import { allowedLink } from '../transcript/protocol';
+// The transcript renderer, running inside the webview: a virtualized list. The host owns the
+// timeline; the webview holds the rows on screen plus a margin (asking the host for them with
+// `range`) and knows only how many rows there are. Rows not measured yet count as an estimated
+// height, corrected as rows are measured, so the scrollbar covers the whole session from the
+// first frame while the cost of a frame stays that of a screen. All DOM work happens in
+// animation frames, a bounded amount per frame; appended text is joined per row and goes in
+// once per frame; Markdown is rendered for the rows on screen once the stream is quiet.
+import { bodyOf, type Entity } from '../transcript/model';
+import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader, WebviewState, WebviewToHost } from '../transcript/protocol';
+import { allowedLink, WINDOW_ROWS } from '../transcript/protocol';
 import { renderHeader } from './header';
-import { appendText, buildLazyBody, createRow, focusTarget, isOpen, renderBodyMarkdown, setOpen, updateRow, type Row } from './rows';
+import { Heights } from './heights';
+import { t } from './l10n';
+import { appendText, buildLazyBody, codicon, createRow, element, focusTarget, isOpen, renderBodyMarkdown, setOpen, updateRow, type Row } from './rows';
 import { trackFolds } from './rows';
 
 interface VsCodeApi {
@@ -23,12 +27,19 @@ const QUIET_MS = 200;
 const FRAME_BUDGET_MS = 30;
 /** Appended characters put in per frame at most: the browser shapes new text in the frame it arrives. */
 const FRAME_TEXT_CHARS = 96 * 1024;
+/** The height of a row not measured yet, until the first rows are measured. */
+const FIRST_ESTIMATE_PX = 64;
+/** Rows are built this far (in screens) above and below the visible area. */
+const MARGIN_SCREENS = 1;
+/** Rows asked of the host beyond the ones to build, on each side. */
+const HOLD_MARGIN_ROWS = 60;
 /**
- * Rows are grouped in blocks of this many, each skipped as a whole while off-screen: the
- * browser's per-frame work (layout, visibility checks) then grows with the blocks, not the
- * rows, so building a long transcript over many frames costs little more than in one.
+ * Bodies longer than this stay plain text: Markdown is rendered in one task, and a body of
+ * hundreds of thousands of characters would hold the frame for longer than a reader notices.
  */
-const ROWS_PER_BLOCK = 32;
+const MARKDOWN_MAX_CHARS = 64 * 1024;
+/** The vertical gap after each row (media/transcript.css `--row-gap`). */
+const ROW_GAP_PX = 10;
 
 const vscode = acquireVsCodeApi();
 const timelineEl = document.getElementById('timeline')!;
@@ -36,23 +47,62 @@ trackFolds(timelineEl);
 const headerEl = document.getElementById('header')!;
 const scroller = document.scrollingElement ?? document.documentElement;
 
-const rows = new Map<string, Row>();
+// The list: a spacer for the rows above those built, the built rows, a spacer for those below.
+const topSpacer = element('div', 'spacer');
+const listEl = element('div', 'rows');
+listEl.setAttribute('role', 'feed');
+listEl.setAttribute('aria-label', t('Transcript'));
+const bottomSpacer = element('div', 'spacer');
+timelineEl.replaceChildren(topSpacer, listEl, bottomSpacer);
+
+// --- the model: how many rows, their heights, the rows held, the rows built ---------------------
+
+let count = 0;
+const heights = new Heights(FIRST_ESTIMATE_PX);
+let estimated = false;
+/** Rows held: entities [heldStart, heldStart + held.length), and their keys' indices. */
+let heldStart = 0;
+let held: Entity[] = [];
+const heldIndex = new Map<string, number>();
+/** Holding the last rows, which the host keeps sending as new rows arrive. */
+let tailMode = false;
+let tailSize = WINDOW_ROWS;
+/** The range asked of the host and not answered yet. */
+let requested: { start: number; end: number; tail: boolean } | undefined;
+/** Built rows, by index: always a contiguous run [builtStart, builtEnd). */
+const built = new Map<number, Row>();
+let builtStart = 0;
+let builtEnd = 0;
+
+// --- the view ---------------------------------------------------------------------------------
+
+let scrollPos = scroller.scrollTop;
+/** The last scrollTop we wrote: its scroll event is not the reader's. */
+let wroteScroll = -1;
+/** Keep the last line in view (End, or the reader scrolled to the bottom). */
+let stickBottom = false;
+/** Where the list starts in the document, and the sticky header's height (measured each frame). */
+let listTop = 0;
+let headerHeight = 0;
+let spacerTop = -1;
+let spacerBottom = -1;
+/** A row to bring into view, then do something with (focus it, highlight a match). */
+let reveal: { index: number; then?: (row: Row) => void } | undefined;
+
 /** Messages not yet applied; `queue[queueHead]` may be partly applied (up to `cursor`). */
 let queue: HostToWebview[] = [];
 let queueHead = 0;
-/** How many patches (or snapshot entities) of `queue[queueHead]` are applied already. */
 let cursor = 0;
-/** Text appended to rows during this frame, joined and put in once at its end. */
+/** Text appended to built rows during this frame, joined and put in once at its end. */
 const pendingText = new Map<Row, string[]>();
 let frameScheduled = false;
 let header: TranscriptHeader | undefined;
 let state: WebviewState | undefined = vscode.getState();
-/** The place to restore after a reload or re-show, until its row has arrived. */
-let restoreAnchor = state?.anchor ?? (state?.scrollTop ? { key: '', offset: -state.scrollTop } : undefined);
-let atBottom = false;
+/** The place to restore after a reload or re-show: the row at the top and where it stood. */
+let restoreAnchor = state?.anchor;
 let lastAppendAt = 0;
 let quietTimer: ReturnType<typeof setTimeout> | undefined;
-/** Rows whose body text is not yet Markdown; rendered when near the viewport and quiet. */
+/** Built rows whose body text is not yet Markdown; rendered when quiet. */
 const dirtyRows = new Set<Row>();
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
@@ -71,22 +121,35 @@ function scheduleFrame(): void {
 function frame(): void {
   frameScheduled = false;
   const deadline = performance.now() + FRAME_BUDGET_MS;
+  // The row at the top of the view stays where it is, whatever changes above it.
+  const anchor = topRow();
   let nextHeader: TranscriptHeader | undefined;
   while (queueHead < queue.length) {
     const message = queue[queueHead];
     let done = true;
     switch (message.type) {
       case 'snapshot':
-        // The header first, so it shows while a long snapshot is still being built.
-        if (cursor === 0) setHeader(message.header);
-        done = applySnapshot(message.entities, deadline);
+        setHeader(message.header);
+        startOver(message.count, message.start, message.entities);
+        break;
+      case 'rows':
+        requested = undefined;
+        setCount(message.count);
+        hold(message.start, message.entities);
         break;
       case 'update':
+        if (cursor === 0) setCount(message.count);
         done = applyPatches(message.patches, deadline);
         if (done && message.header) nextHeader = message.header;
         break;
       case 'setCompactionsOpen':
         setCompactionsOpen(message.open);
+        break;
+      case 'openFind':
+        openFind();
+        break;
+      case 'found':
+        found(message);
         break;
     }
     if (!done) break;
@@ -102,7 +165,121 @@ function frame(): void {
   if (queueHead < queue.length || pendingText.size) scheduleFrame();
   // The header once per frame, whatever the number of messages.
   if (nextHeader) setHeader(nextHeader);
-  afterChanges();
+  render(anchor);
+  scheduleMarkdown(QUIET_MS);
+}
+
+// --- messages ---------------------------------------------------------------------------------
+
+function startOver(rowCount: number, start: number, entities: Entity[]): void {
+  for (const row of built.values()) row.el.remove();
+  built.clear();
+  builtStart = builtEnd = 0;
+  dirtyRows.clear();
+  pendingText.clear();
+  requested = undefined;
+  count = rowCount;
+  heights.reset(rowCount);
+  tailMode = startAt?.end === true;
+  hold(start, entities);
+  if (tailMode) stickBottom = true;
+  else if (restoreAnchor) {
+    const index = heldIndex.get(restoreAnchor.key);
+    if (index !== undefined) reveal = { index };
+  }
+}
+
+function setCount(next: number): void {
+  if (next === count) return;
+  count = next;
+  heights.count = next;
+  for (const row of built.values()) row.el.setAttribute('aria-setsize', String(count));
+  if (tailMode && heldStart + held.length > 0) trimHeld(Math.max(0, count - tailSize));
+}
+
+/** Holds rows [start, start + entities.length), keeping the built rows that are among them. */
+function hold(start: number, entities: Entity[]): void {
+  const keep = new Map<number, Row>();
+  for (const [index, row] of built) {
+    const entity = entities[index - start];
+    if (entity && entity.key === row.key) {
+      // The built row's entity is current (its changes came as patches): one object for both.
+      entities[index - start] = row.entity;
+      keep.set(index, row);
+    } else {
+      unbuild(row);
+    }
+  }
+  built.clear();
+  for (const [index, row] of keep) built.set(index, row);
+  if (keep.size) {
+    builtStart = Math.min(...keep.keys());
+    builtEnd = Math.max(...keep.keys()) + 1;
+  } else {
+    builtStart = builtEnd = 0;
+  }
+  heldStart = start;
+  held = entities;
+  heldIndex.clear();
+  entities.forEach((e, i) => heldIndex.set(e.key, start + i));
+}
+
+/** Drops held rows before `start` (following the end: the host keeps the last rows only). */
+function trimHeld(start: number): void {
+  if (start <= heldStart) return;
+  const drop = Math.min(held.length, start - heldStart);
+  for (const e of held.slice(0, drop)) heldIndex.delete(e.key);
+  held = held.slice(drop);
+  heldStart += drop;
+}
+
+/** Applies a batch from `cursor` on; false when the frame's time ran out first. */
+function applyPatches(patches: Patch[], deadline: number): boolean {
+  let i = cursor;
+  while (i < patches.length) {
+    const patch = patches[i++];
+    if (patch.op === 'append') {
+      const index = heldIndex.get(patch.key);
+      if (index === undefined) continue;
+      const row = built.get(index);
+      if (row) {
+        const texts = pendingText.get(row);
+        if (texts) texts.push(patch.text);
+        else pendingText.set(row, [patch.text]);
+      } else {
+        appendToEntity(held[index - heldStart], patch.text);
+      }
+    } else if (patch.op === 'upsert') {
+      const { entity, index } = patch;
+      const heldEnd = heldStart + held.length;
+      if (heldIndex.get(entity.key) === index) {
+        held[index - heldStart] = entity;
+        const row = built.get(index);
+        if (row) {
+          // The replacement already holds the text appended before it.
+          pendingText.delete(row);
+          updateRow(row, entity);
+          if (row.dirty) dirtyRows.add(row);
+        }
+      } else if (index === heldEnd) {
+        held.push(entity);
+        heldIndex.set(entity.key, index);
+      } else if (tailMode && index > heldEnd) {
+        // More new rows than the tail holds arrived at once: hold from here.
+        hold(index, [entity]);
+      }
+    }
+    if ((i & 15) === 0 && performance.now() > deadline) break;
+  }
+  cursor = i;
+  return i === patches.length;
+}
+
+/** Text appended to a held row that is not built: into the model, shown when it is built. */
+function appendToEntity(entity: Entity, text: string): void {
+  const parts = bodyOf(entity);
+  const last = parts?.[parts.length - 1];
+  if (last?.type === 'text') last.text += text;
 }
 
 /** Puts the frame's appended text into its rows, one append per row, at most FRAME_TEXT_CHARS. */
@@ -126,105 +303,11 @@ function putPendingText(): void {
   lastAppendAt = performance.now();
 }
 
-/** Builds the snapshot's rows from `cursor` on; false when the frame's time ran out first. */
-function applySnapshot(entities: Entity[], deadline: number): boolean {
-  if (cursor === 0) {
-    rows.clear();
-    dirtyRows.clear();
-    pendingText.clear();
-    timelineEl.replaceChildren();
-  }
-  const added = new RowAppender();
-  let i = cursor;
-  while (i < entities.length) {
-    added.append(addRow(entities[i++]).el);
-    if ((i & 15) === 0 && performance.now() > deadline) break;
-  }
-  added.done();
-  cursor = i;
-  return i === entities.length;
-}
-
-/** Adds rows at the end of the timeline, filling its last block, then new ones, in one insertion each. */
-class RowAppender {
-  private readonly last = timelineEl.lastElementChild;
-  private readonly toLast: HTMLElement[] = [];
-  private fragment: DocumentFragment | undefined;
-  private block: Element | null = this.last;
-  private count = this.last?.childElementCount ?? ROWS_PER_BLOCK;
-
-  append(el: HTMLElement): void {
-    if (this.count >= ROWS_PER_BLOCK) {
-      this.block = document.createElement('div');
-      this.block.className = 'rows';
-      (this.fragment ??= document.createDocumentFragment()).append(this.block);
-      this.count = 0;
-    }
-    if (this.block === this.last) this.toLast.push(el);
-    else this.block!.append(el);
-    this.count++;
-  }
-
-  done(): void {
-    if (this.toLast.length) this.last!.append(...this.toLast);
-    if (this.fragment) timelineEl.append(this.fragment);
-  }
-}
-
-/** Applies a batch from `cursor` on; false when the frame's time ran out first. */
-function applyPatches(patches: Patch[], deadline: number): boolean {
-  let added: RowAppender | undefined;
-  let i = cursor;
-  while (i < patches.length) {
-    const patch = patches[i++];
-    if (patch.op === 'append') {
-      const row = rows.get(patch.key);
-      if (!row) continue;
-      const texts = pendingText.get(row);
-      if (texts) texts.push(patch.text);
-      else pendingText.set(row, [patch.text]);
-    } else if (patch.op === 'upsert') {
-      const row = rows.get(patch.entity.key);
-      if (row) {
-        // The replacement already holds the text appended before it.
-        pendingText.delete(row);
-        updateRow(row, patch.entity);
-        if (row.dirty) dirtyRows.add(row);
-      } else {
-        (added ??= new RowAppender()).append(addRow(patch.entity).el);
-      }
-    } else if (patch.op === 'remove') {
-      const row = rows.get(patch.key);
-      if (!row) continue;
-      // Rows created earlier in this batch are in the DOM first, so the block count is right.
-      added?.done();
-      added = undefined;
-      const block = row.el.parentElement;
-      row.el.remove();
-      if (block && block !== timelineEl && !block.firstElementChild) block.remove();
-      rows.delete(patch.key);
-      dirtyRows.delete(row);
-      pendingText.delete(row);
-    }
-    if ((i & 15) === 0 && performance.now() > deadline) break;
-  }
-  // New keys always go at the end, in the order the host created them.
-  added?.done();
-  cursor = i;
-  return i === patches.length;
-}
-
-function addRow(entity: Entity): Row {
-  const row = createRow(entity, state?.open?.[entity.key]);
-  rows.set(entity.key, row);
-  if (row.dirty) dirtyRows.add(row);
-  return row;
-}
-
 function setHeader(next: TranscriptHeader): void {
   header = next;
   renderHeader(headerEl, next, postAction);
   document.body.dataset.loading = String(next.loading);
+  listEl.setAttribute('aria-busy', String(next.loading));
   document.title = next.title;
   saveState({
     agentName: next.agentName,
@@ -236,24 +319,180 @@ function setHeader(next: TranscriptHeader): void {
   });
 }
 
-function afterChanges(): void {
-  timelineEl.dataset.rows = String(rows.size);
-  if (restoreAnchor && rows.size) {
-    const row = rows.get(restoreAnchor.key);
-    if (row) {
-      pinAnchor(row.el, restoreAnchor.offset);
-      restoreAnchor = undefined;
-    } else if (!restoreAnchor.key) {
-      scroller.scrollTop = -restoreAnchor.offset;
-      restoreAnchor = undefined;
-    } else if (!header?.loading && queueHead === queue.length) {
-      restoreAnchor = undefined;
-    }
-  } else if (header?.live && atBottom) {
-    // Following live output: one scroll per frame at most.
-    scroller.scrollTop = scroller.scrollHeight;
+// --- layout -----------------------------------------------------------------------------------
+
+interface Anchor {
+  index: number;
+  /** Where the row's top stands in the viewport. */
+  screenTop: number;
+}
+
+/** The row at the top of the visible area (under the sticky header), from the model. */
+function topRow(): Anchor | undefined {
+  scrollPos = scroller.scrollTop;
+  if (!count) return undefined;
+  const visTop = scrollPos + headerHeight - listTop;
+  const index = heights.indexAt(visTop);
+  return { index, screenTop: listTop + heights.offset(index) - scrollPos };
+}
+
+function render(anchor: Anchor | undefined): void {
+  const vh = window.innerHeight;
+  if (reveal && reveal.index >= count) reveal = undefined;
+  if (reveal) {
+    stickBottom = false;
+    const top = heights.offset(reveal.index);
+    const visTop = scrollPos + headerHeight - listTop;
+    const visible = top >= visTop && top + heights.get(reveal.index) <= visTop + vh - headerHeight;
+    const restoring = restoreAnchor && heldIndex.get(restoreAnchor.key) === reveal.index;
+    anchor = { index: reveal.index, screenTop: restoring ? restoreAnchor!.offset : visible ? listTop + top - scrollPos : headerHeight + 8 };
+    if (restoring) restoreAnchor = undefined;
   }
-  scheduleMarkdown(QUIET_MS);
+  for (let pass = 0; pass < 3; pass++) {
+    // Which rows to build: the visible area and a margin, or the end when following it.
+    let visTop = scrollPos + headerHeight - listTop;
+    if (stickBottom) visTop = heights.total() - (vh - headerHeight);
+    else if (anchor) visTop = heights.offset(anchor.index) - (anchor.screenTop - headerHeight);
+    const visBottom = visTop + vh - headerHeight;
+    const margin = vh * MARGIN_SCREENS;
+    const a = count ? heights.indexAt(visTop - margin) : 0;
+    const b = count ? Math.min(count, heights.indexAt(visBottom + margin) + 1) : 0;
+    askFor(a, b);
+    const changed = build(Math.max(a, heldStart), Math.min(b, heldStart + held.length));
+    // The spacers take the place of unbuilt rows before the layout that measures the built
+    // ones: a document shorter for a moment would have the browser clamp the scroll position.
+    if (changed) placeSpacers();
+    const measuredChanged = measure();
+    placeSpacers();
+    scrollTo(anchor);
+    if (!changed && !measuredChanged) break;
+  }
+  timelineEl.dataset.rows = String(count);
+  timelineEl.dataset.built = `${builtStart}-${builtEnd}`;
+  if (reveal) {
+    const row = built.get(reveal.index);
+    if (row) {
+      const then = reveal.then;
+      reveal = undefined;
+      then?.(row);
+    }
+  }
+}
+
+/** Asks the host for rows around [a, b) when it does not hold them (once per range). */
+function askFor(a: number, b: number): void {
+  if (!count || a >= b) return;
+  const heldEnd = heldStart + held.length;
+  const atEnd = b >= count;
+  if (stickBottom && atEnd) {
+    const size = Math.max(WINDOW_ROWS, b - a + HOLD_MARGIN_ROWS);
+    if ((tailMode && heldStart <= a) || requested?.tail) return;
+    tailMode = true;
+    tailSize = size;
+    send({ start: count - size, end: count, tail: true });
+    return;
+  }
+  if (a >= heldStart && b <= heldEnd) return;
+  if (requested && !requested.tail && a >= requested.start && b <= requested.end) return;
+  tailMode = false;
+  const start = Math.max(0, a - HOLD_MARGIN_ROWS);
+  send({ start, end: Math.min(count, b + HOLD_MARGIN_ROWS), tail: false });
+}
+
+function send(range: { start: number; end: number; tail: boolean }): void {
+  requested = range;
+  vscode.postMessage({ type: 'range', ...range });
+}
+
+/** Builds exactly the rows [from, to) (held ones), reusing those already built; true if any changed. */
+function build(from: number, to: number): boolean {
+  if (from >= to) {
+    if (!built.size) return false;
+    for (const row of built.values()) unbuild(row);
+    built.clear();
+    builtStart = builtEnd = 0;
+    return true;
+  }
+  if (from === builtStart && to === builtEnd && built.size === to - from) return false;
+  for (const [index, row] of built) {
+    if (index < from || index >= to) {
+      unbuild(row);
+      built.delete(index);
+    }
+  }
+  const keptStart = built.size ? Math.max(from, builtStart) : to;
+  const keptEnd = built.size ? Math.min(to, builtEnd) : to;
+  const before = document.createDocumentFragment();
+  for (let i = from; i < keptStart; i++) before.append(buildRow(i).el);
+  listEl.prepend(before);
+  const after = document.createDocumentFragment();
+  for (let i = keptEnd; i < to; i++) after.append(buildRow(i).el);
+  listEl.append(after);
+  builtStart = from;
+  builtEnd = to;
+  return true;
+}
+
+function buildRow(index: number): Row {
+  const entity = held[index - heldStart];
+  const row = createRow(entity, openChoice(entity));
+  row.el.setAttribute('aria-posinset', String(index + 1));
+  row.el.setAttribute('aria-setsize', String(count));
+  built.set(index, row);
+  if (row.dirty) dirtyRows.add(row);
+  return row;
+}
+
+function unbuild(row: Row): void {
+  row.el.remove();
+  dirtyRows.delete(row);
+  const texts = pendingText.get(row);
+  // Text not put in yet stays in the model, for when the row is built again.
+  if (texts) appendToEntity(row.entity, texts.join(''));
+  pendingText.delete(row);
+}
+
+/** Measures the built rows (one layout); true when a height changed. */
+function measure(): boolean {
+  listTop = timelineEl.offsetTop;
+  headerHeight = headerEl.offsetHeight;
+  let changed = false;
+  let sum = 0;
+  for (let i = builtStart; i < builtEnd; i++) {
+    const row = built.get(i);
+    if (!row) continue;
+    const h = row.el.offsetHeight + ROW_GAP_PX;
+    sum += h;
+    if (heights.set(i, h)) changed = true;
+  }
+  if (!estimated && builtEnd > builtStart) {
+    // The first rows seen set the estimate for the others (once, so the view does not drift).
+    estimated = true;
+    heights.estimate = Math.min(400, Math.max(28, Math.round(sum / (builtEnd - builtStart))));
+    changed = true;
+  }
+  return changed;
+}
+
+function placeSpacers(): void {
+  const top = Math.round(heights.offset(builtStart));
+  const bottom = Math.round(heights.total() - heights.offset(builtEnd));
+  if (top !== spacerTop) topSpacer.style.height = `${(spacerTop = top)}px`;
+  if (bottom !== spacerBottom) bottomSpacer.style.height = `${(spacerBottom = bottom)}px`;
+}
+
+/** Puts the anchor row back where it stood, or the last line at the bottom when following. */
+function scrollTo(anchor: Anchor | undefined): void {
+  let target: number | undefined;
+  if (stickBottom) target = scroller.scrollHeight - window.innerHeight;
+  else if (anchor && anchor.index < count) target = listTop + heights.offset(anchor.index) - anchor.screenTop;
+  if (target === undefined) return;
+  target = Math.max(0, Math.round(target));
+  // Read, not remembered: the browser may have moved it (clamping while the document was shorter).
+  scrollPos = scroller.scrollTop;
+  if (Math.abs(target - scrollPos) < 1) return;
+  scroller.scrollTop = target;
+  scrollPos = wroteScroll = scroller.scrollTop;
 }
 
 // --- Markdown once quiet ---------------------------------------------------------------
@@ -271,59 +510,53 @@ function scheduleMarkdown(delay: number): void {
 
 function renderDirtyMarkdown(): void {
   const started = performance.now();
-  for (const el of rowsNearViewport()) {
-    const row = rows.get(el.dataset.key ?? '');
+  const anchor = topRow();
+  let any = false;
+  for (let i = builtStart; i < builtEnd; i++) {
+    const row = built.get(i);
     if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
+    let chars = 0;
+    for (const part of bodyOf(row.entity) ?? []) if (part.type === 'text') chars += part.text.length;
+    if (chars > MARKDOWN_MAX_CHARS) {
+      dirtyRows.delete(row);
+      continue;
+    }
     renderBodyMarkdown(row);
     dirtyRows.delete(row);
+    any = true;
     // Keep frames short: continue in the next frame.
     if (performance.now() - started > 12) {
       requestAnimationFrame(renderDirtyMarkdown);
-      return;
+      break;
     }
   }
-}
-
-/**
- * Rows within a screen's height of the visible area, top to bottom: found by bisecting the
- * blocks (in document order, so in vertical order), one layout read for all of them.
- */
-function rowsNearViewport(): HTMLElement[] {
-  const blocks = timelineEl.children;
-  const top = -window.innerHeight;
-  const bottom = 2 * window.innerHeight;
-  let lo = 0;
-  let hi = blocks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (blocks[mid].getBoundingClientRect().bottom < top) lo = mid + 1;
-    else hi = mid;
-  }
-  const near: HTMLElement[] = [];
-  for (let b = lo; b < blocks.length && blocks[b].getBoundingClientRect().top <= bottom; b++) {
-    for (const el of blocks[b].children) {
-      const rect = el.getBoundingClientRect();
-      if (rect.bottom >= top && rect.top <= bottom) near.push(el as HTMLElement);
-    }
-  }
-  return near;
+  // Rendered rows changed height: measure them, keeping the view where it was.
+  if (any) render(anchor);
 }
 
 // --- user interaction ----------------------------------------------------------------------
 
+function openChoice(entity: Entity): boolean | undefined {
+  if (entity.kind === 'compaction') return state?.open?.[`compaction:${entity.key}`] ?? state?.compactionsOpen;
+  return state?.open?.[entity.key];
+}
+
 function setCompactionsOpen(open: boolean): void {
-  const choices = { ...(state?.open ?? {}) };
-  for (const row of rows.values()) {
+  const anchor = topRow();
+  const choices: Record<string, boolean> = {};
+  // The whole session's compactions: the built rows now, the others when they are built.
+  for (const [key, value] of Object.entries(state?.open ?? {})) if (!key.startsWith('compaction:')) choices[key] = value;
+  for (const row of built.values()) {
     if (row.entity.kind !== 'compaction') continue;
     row.chosen = open;
     (row.el as HTMLDetailsElement).open = open;
-    choices[row.key] = open;
   }
-  saveState({ open: choices });
+  saveState({ open: choices, compactionsOpen: open });
+  render(anchor);
 }
 
 /**
- * After a row opened or closed (by the reader, find-in-page, or a compaction's status): build,
+ * After a row opened or closed (by the reader, find, or a compaction's status): build,
  * render, and remember what the reader chose (a compaction's own opening is not a choice).
  */
 function rowToggled(row: Row): void {
@@ -333,7 +566,11 @@ function rowToggled(row: Row): void {
     dirtyRows.add(row);
     scheduleMarkdown(0);
   }
-  if (row.disclosure || row.chosen !== undefined) saveState({ open: { ...(state?.open ?? {}), [row.key]: open } });
+  if (row.disclosure || row.chosen !== undefined) {
+    const key = row.entity.kind === 'compaction' ? `compaction:${row.key}` : row.key;
+    saveState({ open: { ...(state?.open ?? {}), [key]: open } });
+  }
+  scheduleFrame();
 }
 
 /** A compaction's head was activated (click, or Enter / Space, which click it): the reader's choice. */
@@ -345,30 +582,18 @@ function compactionHeadActivated(target: Element | null): void {
 }
 
 function rowOf(el: Element | null | undefined): Row | undefined {
-  const key = (el?.closest?.('.row') as HTMLElement | null)?.dataset.key;
-  return key ? rows.get(key) : undefined;
+  const rowEl = el?.closest?.('.row') as HTMLElement | null;
+  const index = rowEl ? Number(rowEl.getAttribute('aria-posinset')) - 1 : -1;
+  const row = built.get(index);
+  return row?.el === rowEl ? row : undefined;
 }
 
-timelineEl.addEventListener(
+listEl.addEventListener(
   'toggle',
   (event) => {
     const el = event.target as HTMLElement;
-    const row = el.classList.contains('row') ? rows.get(el.dataset.key ?? '') : undefined;
+    const row = el.classList.contains('row') ? rowOf(el) : undefined;
     if (row) rowToggled(row);
-  },
-  true,
-);
-
-// Find-in-page reveals a match inside a closed disclosure row: the row opens for it.
-timelineEl.addEventListener(
-  'beforematch',
-  (event) => {
-    const row = rowOf(event.target as Element);
-    // A closed compaction that find-in-page opens stays open for the reader.
-    if (row?.entity.kind === 'compaction') row.chosen = true;
-    if (!row?.disclosure || row.open) return;
-    setOpen(row, true);
-    rowToggled(row);
   },
   true,
 );
@@ -383,6 +608,7 @@ function toggleDisclosure(head: Element): boolean {
 
 document.addEventListener('click', (event) => {
   const target = event.target as Element | null;
+  if (target?.closest?.('.find-bar')) return;
   compactionHeadActivated(target);
   const head = target?.closest?.('.disclosure > .row-head');
   if (head && toggleDisclosure(head)) return;
@@ -398,6 +624,17 @@ document.addEventListener('click', (event) => {
 
 document.addEventListener('keydown', (event) => {
   const target = event.target as HTMLElement;
+  if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'f') {
+    event.preventDefault();
+    openFind();
+    return;
+  }
+  if (event.key === 'F3' && findInput.value) {
+    event.preventDefault();
+    stepFind(event.shiftKey ? -1 : 1);
+    return;
+  }
+  if (target.closest?.('.find-bar')) return;
   if ((event.key === 'Enter' || event.key === ' ') && target.dataset?.href !== undefined) {
     event.preventDefault();
     openLink(target.dataset.href ?? '');
@@ -407,24 +644,41 @@ document.addEventListener('keydown', (event) => {
     event.preventDefault();
     return;
   }
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.key === 'Home' || event.key === 'End' || event.key === 'PageUp' || event.key === 'PageDown') {
+    event.preventDefault();
+    pageKey(event.key);
+    return;
+  }
   if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
-  // Arrow keys move between rows when a row (or its summary) has focus.
-  const rowEl = target.closest?.('.row') as HTMLElement | null;
-  if (!rowEl || (target !== rowEl && target.parentElement !== rowEl)) return;
-  const sibling = (event.key === 'ArrowDown' ? nextRowElement(rowEl) : previousRowElement(rowEl)) as HTMLElement | null;
-  const next = sibling?.dataset.key ? rows.get(sibling.dataset.key) : undefined;
-  if (!next) return;
+  // Arrow keys move between rows when a row (or its head) has focus; rows are built as needed.
+  const row = rowOf(target);
+  if (!row || (target !== row.el && target.parentElement !== row.el)) return;
+  const index = Number(row.el.getAttribute('aria-posinset')) - 1 + (event.key === 'ArrowDown' ? 1 : -1);
+  if (index < 0 || index >= count) return;
   event.preventDefault();
-  focusTarget(next).focus();
+  const next = built.get(index);
+  if (next) {
+    focusTarget(next).focus();
+    return;
+  }
+  reveal = { index, then: (r) => focusTarget(r).focus() };
+  scheduleFrame();
 });
 
-/** The row after `rowEl`, across block boundaries. */
-function nextRowElement(rowEl: Element): Element | null {
-  return rowEl.nextElementSibling ?? rowEl.parentElement?.nextElementSibling?.firstElementChild ?? null;
-}
-
-function previousRowElement(rowEl: Element): Element | null {
-  return rowEl.previousElementSibling ?? rowEl.parentElement?.previousElementSibling?.lastElementChild ?? null;
+/** Home, End, Page Up and Page Down over the whole session, whatever has focus. */
+function pageKey(key: string): void {
+  const page = Math.max(40, window.innerHeight - headerHeight - 40);
+  reveal = undefined;
+  if (key === 'End') {
+    stickBottom = true;
+  } else {
+    stickBottom = false;
+    const target = key === 'Home' ? 0 : Math.max(0, scroller.scrollTop + (key === 'PageDown' ? page : -page));
+    scroller.scrollTop = target;
+    scrollPos = wroteScroll = scroller.scrollTop;
+  }
+  scheduleFrame();
 }
 
 function openLink(href: string): void {
@@ -447,50 +701,189 @@ let scrollFrame = false;
 window.addEventListener(
   'scroll',
   () => {
+    const now = scroller.scrollTop;
+    if (Math.abs(now - wroteScroll) >= 1) {
+      // The reader scrolled (wheel, scrollbar, keys): follow the end only if they reached it.
+      wroteScroll = -1;
+      scrollPos = now;
+      reveal = undefined;
+      stickBottom = now + window.innerHeight >= scroller.scrollHeight - 4;
+      scheduleFrame();
+    }
     if (scrollFrame) return;
     scrollFrame = true;
     requestAnimationFrame(() => {
       scrollFrame = false;
-      atBottom = scroller.scrollTop + window.innerHeight >= scroller.scrollHeight - 4;
-      saveState({ scrollTop: scroller.scrollTop, anchor: topAnchor() });
-      // Rows that came near the viewport get their Markdown.
-      scheduleMarkdown(0);
+      const top = topRow();
+      const key = top ? held[top.index - heldStart]?.key : undefined;
+      saveState({ anchor: key && top ? { key, offset: Math.round(top.screenTop) } : undefined });
     });
   },
   { passive: true },
 );
+window.addEventListener('resize', () => scheduleFrame());
 
-/**
- * Keeps a restored row where it was on screen for a moment: rows above it get their real
- * height only once rendered (content-visibility), which would push it away. Any user input
- * ends the pin.
- */
-let pin: { el: HTMLElement; offset: number; until: number } | undefined;
-function pinAnchor(el: HTMLElement, offset: number): void {
-  const first = pin === undefined;
-  pin = { el, offset, until: performance.now() + 1500 };
-  if (first) requestAnimationFrame(holdPin);
-}
-function holdPin(): void {
-  if (!pin) return;
-  const delta = pin.el.getBoundingClientRect().top - pin.offset;
-  if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
-  if (performance.now() < pin.until && pin.el.isConnected) requestAnimationFrame(holdPin);
-  else pin = undefined;
-}
-for (const type of ['wheel', 'keydown', 'mousedown', 'touchstart']) {
-  window.addEventListener(type, () => (pin = undefined), { passive: true, capture: true });
+// A usage marker in the header whose compaction row is not built: scroll there, then focus it.
+document.addEventListener('acp-reveal-row', (event) => {
+  const index = (event as CustomEvent<{ index?: unknown }>).detail?.index;
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) return;
+  reveal = { index, then: (row) => focusTarget(row).focus() };
+  scheduleFrame();
+});
+
+// --- find: matched in the host's timeline, so rows not built are found too -------------------
+
+const findInput = element('input', 'find-input');
+findInput.type = 'text';
+findInput.placeholder = t('Find');
+findInput.setAttribute('aria-label', t('Find in transcript'));
+const findCount = element('span', 'find-count');
+findCount.setAttribute('role', 'status');
+const findBar = element('div', 'find-bar');
+findBar.setAttribute('role', 'search');
+findBar.hidden = true;
+findBar.append(findInput, findCount, findButton('arrow-up', t('Previous Match (Shift+Enter)'), 'previous'), findButton('arrow-down', t('Next Match (Enter)'), 'next'), findButton('close', t('Close (Escape)'), 'close'));
+document.body.append(findBar);
+let findSeq = 0;
+let findSent = '';
+let findTimer: ReturnType<typeof setTimeout> | undefined;
+let shownMatch = '';
+
+function findButton(icon: string, label: string, action: string): HTMLElement {
+  const b = element('button', 'icon-button');
+  b.dataset.find = action;
+  b.title = label;
+  b.setAttribute('aria-label', label);
+  b.append(codicon(icon));
+  return b;
 }
 
-/** The row just below the sticky header, and where it stands. */
-function topAnchor(): WebviewState['anchor'] {
-  const top = headerEl.getBoundingClientRect().bottom + 1;
-  // Rows have gaps between them: probe a little lower when the first point misses.
-  for (const y of [top, top + 12, top + 24]) {
-    const rowEl = document.elementFromPoint(Math.min(40, window.innerWidth - 1), y)?.closest?.('.row') as HTMLElement | null;
-    if (rowEl?.dataset.key) return { key: rowEl.dataset.key, offset: rowEl.getBoundingClientRect().top };
+function openFind(): void {
+  findBar.hidden = false;
+  findInput.focus();
+  findInput.select();
+}
+
+function closeFind(): void {
+  findBar.hidden = true;
+  findSeq++;
+  findSent = '';
+  shownMatch = '';
+  clearHighlight();
+  built.get(topRow()?.index ?? -1)?.el.focus({ preventScroll: true });
+}
+
+function search(step: 0 | 1 | -1): void {
+  if (findTimer !== undefined) clearTimeout(findTimer);
+  findTimer = undefined;
+  const query = findInput.value;
+  if (query !== findSent) step = 0;
+  findSent = query;
+  shownMatch = '';
+  if (!query) {
+    findCount.textContent = '';
+    clearHighlight();
+    findSeq++;
+    return;
   }
-  return undefined;
+  vscode.postMessage({ type: 'find', seq: ++findSeq, query, step, from: topRow()?.index ?? 0 });
+}
+
+function stepFind(step: 1 | -1): void {
+  search(step);
+}
+
+findInput.addEventListener('input', () => {
+  if (findTimer !== undefined) clearTimeout(findTimer);
+  findTimer = setTimeout(() => search(0), 120);
+});
+findInput.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') {
+    event.preventDefault();
+    stepFind(event.shiftKey ? -1 : 1);
+  } else if (event.key === 'Escape') {
+    event.preventDefault();
+    closeFind();
+  }
+});
+findBar.addEventListener('click', (event) => {
+  const action = ((event.target as Element).closest('[data-find]') as HTMLElement | null)?.dataset.find;
+  if (action === 'close') closeFind();
+  else if (action === 'next' || action === 'previous') stepFind(action === 'next' ? 1 : -1);
+});
+
+function found(message: Extract<HostToWebview, { type: 'found' }>): void {
+  if (message.seq !== findSeq || findBar.hidden) return;
+  findCount.textContent = message.total === 0
+    ? (message.done ? t('No results') : '')
+    : message.done ? t('{0} of {1}', message.current, message.total) : t('{0} of {1}+', message.current, message.total);
+  findBar.classList.toggle('no-results', message.done && message.total === 0);
+  if (message.index < 0) return;
+  const shown = `${message.index}:${message.occurrence}`;
+  if (shown === shownMatch) return;
+  shownMatch = shown;
+  reveal = {
+    index: message.index,
+    then: (row) => {
+      // A match inside a folded row opens it, as find-in-page opens a closed <details>.
+      if (!isOpen(row)) {
+        if (row.entity.kind === 'compaction') {
+          row.chosen = true;
+          (row.el as HTMLDetailsElement).open = true;
+        } else setOpen(row, true);
+        rowToggled(row);
+      }
+      highlight(row, message.query, message.occurrence);
+    },
+  };
+  scheduleFrame();
+}
+
+const FIND_HIGHLIGHT = 'transcript-find';
+function clearHighlight(): void {
+  (CSS as unknown as { highlights?: Map<string, unknown> }).highlights?.delete(FIND_HIGHLIGHT);
+}
+
+/** Highlights the `occurrence`th match of `query` in the row's text and brings it into view. */
+function highlight(row: Row, query: string, occurrence: number): void {
+  const needle = query.toLowerCase();
+  const walker = document.createTreeWalker(row.el, NodeFilter.SHOW_TEXT);
+  const nodes: Text[] = [];
+  let text = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    nodes.push(node as Text);
+    text += (node as Text).data;
+  }
+  const hay = text.toLowerCase();
+  let at = -1;
+  for (let i = hay.indexOf(needle), n = 0; i >= 0; i = hay.indexOf(needle, i + needle.length), n++) {
+    at = i;
+    if (n === occurrence) break;
+  }
+  if (at < 0) {
+    clearHighlight();
+    return;
+  }
+  const range = document.createRange();
+  let pos = 0;
+  for (const node of nodes) {
+    const end = pos + node.data.length;
+    if (at >= pos && at < end) range.setStart(node, at - pos);
+    if (at + needle.length > pos && at + needle.length <= end) {
+      range.setEnd(node, at + needle.length - pos);
+      break;
+    }
+    pos = end;
+  }
+  const Highlight = (window as unknown as { Highlight?: new (r: Range) => unknown }).Highlight;
+  const registry = (CSS as unknown as { highlights?: Map<string, unknown> }).highlights;
+  if (Highlight && registry) registry.set(FIND_HIGHLIGHT, new Highlight(range));
+  const rect = range.getBoundingClientRect();
+  if (rect.top < headerHeight || rect.bottom > window.innerHeight) {
+    scroller.scrollTop = scrollPos + rect.top - headerHeight - (window.innerHeight - headerHeight) / 3;
+    scrollPos = wroteScroll = scroller.scrollTop;
+    scheduleFrame();
+  }
 }
 
 function saveState(patch: Partial<WebviewState>): void {
@@ -498,4 +891,6 @@ function saveState(patch: Partial<WebviewState>): void {
   vscode.setState(state);
 }
 
-vscode.postMessage({ type: 'ready' });
+/** Where the webview starts: the row it showed before (a tab shown again, a reload), else the top. */
+const startAt: StartAt | undefined = restoreAnchor?.key ? { key: restoreAnchor.key } : undefined;
+vscode.postMessage(startAt ? { type: 'ready', start: startAt } : { type: 'ready' });

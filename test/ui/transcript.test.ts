@@ -1,6 +1,8 @@
 // The transcript in a real browser driving a real VS Code: compaction rows of every status,
 // an in-progress row turning completed while its summary streams in (reference agent in slow
-// mode), expand and collapse by keyboard, a hostile session whose text stays inert.
+// mode), expand and collapse by keyboard, a hostile session whose text stays inert; a long
+// session, of which the webview builds only the rows on screen: End, Home, Page Down, find in
+// rows not built, and following the end while a summary streams in.
 // Screenshots go to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,13 @@ const AGENT = join(ROOT, 'out', 'test', 'agent', 'agent.mjs');
 const RESULTS = join(ROOT, 'test-results');
 const STREAM_TITLE = 'Streaming compaction (slow replay)';
 const STREAM_CHUNKS = 120;
+const LONG_TITLE = 'A long session of 3,000 messages';
+const LONG_ROWS = 3000;
+const LONG_LAST = 'The very last line of the long session.';
+/** Rows whose text holds the needle: 100, 250, ..., 2500 (17 rows). */
+const NEEDLE_ROWS = Array.from({ length: 17 }, (_, i) => 100 + 150 * i);
+const FOLLOW_TITLE = 'A long session whose last compaction streams in';
+const FOLLOW_LAST = 'Compaction over: this is the last line.';
 
 interface Host {
   startServer(options: Record<string, unknown>): Promise<{ dirs: { userData: string; serverData: string }; remoteUri(path: string): string; workbenchUrl(o: Record<string, unknown>): string; stop(): Promise<void> }>;
@@ -45,8 +54,15 @@ before(async () => {
   // Paced holds only the seeded session with compactions, replayed one update at a time.
   const pacedStore = join(work, 'paced-store');
   await writeSession(pacedStore, seed.sessions.find((x) => x.sessionId === seed.special.compactions)!);
+  const longStore = join(work, 'long-store');
+  await writeSession(longStore, longSession(folder));
+  const followStore = join(work, 'follow-store');
+  await writeSession(followStore, followSession(folder));
   const agents = [
     { name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] },
+    { name: 'Long', command: process.execPath, args: [AGENT, '--store', longStore] },
+    // Its last compaction streams only as far as the gate file allows.
+    { name: 'Follow', command: process.execPath, args: [AGENT, '--store', followStore, '--replay-gate', join(work, 'follow-gate')] },
     // Its compaction ends only once the test creates the gate file, after watching it stream.
     { name: 'Slow', command: process.execPath, args: [AGENT, '--store', slowStore, '--replay-delay', '25', '--replay-gate', join(work, 'slow-gate')] },
     // A session of Reference's store, replayed one update at a time: other batches, same transcript.
@@ -94,6 +110,117 @@ function streamingSession(cwd: string) {
   return { sessionId: 'sess_streaming', cwd, title: STREAM_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
 }
 
+/** 3,000 agent messages of one to three lines; 17 of them hold "a needle". */
+function longSession(cwd: string) {
+  const updates: Record<string, unknown>[] = [];
+  for (let i = 0; i < LONG_ROWS - 1; i++) {
+    const text = NEEDLE_ROWS.includes(i) ? `Row ${i}: a needle in this one.` : `Row ${i}: nothing to see here.${'\nMore words on another line.'.repeat(i % 3)}`;
+    updates.push({ sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text } });
+  }
+  updates.push({ sessionUpdate: 'agent_message_chunk', messageId: 'last', content: { type: 'text', text: LONG_LAST } });
+  return { sessionId: 'sess_long', cwd, title: LONG_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
+}
+
+/** 600 messages, then a compaction whose summary streams in (gated), then the last line. */
+function followSession(cwd: string) {
+  const id = 'cmp_follow';
+  const updates: Record<string, unknown>[] = [];
+  for (let i = 0; i < 600; i++) updates.push({ sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: `Message ${i} before the compaction.` } });
+  updates.push({ sessionUpdate: 'compaction_update', compactionId: id, status: 'in_progress' });
+  for (let i = 0; i < 200; i++) updates.push({ sessionUpdate: 'compaction_summary_chunk', compactionId: id, content: { type: 'text', text: `Kept fact number ${i}.\n` } });
+  updates.push({ sessionUpdate: 'compaction_update', compactionId: id, status: 'completed' });
+  updates.push({ sessionUpdate: 'agent_message_chunk', messageId: 'last', content: { type: 'text', text: FOLLOW_LAST } });
+  return { sessionId: 'sess_follow', cwd, title: FOLLOW_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
+}
+
+/** Waits (at most 60 s, failing with `what` and what `detail` says then) until `condition` holds. */
+async function until(what: string, condition: () => Promise<boolean>, detail?: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) {
+      await shot(`timed-out-${what.replace(/\W+/g, '-')}`).catch(() => undefined);
+      assert.fail(`timed out after 60 s waiting until ${what}${detail ? `: ${JSON.stringify(await detail().catch((e) => String(e)))}` : ''}`);
+    }
+    await page.waitForTimeout(50);
+  }
+}
+
+/** What the view shows: the built rows, the first and last row on screen, whether it is at the end. */
+function view(frame: FrameLocator) {
+  return frame.locator('html').evaluate(() => {
+    const header = document.getElementById('header')!.getBoundingClientRect().bottom;
+    const rows = [...document.querySelectorAll<HTMLElement>('#timeline .row')];
+    const onScreen = rows.filter((r) => {
+      const b = r.getBoundingClientRect();
+      return b.bottom > header && b.top < window.innerHeight;
+    });
+    const pos = (r: HTMLElement | undefined) => Number(r?.getAttribute('aria-posinset') ?? 0);
+    const s = document.scrollingElement!;
+    return {
+      built: rows.length,
+      setSize: Number(rows[0]?.getAttribute('aria-setsize') ?? 0),
+      first: pos(onScreen[0]),
+      last: pos(onScreen[onScreen.length - 1]),
+      lastText: onScreen[onScreen.length - 1]?.textContent ?? '',
+      atEnd: s.scrollTop + window.innerHeight >= s.scrollHeight - 4,
+      scrollTop: s.scrollTop,
+    };
+  });
+}
+
+/** Keyboard focus into the transcript (its title, which does nothing when clicked). */
+async function focusTranscript(frame: FrameLocator): Promise<void> {
+  await frame.locator('#header .title').click();
+}
+
+interface CompactionSeen {
+  key: string;
+  status: string;
+  open: boolean;
+  label: string;
+  error: string;
+  unknownStatus: string;
+  questionIcons: number;
+  empty: string;
+}
+
+/** Every compaction of the transcript, in order: from the top, Page Down until the end. */
+async function walkCompactions(frame: FrameLocator): Promise<CompactionSeen[]> {
+  await focusTranscript(frame);
+  await page.keyboard.press('Home');
+  await until('the view is at the top', async () => (await view(frame)).first === 1);
+  const seen = new Map<number, CompactionSeen>();
+  for (;;) {
+    const rows = await frame.locator('details.compaction').evaluateAll((els) => els.map((e) => ({
+      pos: Number(e.getAttribute('aria-posinset')),
+      key: (e as HTMLElement).dataset.key ?? '',
+      status: (e as HTMLElement).dataset.status ?? '',
+      open: (e as HTMLDetailsElement).open,
+      label: e.querySelector('summary .label')?.textContent ?? '',
+      error: e.querySelector('summary .error-text')?.textContent ?? '',
+      unknownStatus: e.querySelector('summary .status-unknown')?.textContent ?? '',
+      questionIcons: e.querySelectorAll('.codicon-question').length,
+      empty: e.querySelector('.empty')?.textContent ?? '',
+    })));
+    for (const { pos, ...row } of rows) seen.set(pos, row);
+    const before = await view(frame);
+    if (before.atEnd) break;
+    await page.keyboard.press('PageDown');
+    await until('Page Down moved the view', async () => (await view(frame)).scrollTop > before.scrollTop, async () => ({
+      before,
+      now: await view(frame),
+      page: await frame.locator('html').evaluate(() => ({
+        active: `${document.activeElement?.tagName}.${document.activeElement?.className}`,
+        hasFocus: document.hasFocus(),
+        scrollHeight: document.scrollingElement!.scrollHeight,
+        innerHeight: window.innerHeight,
+        built: document.getElementById('timeline')!.dataset.built,
+      })),
+    }));
+  }
+  return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
+}
+
 function webview(): FrameLocator {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 }
@@ -124,30 +251,34 @@ async function shot(name: string): Promise<void> {
 test('a transcript shows one row per compaction, each status presented as the RFD describes', async () => {
   const frame = await openFromTree('Long refactor with several context compactions');
   await frame.locator('body[data-loading="false"]').waitFor();
-  const rows = frame.locator('details.compaction');
-  const statuses = await rows.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status));
-  assert.deepEqual(statuses, ['completed', 'completed', 'completed', 'completed', 'failed', 'cancelled', '_vendor_status', 'completed', 'completed']);
+  // The webview builds the rows on screen: the whole transcript is seen by paging through it.
+  const rows = await walkCompactions(frame);
+  assert.deepEqual(rows.map((r) => r.status), ['completed', 'completed', 'completed', 'completed', 'failed', 'cancelled', '_vendor_status', 'completed', 'completed']);
   // Completed rows say so and fold their summary; failed and cancelled show the error text.
-  assert.equal(await rows.nth(0).locator('summary .label').textContent(), 'Context compacted');
-  assert.equal(await rows.nth(0).evaluate((e) => (e as HTMLDetailsElement).open), false);
-  assert.equal(await rows.nth(4).locator('summary .label').textContent(), 'Context compaction failed');
-  assert.match((await rows.nth(4).locator('summary .error-text').textContent()) ?? '', /rate limit/);
-  assert.equal(await rows.nth(5).locator('summary .label').textContent(), 'Context compaction cancelled');
+  assert.equal(rows[0].label, 'Context compacted');
+  assert.equal(rows[0].open, false);
+  assert.equal(rows[4].label, 'Context compaction failed');
+  assert.match(rows[4].error, /rate limit/);
+  assert.equal(rows[5].label, 'Context compaction cancelled');
   // An unknown status is shown as its string, in a neutral style.
-  assert.equal(await rows.nth(6).locator('summary .status-unknown').textContent(), '_vendor_status');
-  assert.equal(await rows.nth(6).locator('.codicon-question').count(), 1);
+  assert.equal(rows[6].unknownStatus, '_vendor_status');
+  assert.equal(rows[6].questionIcons, 1);
   // A compaction whose summary was cleared says there is none.
-  assert.match((await rows.nth(3).locator('.empty').textContent()) ?? '', /no summary/i);
+  assert.match(rows[3].empty, /no summary/i);
+  await page.keyboard.press('Home');
   await shot('transcript-compactions');
-  // "Expand all compactions" in the tab opens every row; the summaries are Markdown.
+  // "Expand all compactions" in the tab opens every row of the session, built or not; the
+  // summaries are Markdown.
   await frame.locator('button[data-action="expandAll"]').click();
-  assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => (e as HTMLDetailsElement).open)), Array(9).fill(true));
-  await rows.nth(0).locator('.body h2').waitFor();
-  assert.equal(await rows.nth(0).locator('.body h2').textContent(), 'Retained context after module 1');
-  await rows.nth(0).scrollIntoViewIfNeeded();
+  assert.deepEqual((await walkCompactions(frame)).map((r) => r.open), Array(9).fill(true));
+  await page.keyboard.press('Home');
+  const first = frame.locator(`details[data-key="${rows[0].key}"]`);
+  await first.locator('.body h2').waitFor();
+  assert.equal(await first.locator('.body h2').textContent(), 'Retained context after module 1');
+  await first.scrollIntoViewIfNeeded();
   await shot('transcript-compactions-expanded');
   await frame.locator('button[data-action="collapseAll"]').click();
-  assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => (e as HTMLDetailsElement).open)), Array(9).fill(false));
+  assert.deepEqual((await walkCompactions(frame)).map((r) => r.open), Array(9).fill(false));
 });
 
 test('a compaction row expands and collapses by keyboard, and arrow keys move between rows', async () => {
@@ -300,8 +431,9 @@ test('a hostile session renders as inert text: no script runs and nothing remote
       scripts: [...document.scripts].map((s) => s.getAttribute('src') ?? `inline: ${s.textContent ?? ''}`),
       images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
       handlers: all.flatMap((el) => [...el.attributes].filter((a) => a.name.toLowerCase().startsWith('on')).map((a) => `${el.tagName}.${a.name}`)),
-      // The header's sparkline is the one SVG, ours: built element by element, lines only.
-      dangerous: [...document.body.querySelectorAll('iframe, form, input, style, meta, svg:not(.usage-sparkline), object, embed, link, base')].map((e) => e.tagName),
+      // Ours: the header's sparkline (built element by element, lines only) and the find bar's
+      // input; nothing of the kind may come from the session.
+      dangerous: [...document.body.querySelectorAll(':is(iframe, form, input, style, meta, svg, object, embed, link, base):not(.find-bar > input, svg.usage-sparkline)')].map((e) => e.tagName),
       sparkline: [...document.querySelectorAll('svg.usage-sparkline *')].map((e) => e.tagName).filter((tag) => tag !== 'polyline' && tag !== 'polygon'),
       hrefs: [...document.body.querySelectorAll(':not(script)[href], :not(script)[src], [action]')].map((e) => e.outerHTML.slice(0, 80)),
       dataHrefs: [...document.querySelectorAll('[data-href]')].map((e) => (e as HTMLElement).dataset.href),
@@ -328,4 +460,101 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   const remote = requests.slice(before).filter((u) => /example\.com/.test(u));
   assert.deepEqual(remote, [], 'no request went to a remote host named in the session');
   await shot('transcript-hostile');
+});
+
+test('End on a long session shows its last line, with only the rows on screen built', async () => {
+  const frame = await openFromTree(LONG_TITLE);
+  await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  const top = await view(frame);
+  assert.equal(top.first, 1, 'the transcript opens at its first row');
+  assert.equal(top.setSize, LONG_ROWS, 'rows tell assistive technology the size of the whole session');
+  await focusTranscript(frame);
+  await page.keyboard.press('End');
+  await until('the last row is on screen', async () => (await view(frame)).last === LONG_ROWS);
+  const end = await view(frame);
+  assert.match(end.lastText, new RegExp(LONG_LAST.replace(/\./g, '\\.')));
+  assert.ok(end.atEnd, 'the view is at the end');
+  assert.ok(end.built < 400, `the webview builds a screen and a margin, not ${LONG_ROWS} rows (${end.built} built)`);
+  await shot('transcript-long-end');
+});
+
+test('Home, End and Page Down move over the whole session', async () => {
+  const frame = await openFromTree(LONG_TITLE);
+  await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  await focusTranscript(frame);
+  const start = await view(frame);
+  await page.keyboard.press('PageDown');
+  await until('Page Down showed the next rows', async () => (await view(frame)).first > start.first);
+  const paged = await view(frame);
+  // A page, not a jump: the row that was last on screen is still on screen (or just above).
+  assert.ok(paged.first <= start.last + 1, `Page Down moved by a page (rows ${start.first}-${start.last}, then ${paged.first}-${paged.last})`);
+  await page.keyboard.press('End');
+  await until('End showed the last row', async () => (await view(frame)).last === LONG_ROWS);
+  await page.keyboard.press('Home');
+  await until('Home showed the first row', async () => (await view(frame)).first === 1);
+  assert.equal((await view(frame)).scrollTop, 0);
+});
+
+test('find matches rows that are not built, counts the matches and shows each in turn', async () => {
+  const frame = await openFromTree(LONG_TITLE);
+  await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  await focusTranscript(frame);
+  // Row 2,501 (the 17th needle) is far from the first screen: it is not in the page.
+  const needleRow = (n: number) => frame.locator(`#timeline .row[aria-posinset="${NEEDLE_ROWS[n] + 1}"]`);
+  assert.equal(await needleRow(16).count(), 0, 'the last matching row is not built before the search');
+  await page.keyboard.press('Control+f');
+  const input = frame.locator('.find-bar input');
+  await input.waitFor();
+  await input.fill('NEEDLE');
+  const count = frame.locator('.find-bar .find-count');
+  await until('the count says 1 of 17', async () => (await count.textContent()) === '1 of 17');
+  // The first match is shown, highlighted.
+  const highlighted = () => frame.locator('html').evaluate(() => {
+    const h = (CSS as unknown as { highlights: Map<string, { values(): IterableIterator<Range> }> }).highlights.get('transcript-find');
+    const range = h ? [...h.values()][0] : undefined;
+    const rowEl = range?.startContainer.parentElement?.closest('.row');
+    const box = range?.getBoundingClientRect();
+    return { text: range?.toString() ?? '', row: Number(rowEl?.getAttribute('aria-posinset') ?? 0), onScreen: !!box && box.top >= 0 && box.bottom <= window.innerHeight };
+  });
+  await until('the first match is highlighted', async () => (await highlighted()).row === NEEDLE_ROWS[0] + 1);
+  assert.deepEqual(await highlighted(), { text: 'needle', row: NEEDLE_ROWS[0] + 1, onScreen: true });
+  // Shift+Enter from the first wraps to the last: a row that was not built.
+  await input.press('Shift+Enter');
+  await until('the count says 17 of 17', async () => (await count.textContent()) === '17 of 17');
+  await until('the last match is highlighted', async () => (await highlighted()).row === NEEDLE_ROWS[16] + 1);
+  assert.deepEqual(await highlighted(), { text: 'needle', row: NEEDLE_ROWS[16] + 1, onScreen: true });
+  await input.press('Enter');
+  await until('the count says 1 of 17 again', async () => (await count.textContent()) === '1 of 17');
+  await shot('transcript-find');
+  await input.press('Escape');
+  await frame.locator('.find-bar').waitFor({ state: 'hidden' });
+});
+
+test('a reader at the end keeps seeing the last line while a summary streams in', async () => {
+  const gate = (allowed: number | 'all') => writeFileSync(join(work, 'follow-gate'), String(allowed));
+  gate(40);
+  const frame = await openFromTree(FOLLOW_TITLE);
+  const running = frame.locator('details.compaction[data-status="in_progress"]');
+  await focusTranscript(frame);
+  await page.keyboard.press('End');
+  await running.waitFor({ timeout: 60_000 });
+  await until('the running compaction is the last row on screen', async () => {
+    const v = await view(frame);
+    return v.atEnd && v.last === 601;
+  });
+  const summary = async () => ((await running.locator('.body').textContent()) ?? '').length;
+  const before = await summary();
+  gate(120);
+  await until('the summary grew', async () => (await summary()) > before);
+  await until('more of the summary arrived', async () => /Kept fact number 110\./.test((await running.locator('.body').textContent()) ?? ''));
+  const following = await view(frame);
+  assert.ok(following.atEnd, 'the view followed the summary to its end');
+  assert.equal(following.last, 601);
+  gate('all');
+  await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
+  await until('the last line is on screen', async () => (await view(frame)).last === 602);
+  const end = await view(frame);
+  assert.ok(end.atEnd, 'still at the end');
+  assert.match(end.lastText, /Compaction over: this is the last line\./);
+  await shot('transcript-follow-end');
 });

@@ -1,7 +1,7 @@
 // What the transcript unit tests share.
 import assert from 'node:assert/strict';
 import type { Entity } from '../../src/transcript/model';
-import type { Patch } from '../../src/transcript/protocol';
+import type { Change as Patch } from '../../src/transcript/patches';
 
 /** Applies patches the way the webview does, so a test can check they rebuild the host's timeline. */
 export function applyPatches(rows: Map<string, Entity>, patches: Patch[]): void {

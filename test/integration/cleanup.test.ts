@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import type { CleanupResult } from '../../src/ui/cleanup';
 import { seedMany } from '../agent/seed';
-import { readSession, type StoredSession } from '../agent/store';
+import { readSession, updateSession, type StoredSession } from '../agent/store';
 import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
 
 const DAY = 86_400_000;
@@ -120,6 +120,20 @@ suite('Clean up and session health', () => {
     assert.deepEqual(ids(result.done), expected);
     const after = await storeState(store, sessions);
     for (const s of sessions) assert.equal(after.get(s.sessionId)!.deleted, expected.includes(s.sessionId), s.sessionId);
+  });
+
+  test('sessions the agent reports as running or waiting for the user (AIR state) match but are left alone', async () => {
+    const { store, sessions } = await bulkStore(30);
+    const matching = sessions.filter((s) => !s.archived && olderThan(s, 10));
+    assert.ok(matching.length >= 3);
+    const busy = new Map([[matching[0].sessionId, 'running'], [matching[1].sessionId, 'requires_action']]);
+    for (const [id, state] of busy) await updateSession(store, id, (r) => ({ ...r, state }));
+    const agent = await useAgent(store, ['--archive-extension', '--air-state']);
+    const result = await cleanUp({ agent, rule: { olderThanDays: 10 } });
+    assert.deepEqual(ids(result.selection!.running.map((c) => c.session)), [...busy.keys()].sort());
+    assert.deepEqual(ids(result.done), ids(matching.filter((s) => !busy.has(s.sessionId))));
+    const after = await storeState(store, sessions);
+    for (const id of busy.keys()) assert.equal(after.get(id)!.archived, false, `${id} (busy) is still active`);
   });
 
   test('through the vendor extension (--archive-extension) a run archives the sessions of missing folders', async () => {

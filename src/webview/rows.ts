@@ -51,6 +51,7 @@ const MESSAGE_HEADS = {
   user_message: ['account', 'You'],
   agent_message: ['hubot', 'Agent'],
   thought: ['lightbulb', 'Thinking'],
+  session_message: ['mail', 'Message between sessions'],
 } as const;
 
 const TOOL_KIND_ICONS: Record<string, string> = {
@@ -115,6 +116,7 @@ export function updateRow(row: Row, entity: Entity): void {
     case 'user_message':
     case 'agent_message':
     case 'thought':
+    case 'session_message':
       renderMessage(row, entity);
       break;
     case 'compaction':
@@ -214,7 +216,7 @@ export function focusTarget(row: Row): HTMLElement {
 
 function renderMessage(row: Row, entity: MessageEntity): void {
   const [icon, label] = MESSAGE_HEADS[entity.kind];
-  const head = rowHead(row.disclosure === true, icon, label);
+  const head = rowHead(row.disclosure === true, icon, t(label));
   const body = element('div', 'body');
   row.el.replaceChildren(head, body);
   row.body = body;

@@ -12,7 +12,7 @@ export interface ExportHeader {
   archived?: boolean;
 }
 
-const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: 'Thought' } as const;
+const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: 'Thought', session_message: 'Message between sessions' } as const;
 
 export function timelineToMarkdown(header: ExportHeader, entities: readonly Entity[], state?: SessionState): string {
   const out: string[] = [];
@@ -34,6 +34,7 @@ function entityToMarkdown(entity: Entity): string[] {
   switch (entity.kind) {
     case 'user_message':
     case 'agent_message':
+    case 'session_message':
       return [`## ${ROLE_HEADINGS[entity.kind]}`, '', partsMarkdown(entity.parts)];
     case 'thought':
       return [`### ${ROLE_HEADINGS.thought}`, '', quote(partsMarkdown(entity.parts))];

@@ -13,6 +13,7 @@ export function searchText(entity: Entity): string {
     case 'user_message':
     case 'agent_message':
     case 'thought':
+    case 'session_message':
       return partsSearchText(entity.parts);
     case 'compaction':
       return `${entity.status}\n${entity.error ?? ''}\n${partsSearchText(entity.summary)}`;

@@ -11,13 +11,17 @@ export type Part =
   /** A block type this version does not know: kept with its JSON so it can be shown. */
   | { type: 'unknown'; blockType: string; json: string };
 
-export type MessageRole = 'user_message' | 'agent_message' | 'thought';
+/** `session_message`: a message between the session and a subagent (unstable subagents schema). */
+export type MessageRole = 'user_message' | 'agent_message' | 'thought' | 'session_message';
 
 export interface MessageEntity {
   kind: MessageRole;
   key: string;
   messageId?: string;
   parts: Part[];
+  /** A `session_message`'s participants, as the agent sent them. */
+  senderSessionId?: string;
+  recipientSessionId?: string;
 }
 
 export type ToolCallContentItem =
@@ -144,6 +148,7 @@ export function bodyOf(entity: Entity): Part[] | undefined {
     case 'user_message':
     case 'agent_message':
     case 'thought':
+    case 'session_message':
       return entity.parts;
     case 'compaction':
       return entity.summary;

@@ -44,6 +44,7 @@ const MESSAGE_KINDS: Record<string, MessageRole> = {
   user_message_chunk: 'user_message',
   agent_message_chunk: 'agent_message',
   agent_thought_chunk: 'thought',
+  session_message_chunk: 'session_message',
 };
 
 export class Timeline {
@@ -131,6 +132,8 @@ export class Timeline {
         return this.applyPlanRemoved(update);
       case 'subagent_update':
         return this.applySubagentUpdate(update);
+      case 'session_message':
+        return this.applySessionMessage(update);
     }
     if (STATE_KINDS.has(kind)) return this.applyState(kind, update);
     this.addUnknown(kind, update);
@@ -346,6 +349,27 @@ export class Timeline {
     if (existing) return this.listener?.changed(subagent);
     this.subagents.set(sessionId, subagent);
     this.add(subagent);
+  }
+
+  /** An upsert of a message between sessions: patch fields (omitted keeps, null clears), `content` replaces. */
+  private applySessionMessage(update: Json): void {
+    const { messageId } = update;
+    if (typeof messageId !== 'string' || !messageId) {
+      return this.addUnknown('session_message', update, '`messageId` must be a non-empty string');
+    }
+    const id = `session_message\u0000${messageId}`;
+    const existing = this.messages.get(id);
+    const message: MessageEntity = existing ?? { kind: 'session_message', key: this.key(), messageId, parts: [] };
+    for (const field of ['senderSessionId', 'recipientSessionId'] as const) {
+      if (!(field in update)) continue;
+      const value = update[field];
+      if (typeof value === 'string') message[field] = value;
+      else delete message[field];
+    }
+    if ('content' in update) message.parts = Array.isArray(update.content) ? joinText(update.content.map(toPart)) : [];
+    if (existing) return this.listener?.changed(message);
+    this.messages.set(id, message);
+    this.add(message);
   }
 
   // --- session state ---------------------------------------------------------------------

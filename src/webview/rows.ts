@@ -51,6 +51,7 @@ const MESSAGE_HEADS = {
   user_message: ['account', t('You')],
   agent_message: ['hubot', t('Agent')],
   thought: ['lightbulb', t('Thinking')],
+  session_message: ['mail', t('Message between sessions')],
 } as const;
 
 const TOOL_KIND_ICONS: Record<string, string> = {
@@ -115,6 +116,7 @@ export function updateRow(row: Row, entity: Entity): void {
     case 'user_message':
     case 'agent_message':
     case 'thought':
+    case 'session_message':
       renderMessage(row, entity);
       break;
     case 'compaction':

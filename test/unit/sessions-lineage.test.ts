@@ -33,6 +33,22 @@ test('a subagent_update without a sessionId is shown as an update that could not
   assert.equal(t.entities[0].kind, 'unknown');
 });
 
+test('session_message: an upsert by messageId whose chunks append and whose content replaces; null clears', () => {
+  const t = new Timeline();
+  const text = (s: string) => ({ type: 'text', text: s });
+  t.apply({ sessionUpdate: 'session_message', messageId: 'm1', senderSessionId: 'p', recipientSessionId: 'c1', content: [text('Draft the ')] });
+  t.apply({ sessionUpdate: 'session_message_chunk', messageId: 'm1', content: text('notes.') });
+  t.apply({ sessionUpdate: 'session_message_chunk', messageId: 'm2', content: text('Done.') });
+  t.apply({ sessionUpdate: 'session_message', messageId: 'm2', senderSessionId: 'c1', recipientSessionId: null });
+  const [m1, m2] = t.entities as Array<{ kind: string; parts: { text?: string }[]; senderSessionId?: string; recipientSessionId?: string }>;
+  assert.deepEqual([m1.kind, m1.parts.map((p) => p.text).join(''), m1.senderSessionId, m1.recipientSessionId], ['session_message', 'Draft the notes.', 'p', 'c1']);
+  assert.deepEqual([m2.parts.map((p) => p.text).join(''), m2.senderSessionId, m2.recipientSessionId], ['Done.', 'c1', undefined]);
+  t.apply({ sessionUpdate: 'session_message', messageId: 'm1', content: null });
+  assert.deepEqual(m1.parts, []);
+  t.apply({ sessionUpdate: 'session_message', content: [] });
+  assert.equal(t.entities.at(-1)!.kind, 'unknown', 'no messageId: shown as an update that could not be applied');
+});
+
 test('the acp boundary drops subagent_update fields of the wrong type and says so', () => {
   const problems = new Problems();
   const checked = checkSessionUpdate({ sessionUpdate: 'subagent_update', sessionId: 'c1', title: 42, cwd: ['/x'], state: 'running', extra: 1 } as never, problems) as unknown as Record<string, unknown>;

@@ -283,7 +283,9 @@ async function main() {
         figure, name: `e2e ${size}: extension host memory / text held`, value: Math.max(0, r.hostRssMb - floor.hostRssMb) * 1048576 / (c.chars * 2), unit: 'x', goal: 3, goalOn: 'value',
         detail: { 'RSS growth MB': +r.hostRssMb.toFixed(1), 'text MB (UTF-16)': +((c.chars * 2) / 1048576).toFixed(1) },
       },
-      { figure, name: `e2e ${size}: webview JS heap`, value: r.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value', detail: { 'floor session MB': +floor.webviewHeapMb.toFixed(1) } },
+      // performance.memory in the webview is the renderer's heap, which the workbench shares
+      // here (an in-process frame): only its growth over the floor session's is the webview's.
+      { figure, name: `e2e ${size}: webview JS heap over the floor session's`, value: r.webviewHeapMb - floor.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value', detail: { 'heap MB': +r.webviewHeapMb.toFixed(1), 'floor session MB': +floor.webviewHeapMb.toFixed(1) } },
     );
     if (previous) {
       const growth = (r.toLast - floor.toLast) / Math.max(1, previous.r.toLast - floor.toLast);

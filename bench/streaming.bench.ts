@@ -167,7 +167,9 @@ async function main() {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     await page.evaluate((s) => window.postMessage(s, '*'), snapshot);
-    await page.waitForFunction((k) => !!document.querySelector(`[data-key="${CSS.escape(k)}"]`), key);
+    // The webview builds the rows on screen: the streaming row, the last, once at the bottom.
+    await page.waitForFunction((n) => document.getElementById('timeline')?.dataset.rows === String(n), timeline.entities.length, { timeout: 60_000 })
+      .catch(() => { throw new Error(`streaming: the webview never counted the snapshot's ${timeline.entities.length} rows within 60 s`); });
     // Let the rows settle (Markdown renders once the stream has been quiet for 200 ms), then
     // scroll to the bottom as a user following the stream is; the renderer notices on scroll.
     await page.waitForTimeout(800);
@@ -180,6 +182,8 @@ async function main() {
       return s.scrollTop + window.innerHeight >= s.scrollHeight - 4;
     });
     if (!atBottom) throw new Error('streaming: could not scroll to the bottom of the transcript');
+    await page.waitForFunction((k) => !!document.querySelector(`[data-key="${CSS.escape(k)}"]`), key, { timeout: 60_000 })
+      .catch(() => { throw new Error('streaming: the streaming row was not built at the bottom within 60 s'); });
     const layoutsBefore = await layoutCount(cdp);
     const ours = await profile.around(page, () => stream(page, key, totalChars, texts[texts.length - 1]));
     const layouts = (await layoutCount(cdp)) - layoutsBefore;

@@ -461,7 +461,8 @@ function measure(): boolean {
   for (let i = builtStart; i < builtEnd; i++) {
     const row = built.get(i);
     if (!row) continue;
-    const h = row.el.offsetHeight + ROW_GAP_PX;
+    // Fractional: whole pixels would let the spacer that replaces a row drift by its rounding.
+    const h = row.el.getBoundingClientRect().height + ROW_GAP_PX;
     sum += h;
     if (heights.set(i, h)) changed = true;
   }
@@ -475,8 +476,8 @@ function measure(): boolean {
 }
 
 function placeSpacers(): void {
-  const top = Math.round(heights.offset(builtStart));
-  const bottom = Math.round(heights.total() - heights.offset(builtEnd));
+  const top = heights.offset(builtStart);
+  const bottom = Math.max(0, heights.total() - heights.offset(builtEnd));
   if (top !== spacerTop) topSpacer.style.height = `${(spacerTop = top)}px`;
   if (bottom !== spacerBottom) bottomSpacer.style.height = `${(spacerBottom = bottom)}px`;
 }

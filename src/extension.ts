@@ -39,10 +39,11 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     vscode.commands.registerCommand('acpSessions.showLog', () => log.show()),
     vscode.commands.registerCommand('acpSessions.openSettings', () =>
       // In a remote window (SSH, containers, code-server) machine-scoped settings are listed
-      // only on the Remote tab; the User tab would say "No Settings Found".
+      // only on the Remote tab; the User tab would say "No Settings Found". By id: a plain search
+      // for "acpSessions.agents" also finds acpSessions.showSubagents.
       vscode.env.remoteName
-        ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'acpSessions.agents' })
-        : vscode.commands.executeCommand('workbench.action.openSettings', 'acpSessions.agents'),
+        ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: '@id:acpSessions.agents' })
+        : vscode.commands.executeCommand('workbench.action.openSettings', '@id:acpSessions.agents'),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) updateAgentCount();

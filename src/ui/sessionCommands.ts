@@ -434,7 +434,7 @@ class SessionCommands {
 function describeOutcomes(outcomes: readonly SessionOutcome[]): string {
   if (outcomes.length === 1) {
     const o = outcomes[0];
-    return `"${o.session ? sessionLabel(o.session) : o.sessionId}"`;
+    return vscode.l10n.t('"{0}"', o.session ? sessionLabel(o.session) : o.sessionId);
   }
   return vscode.l10n.t('{0} sessions', outcomes.length);
 }

@@ -62,6 +62,9 @@ async function checkedSteps(): Promise<string[]> {
   await step('addAgent').waitFor({ timeout: HANG_GUARD_MS });
   const checked: string[] = [];
   for (const id of STEPS) if ((await step(id).getAttribute('aria-checked')) === 'true') checked.push(id);
+  // Closed again: left open, the Welcome editor takes the focus back (closing the palette) whenever a context key changes.
+  await page.locator('.tabs-container .tab.active .tab-actions .codicon-close').click();
+  await page.locator('.gettingStartedContainer').waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
   return checked;
 }
 

@@ -225,7 +225,12 @@ if (updateScreenshots && shooting.length > 0 && shooting.every((r) => r.failed =
   // Only the pictures the README shows.
   const shown = new Set([...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/media\/screenshots\/([\w.-]+\.png)/g)].map((m) => m[1]));
   for (const name of readdirSync(from).filter((n) => shown.has(n))) cpSync(join(from, name), join(to, name));
-  console.log(`\nscreenshots copied to ${relative(ROOT, to)}/`);
+  // The walkthrough's pictures (package.json): walkthrough-NAME.png becomes media/walkthrough/NAME.png.
+  const steps = new Set([...readFileSync(join(ROOT, 'package.json'), 'utf8').matchAll(/media\/walkthrough\/([\w.-]+\.png)/g)].map((m) => m[1]));
+  for (const name of readdirSync(from).filter((n) => steps.has(n.replace(/^walkthrough-/, '')))) {
+    cpSync(join(from, name), join(ROOT, 'media', 'walkthrough', name.replace(/^walkthrough-/, '')));
+  }
+  console.log(`\nscreenshots copied to ${relative(ROOT, to)}/ and media/walkthrough/`);
 }
 
 console.log('');

@@ -488,7 +488,7 @@ export function listedLabels(labels: readonly string[]): string {
 export function describeOutcomes(outcomes: readonly SessionOutcome[]): string {
   if (outcomes.length === 1) {
     const o = outcomes[0];
-    return `"${o.session ? sessionLabel(o.session) : o.sessionId}"`;
+    return vscode.l10n.t('"{0}"', o.session ? sessionLabel(o.session) : o.sessionId);
   }
   return vscode.l10n.t('{0} sessions', outcomes.length);
 }

@@ -253,11 +253,11 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
       label = t('Context compaction');
   }
   head.append(codicon(icon), element('span', 'label', label));
+  // The visible text is the accessible name; hidden separators keep its parts apart when read.
   if (!['in_progress', 'completed', 'failed', 'cancelled'].includes(entity.status)) {
-    head.append(element('span', 'status-unknown', entity.status));
+    head.append(element('span', 'visually-hidden', ', '), element('span', 'status-unknown', entity.status));
   }
-  if (entity.error) head.append(element('span', 'error-text', entity.error));
-  head.setAttribute('aria-label', `${label}${entity.error ? `: ${entity.error}` : ''}${head.querySelector('.status-unknown') ? ` ${t('(status {0})', entity.status)}` : ''}`);
+  if (entity.error) head.append(element('span', 'visually-hidden', ': '), element('span', 'error-text', entity.error));
   const children: Node[] = [head];
   if (entity.summary.length === 0) {
     children.push(element('div', 'empty', entity.status === 'in_progress' ? t('Waiting for the summary…') : t('The agent shared no summary for this compaction.')));

@@ -70,6 +70,8 @@ export async function startServer({
   keepRoot = false,
   // Off by default (no trust prompt); on, a folder opens in Restricted Mode until trusted.
   workspaceTrust = false,
+  // A language id (e.g. 'de'): VS Code's display language, as after installing its language pack and choosing it.
+  displayLanguage,
 } = {}) {
   const dirs = {
     root,
@@ -82,6 +84,7 @@ export async function startServer({
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
   writeMachineSettings(dirs.userData, { ...QUIET_SETTINGS, ...machineSettings });
+  if (displayLanguage) writeLanguagePack(root, dirs.userData, displayLanguage);
   port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const logFile = join(root, 'server.log');
@@ -96,6 +99,7 @@ export async function startServer({
     '--enable-smoke-test-driver',
     '--telemetry-level', 'off',
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
+    ...(displayLanguage ? ['--locale', displayLanguage] : []),
     '--user-data-dir', dirs.userData,
     '--server-data-dir', dirs.serverData,
     '--extensions-dir', dirs.extensions,
@@ -184,6 +188,29 @@ export function writeMachineSettings(userDataDir, settings) {
   const dir = join(userDataDir, 'Machine');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+/**
+ * A language pack for `languageId` whose VS Code strings are all left in English (an empty
+ * translation): what our extension shows in that language is then ours alone. Recorded in
+ * <user-data>/languagepacks.json as VS Code's language pack service records an installed pack
+ * (the server's --install-extension does not; the running server's install does), which is
+ * where the server looks when `--locale` asks for that language: the workbench then runs in it
+ * (`vscode.env.language`), and extensions get their package.nls.<id>.json and l10n bundles.
+ */
+export function writeLanguagePack(root, userDataDir, languageId) {
+  const translations = join(root, `language-pack-${languageId}`, 'translations', 'main.i18n.json');
+  mkdirSync(join(translations, '..'), { recursive: true });
+  writeFileSync(translations, JSON.stringify({ version: '1.0.0', contents: {} }));
+  const record = {
+    [languageId]: {
+      hash: `acp-tests-${languageId}`,
+      extensions: [{ extensionIdentifier: { id: `acp-tests.language-pack-${languageId}` }, version: '0.0.1' }],
+      translations: { vscode: translations },
+      label: languageId,
+    },
+  };
+  writeFileSync(join(userDataDir, 'languagepacks.json'), JSON.stringify(record));
 }
 
 export const CHROMIUM_ARGS = [

@@ -23,6 +23,8 @@ export interface WorkbenchOptions {
   workspaceTrust?: boolean;
   /** The server's extensions folder: extensions installed there load beside ours. */
   extensionsDir?: string;
+  /** VS Code's display language (e.g. 'de'), through a language pack whose VS Code strings stay English. */
+  displayLanguage?: string;
   /** Show the browser (for debugging a test by hand). */
   headed?: boolean;
 }
@@ -42,8 +44,8 @@ export interface Workbench {
   webviewFrame(): FrameLocator;
   /** Runs a command from the palette by its full title, e.g. "ACP Sessions: Show Log". */
   runCommand(title: string): Promise<void>;
-  /** Clicks the ACP Sessions activity bar entry and returns the Sessions view's pane. */
-  openSessionsView(): Promise<Locator>;
+  /** Clicks the ACP Sessions activity bar entry and returns the Sessions view's pane (named `name` in the display language). */
+  openSessionsView(name?: string): Promise<Locator>;
   /**
    * Waits until `condition` holds, for at most HANG_GUARD_MS; on time-out, saves a screenshot and
    * fails with `what` and the end of the extension's log.
@@ -68,7 +70,7 @@ export function repoRoot(): string {
 }
 
 interface HostModule {
-  startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean; extensionsDir?: string }): Promise<{
+  startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean; extensionsDir?: string; displayLanguage?: string }): Promise<{
     origin: string;
     dirs: Record<string, string>;
     remoteUri(path: string): string;
@@ -95,7 +97,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
   }
   const machineSettings: Record<string, unknown> = { ...options.settings };
   if (options.agents) machineSettings['acpSessions.agents'] = options.agents;
-  const server = await host.startServer({ machineSettings, workspaceTrust: options.workspaceTrust, extensionsDir: options.extensionsDir });
+  const server = await host.startServer({ machineSettings, workspaceTrust: options.workspaceTrust, extensionsDir: options.extensionsDir, displayLanguage: options.displayLanguage });
   let browser: Awaited<ReturnType<HostModule['openBrowser']>> | undefined;
   try {
     browser = await host.openBrowser({ headless: !options.headed });
@@ -142,9 +144,9 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
         await row.click();
       },
-      async openSessionsView() {
+      async openSessionsView(name = 'Sessions') {
         await page.locator(ACTIVITY_BAR_ENTRY).click();
-        const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
+        const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: name }) }).first();
         await pane.waitFor();
         return pane;
       },

@@ -163,7 +163,7 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
   const frame = await transcriptFrame(page);
   // First screen: the first row on screen, timed inside the webview in the frame it shows.
   const firstAt = (await deadline('the first row was on screen', WAIT_MS, async () => (await frame.waitForFunction(() => {
-    const first = document.querySelector('#timeline .row[aria-posinset="1"]');
+    const first = document.querySelector('#timeline [aria-posinset="1"] > .row');
     const box = first?.getBoundingClientRect();
     return box && box.height > 0 && box.top < window.innerHeight && first!.textContent ? performance.timeOrigin + performance.now() : false;
   }, undefined, { polling: 'raf', timeout: WAIT_MS })).jsonValue())) as number;
@@ -173,7 +173,7 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
   await page.keyboard.press('End');
   const lastAt = (await deadline('the last line was on screen', WAIT_MS, async () => (await frame.waitForFunction(({ rows, lastText }) => {
     if (document.body.dataset.loading !== 'false') return false;
-    const last = document.querySelector(`#timeline .row[aria-posinset="${rows}"]`);
+    const last = document.querySelector(`#timeline [aria-posinset="${rows}"] > .row`);
     if (!last || !(last.textContent ?? '').trimEnd().endsWith(lastText)) return false;
     const box = last.getBoundingClientRect();
     return box.bottom <= window.innerHeight + 1 && box.bottom > 0 ? performance.timeOrigin + performance.now() : false;

@@ -172,7 +172,7 @@ function frame(): void {
 // --- messages ---------------------------------------------------------------------------------
 
 function startOver(rowCount: number, start: number, entities: Entity[]): void {
-  for (const row of built.values()) row.el.remove();
+  for (const row of built.values()) itemOf(row).remove();
   built.clear();
   builtStart = builtEnd = 0;
   dirtyRows.clear();
@@ -193,7 +193,7 @@ function setCount(next: number): void {
   if (next === count) return;
   count = next;
   heights.count = next;
-  for (const row of built.values()) row.el.setAttribute('aria-setsize', String(count));
+  for (const row of built.values()) itemOf(row).setAttribute('aria-setsize', String(count));
   if (tailMode && heldStart + held.length > 0) trimHeld(Math.max(0, count - tailSize));
 }
 
@@ -423,28 +423,41 @@ function build(from: number, to: number): boolean {
   const keptStart = built.size ? Math.max(from, builtStart) : to;
   const keptEnd = built.size ? Math.min(to, builtEnd) : to;
   const before = document.createDocumentFragment();
-  for (let i = from; i < keptStart; i++) before.append(buildRow(i).el);
+  for (let i = from; i < keptStart; i++) before.append(itemOf(buildRow(i)));
   listEl.prepend(before);
   const after = document.createDocumentFragment();
-  for (let i = keptEnd; i < to; i++) after.append(buildRow(i).el);
+  for (let i = keptEnd; i < to; i++) after.append(itemOf(buildRow(i)));
   listEl.append(after);
   builtStart = from;
   builtEnd = to;
   return true;
 }
 
+/** Each built row's article in the feed (see buildRow). */
+const items = new WeakMap<Row, HTMLElement>();
+function itemOf(row: Row): HTMLElement {
+  return items.get(row) ?? row.el;
+}
+
 function buildRow(index: number): Row {
   const entity = held[index - heldStart];
   const row = createRow(entity, openChoice(entity));
-  row.el.setAttribute('aria-posinset', String(index + 1));
-  row.el.setAttribute('aria-setsize', String(count));
+  // A feed's entries are articles with their place in the whole session; a <details> row may
+  // carry neither role nor position, so each row stands in an article of its own.
+  const item = document.createElement('div');
+  item.className = 'row-item';
+  item.setAttribute('role', 'article');
+  item.setAttribute('aria-posinset', String(index + 1));
+  item.setAttribute('aria-setsize', String(count));
+  item.append(row.el);
+  items.set(row, item);
   built.set(index, row);
   if (row.dirty) dirtyRows.add(row);
   return row;
 }
 
 function unbuild(row: Row): void {
-  row.el.remove();
+  itemOf(row).remove();
   dirtyRows.delete(row);
   const texts = pendingText.get(row);
   // Text not put in yet stays in the model, for when the row is built again.
@@ -584,7 +597,7 @@ function compactionHeadActivated(target: Element | null): void {
 
 function rowOf(el: Element | null | undefined): Row | undefined {
   const rowEl = el?.closest?.('.row') as HTMLElement | null;
-  const index = rowEl ? Number(rowEl.getAttribute('aria-posinset')) - 1 : -1;
+  const index = rowEl ? Number(rowEl.parentElement?.getAttribute('aria-posinset')) - 1 : -1;
   const row = built.get(index);
   return row?.el === rowEl ? row : undefined;
 }
@@ -655,7 +668,7 @@ document.addEventListener('keydown', (event) => {
   // Arrow keys move between rows when a row (or its head) has focus; rows are built as needed.
   const row = rowOf(target);
   if (!row || (target !== row.el && target.parentElement !== row.el)) return;
-  const index = Number(row.el.getAttribute('aria-posinset')) - 1 + (event.key === 'ArrowDown' ? 1 : -1);
+  const index = Number(itemOf(row).getAttribute('aria-posinset')) - 1 + (event.key === 'ArrowDown' ? 1 : -1);
   if (index < 0 || index >= count) return;
   event.preventDefault();
   const next = built.get(index);

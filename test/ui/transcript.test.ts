@@ -154,11 +154,11 @@ function view(frame: FrameLocator) {
       const b = r.getBoundingClientRect();
       return b.bottom > header && b.top < window.innerHeight;
     });
-    const pos = (r: HTMLElement | undefined) => Number(r?.getAttribute('aria-posinset') ?? 0);
+    const pos = (r: HTMLElement | undefined) => Number(r?.parentElement?.getAttribute('aria-posinset') ?? 0);
     const s = document.scrollingElement!;
     return {
       built: rows.length,
-      setSize: Number(rows[0]?.getAttribute('aria-setsize') ?? 0),
+      setSize: Number(rows[0]?.parentElement?.getAttribute('aria-setsize') ?? 0),
       first: pos(onScreen[0]),
       last: pos(onScreen[onScreen.length - 1]),
       lastText: onScreen[onScreen.length - 1]?.textContent ?? '',
@@ -192,7 +192,7 @@ async function walkCompactions(frame: FrameLocator): Promise<CompactionSeen[]> {
   const seen = new Map<number, CompactionSeen>();
   for (;;) {
     const rows = await frame.locator('details.compaction').evaluateAll((els) => els.map((e) => ({
-      pos: Number(e.getAttribute('aria-posinset')),
+      pos: Number(e.parentElement?.getAttribute('aria-posinset')),
       key: (e as HTMLElement).dataset.key ?? '',
       status: (e as HTMLElement).dataset.status ?? '',
       open: (e as HTMLDetailsElement).open,
@@ -500,7 +500,7 @@ test('find matches rows that are not built, counts the matches and shows each in
   await frame.locator('body[data-loading="false"]').waitFor({ timeout: 60_000 });
   await focusTranscript(frame);
   // Row 2,501 (the 17th needle) is far from the first screen: it is not in the page.
-  const needleRow = (n: number) => frame.locator(`#timeline .row[aria-posinset="${NEEDLE_ROWS[n] + 1}"]`);
+  const needleRow = (n: number) => frame.locator(`#timeline [aria-posinset="${NEEDLE_ROWS[n] + 1}"] > .row`);
   assert.equal(await needleRow(16).count(), 0, 'the last matching row is not built before the search');
   await page.keyboard.press('Control+f');
   const input = frame.locator('.find-bar input');
@@ -514,7 +514,7 @@ test('find matches rows that are not built, counts the matches and shows each in
     const range = h ? [...h.values()][0] : undefined;
     const rowEl = range?.startContainer.parentElement?.closest('.row');
     const box = range?.getBoundingClientRect();
-    return { text: range?.toString() ?? '', row: Number(rowEl?.getAttribute('aria-posinset') ?? 0), onScreen: !!box && box.top >= 0 && box.bottom <= window.innerHeight };
+    return { text: range?.toString() ?? '', row: Number(rowEl?.parentElement?.getAttribute('aria-posinset') ?? 0), onScreen: !!box && box.top >= 0 && box.bottom <= window.innerHeight };
   });
   await until('the first match is highlighted', async () => (await highlighted()).row === NEEDLE_ROWS[0] + 1);
   assert.deepEqual(await highlighted(), { text: 'needle', row: NEEDLE_ROWS[0] + 1, onScreen: true });

@@ -800,7 +800,7 @@ suite('Sessions tree: live state', () => {
     assert.equal(iconId(running), 'loading~spin');
     assert.match(String(running.description), /^Running · /);
     assert.match(tooltipText(running), /Live state: Running \(reported by the agent\)/);
-    assert.match(running.accessibilityInformation?.label ?? '', /active session, Running, updated/);
+    assert.match(running.accessibilityInformation?.label ?? '', /active session, updated .*, Running(,|$)/);
     const waiting = sessionRow(tree, 'q1').item;
     assert.equal(iconId(waiting), 'bell-dot');
     assert.match(String(waiting.description), /^Waiting for input · /);

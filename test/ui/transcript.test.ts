@@ -428,7 +428,8 @@ test('a hostile session renders as inert text: no script runs and nothing remote
     const all = [...document.querySelectorAll('*')];
     return {
       pwned: (window as unknown as { __pwned?: unknown }).__pwned,
-      scripts: [...document.scripts].map((s) => s.getAttribute('src') ?? `inline: ${s.textContent ?? ''}`),
+      // A JSON data block (the l10n bundle) never runs; named apart so that any other script still counts.
+      scripts: [...document.scripts].map((s) => s.getAttribute('src') ?? (s.type === 'application/json' ? `data: ${s.id}` : `inline: ${s.textContent ?? ''}`)),
       images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
       handlers: all.flatMap((el) => [...el.attributes].filter((a) => a.name.toLowerCase().startsWith('on')).map((a) => `${el.tagName}.${a.name}`)),
       // Ours: the header's sparkline (built element by element, lines only) and the find bar's
@@ -446,7 +447,9 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   const ours = report.scripts.filter((s) => /\/dist\/webview\/transcript\.js$/.test(s));
   const injected = report.scripts.filter((s) => s.startsWith('inline:') && s.includes('acquireVsCodeApi'));
   assert.equal(ours.length, 1, `our script: ${report.scripts.join(' | ')}`);
-  assert.equal(ours.length + injected.length, report.scripts.length, `no other script: ${report.scripts.join(' | ')}`);
+  const bundle = report.scripts.filter((s) => s === 'data: l10n-bundle');
+  assert.ok(bundle.length <= 1, 'at most one l10n bundle');
+  assert.equal(ours.length + injected.length + bundle.length, report.scripts.length, `no other script: ${report.scripts.join(' | ')}`);
   assert.ok(!report.scripts.some((s) => /alert|__pwned/.test(s)));
   assert.deepEqual(report.images, [], 'the SVG image and remote images are not loaded');
   assert.deepEqual(report.handlers, []);

@@ -537,6 +537,8 @@ function renderDirtyMarkdown(): void {
     }
     renderBodyMarkdown(row);
     dirtyRows.delete(row);
+    // The row's text nodes were replaced, which collapses a find highlight in them: put it back.
+    if (shownHighlight?.row === row) highlight(row, shownHighlight.query, shownHighlight.occurrence, false);
     any = true;
     // Keep frames short: continue in the next frame.
     if (performance.now() - started > 12) {
@@ -855,11 +857,16 @@ function found(message: Extract<HostToWebview, { type: 'found' }>): void {
 
 const FIND_HIGHLIGHT = 'transcript-find';
 function clearHighlight(): void {
+  shownHighlight = undefined;
   (CSS as unknown as { highlights?: Map<string, unknown> }).highlights?.delete(FIND_HIGHLIGHT);
 }
 
-/** Highlights the `occurrence`th match of `query` in the row's text and brings it into view. */
-function highlight(row: Row, query: string, occurrence: number): void {
+/** The match find shows, to put back when its row's text is rendered anew (Markdown once quiet). */
+let shownHighlight: { row: Row; query: string; occurrence: number } | undefined;
+
+/** Highlights the `occurrence`th match of `query` in the row's text and brings it into view (unless `scroll` is false). */
+function highlight(row: Row, query: string, occurrence: number, scroll = true): void {
+  shownHighlight = { row, query, occurrence };
   const needle = query.toLowerCase();
   const walker = document.createTreeWalker(row.el, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
@@ -892,6 +899,7 @@ function highlight(row: Row, query: string, occurrence: number): void {
   const Highlight = (window as unknown as { Highlight?: new (r: Range) => unknown }).Highlight;
   const registry = (CSS as unknown as { highlights?: Map<string, unknown> }).highlights;
   if (Highlight && registry) registry.set(FIND_HIGHLIGHT, new Highlight(range));
+  if (!scroll) return;
   const rect = range.getBoundingClientRect();
   if (rect.top < headerHeight || rect.bottom > window.innerHeight) {
     scroller.scrollTop = scrollPos + rect.top - headerHeight - (window.innerHeight - headerHeight) / 3;

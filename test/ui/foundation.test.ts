@@ -62,7 +62,8 @@ test('"ACP Sessions: Show Log" from the palette shows the ACP Sessions output', 
     await wb.runCommand('ACP Sessions: Show Log');
     const panel = wb.page.locator('.part.panel');
     // The output view names the channel it shows in its channel picker.
-    await panel.locator('select.monaco-select-box, .monaco-select-box').filter({ hasText: 'ACP Sessions' }).first().waitFor();
+    const picker = panel.locator('select.monaco-select-box, .monaco-select-box').filter({ hasText: 'ACP Sessions' }).first();
+    await wb.until('the Output view shows the ACP Sessions channel', () => picker.isVisible());
     await wb.screenshot('show-log');
   } finally {
     await wb.close();

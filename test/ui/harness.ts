@@ -141,8 +141,13 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         const input = page.locator('.quick-input-widget input');
         await input.waitFor();
         await input.fill(`>${title}`);
-        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-        await row.click();
+        // The list filters as it is typed into and reuses its row elements, so a click aimed at a
+        // row can land once it shows another command. Enter accepts the active row: wait until
+        // that is this command, press Enter, and wait until the palette has taken it.
+        const active = page.locator('.quick-input-list .monaco-list-row.focused .label-name').first();
+        await workbench.until(`the command palette's active row is "${title}"`, async () => (await active.isVisible()) && (await active.textContent()) === title);
+        await page.keyboard.press('Enter');
+        await workbench.until(`the command palette accepted "${title}"`, async () => !(await input.isVisible()) || (await input.inputValue()) !== `>${title}`);
       },
       async openSessionsView(name = 'Sessions') {
         await page.locator(ACTIVITY_BAR_ENTRY).click();

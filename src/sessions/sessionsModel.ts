@@ -481,21 +481,10 @@ export class SessionsModel implements Disposable {
   async delete(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
     const client = await this.registry.getClient(agent);
     if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');
-    const outcomes: SessionOutcome[] = [];
-    for (const sessionId of sessionIds) {
-      if (progress?.isCancelled?.()) break;
-      const session = this.find(agent, sessionId)?.session;
-      try {
-        await client.deleteSession(sessionId);
-        this.remove(agent, sessionId);
-        outcomes.push({ sessionId, session, status: 'done' });
-      } catch (error) {
-        outcomes.push(this.failure(agent, sessionId, session, error));
-      }
-      progress?.onOutcome?.(outcomes[outcomes.length - 1]);
-    }
-    this.revalidate(agent, outcomes);
-    return outcomes;
+    return this.eachSession(agent, sessionIds, progress, async (sessionId) => {
+      await client.deleteSession(sessionId);
+      this.remove(agent, sessionId);
+    });
   }
 
   dispose(): void {
@@ -556,14 +545,29 @@ export class SessionsModel implements Disposable {
     const client = await this.registry.getClient(agent);
     const what = archived ? 'archive sessions' : 'unarchive sessions';
     if (!client.capabilities.archive) throw new CapabilityMissingError(agent, 'archive', what);
+    return this.eachSession(agent, sessionIds, progress, async (sessionId, session) => {
+      if (archived) await client.archiveSession(sessionId);
+      else await client.unarchiveSession(sessionId);
+      if (session) this.move(agent, { ...session, archived });
+    });
+  }
+
+  /**
+   * Applies `change` to each session in turn (one request at a time, in the caller's order),
+   * reporting each outcome as it is known; a cancel leaves the rest unsent.
+   */
+  private async eachSession(
+    agent: string,
+    sessionIds: readonly string[],
+    progress: BulkProgress | undefined,
+    change: (sessionId: string, session: SessionInfo | undefined) => Promise<void>,
+  ): Promise<SessionOutcome[]> {
     const outcomes: SessionOutcome[] = [];
     for (const sessionId of sessionIds) {
       if (progress?.isCancelled?.()) break;
       const session = this.find(agent, sessionId)?.session;
       try {
-        if (archived) await client.archiveSession(sessionId);
-        else await client.unarchiveSession(sessionId);
-        if (session) this.move(agent, { ...session, archived });
+        await change(sessionId, session);
         outcomes.push({ sessionId, session, status: 'done' });
       } catch (error) {
         outcomes.push(this.failure(agent, sessionId, session, error));

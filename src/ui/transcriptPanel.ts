@@ -687,7 +687,7 @@ class TranscriptPanel {
 <link rel="stylesheet" href="${asset('media', 'transcript.css')}">
 <title>${escapeAttribute(vscode.l10n.t('Transcript'))}</title>
 </head>
-<body data-loading="true">
+<body data-loading="true" data-markdown="done">
 <header id="header" class="header"></header>
 <main id="timeline" class="timeline" aria-label="${escapeAttribute(vscode.l10n.t('Transcript'))}" data-rows="0"></main>
 <script type="application/json" id="l10n-bundle">${bundle}</script>

@@ -513,6 +513,8 @@ function scrollTo(anchor: Anchor | undefined): void {
 
 function scheduleMarkdown(delay: number): void {
   if (!dirtyRows.size) return;
+  // Whether a Markdown pass is still to come (rows change height then): what a UI test waits for.
+  document.body.dataset.markdown = 'pending';
   if (quietTimer !== undefined) clearTimeout(quietTimer);
   quietTimer = setTimeout(() => {
     quietTimer = undefined;
@@ -526,6 +528,7 @@ function renderDirtyMarkdown(): void {
   const started = performance.now();
   const anchor = topRow();
   let any = false;
+  let more = false;
   for (let i = builtStart; i < builtEnd; i++) {
     const row = built.get(i);
     if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
@@ -543,11 +546,13 @@ function renderDirtyMarkdown(): void {
     // Keep frames short: continue in the next frame.
     if (performance.now() - started > 12) {
       requestAnimationFrame(renderDirtyMarkdown);
+      more = true;
       break;
     }
   }
   // Rendered rows changed height: measure them, keeping the view where it was.
   if (any) render(anchor);
+  if (!more && quietTimer === undefined) document.body.dataset.markdown = 'done';
 }
 
 // --- user interaction ----------------------------------------------------------------------

@@ -153,6 +153,38 @@ function settingsPerSuite(): void {
   });
 }
 
+/** Archive w2 of the seeded store from its row, then Undo from the notification (standard or AIR archive by `flags`). */
+async function archiveThenUndo(flags: string[]): Promise<void> {
+  const store = await seededStore();
+  const agent = await useAgent(store, flags);
+  const row = sessionRow(await settledTree(), 'w2');
+  const message = nextMessage();
+  await vscode.commands.executeCommand('acpSessions.archive', row.node);
+  assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
+  assert.equal((await readSession(store, 'w2'))?.archived, true);
+  const shown = await message();
+  assert.equal(shown.text, 'Archived "Title of w2".');
+  assert.deepEqual(shown.actions, ['Undo']);
+  api.sessions.messages.choose(shown, 'Undo');
+  await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
+  await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
+  assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
+}
+
+/** Archive w2 after it was deleted elsewhere: the agent answers -32002, and the row goes. */
+async function archiveGoneSession(flags: string[]): Promise<void> {
+  const store = await seededStore();
+  const agent = await useAgent(store, flags);
+  const row = sessionRow(await settledTree(), 'w2');
+  await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true })); // deleted elsewhere
+  const message = nextMessage();
+  await vscode.commands.executeCommand('acpSessions.archive', row.node);
+  const shown = await message();
+  assert.match(shown.text, /"Title of w2" no longer exists on the agent/);
+  assert.equal(shown.severity, 'warning');
+  assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
+}
+
 suite('Sessions tree', () => {
   settingsPerSuite();
 
@@ -221,22 +253,7 @@ suite('Sessions tree', () => {
     assert.ok(!flatten(tree).some((r) => r.item.contextValue === 'loadMore'), 'no Load more at the end');
   });
 
-  test('archive moves the session to Archived in the tree and on disk; Undo in the notification restores it', async () => {
-    const store = await seededStore();
-    const agent = await useAgent(store);
-    const row = sessionRow(await settledTree(), 'w2');
-    const message = nextMessage();
-    await vscode.commands.executeCommand('acpSessions.archive', row.node);
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
-    assert.equal((await readSession(store, 'w2'))?.archived, true);
-    const shown = await message();
-    assert.equal(shown.text, 'Archived "Title of w2".');
-    assert.deepEqual(shown.actions, ['Undo']);
-    api.sessions.messages.choose(shown, 'Undo');
-    await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
-    await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
-  });
+  test('archive moves the session to Archived in the tree and on disk; Undo in the notification restores it', () => archiveThenUndo([]));
 
   test('an agent that crashes after archiving 2 of 5 sessions: the message says which were archived and why the rest were not, and Undo restores the 2', async () => {
     const folder = workspaceFolder();
@@ -343,18 +360,7 @@ suite('Sessions tree', () => {
     assert.deepEqual(agentRow(tree, agent).children.map((r) => r.label), ['This agent does not list its sessions.']);
   });
 
-  test('-32002 on archive: the message says the session is gone and it leaves the tree', async () => {
-    const store = await seededStore();
-    const agent = await useAgent(store);
-    const row = sessionRow(await settledTree(), 'w2');
-    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true })); // deleted elsewhere
-    const message = nextMessage();
-    await vscode.commands.executeCommand('acpSessions.archive', row.node);
-    const shown = await message();
-    assert.match(shown.text, /"Title of w2" no longer exists on the agent/);
-    assert.equal(shown.severity, 'warning');
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
-  });
+  test('-32002 on archive: the message says the session is gone and it leaves the tree', () => archiveGoneSession([]));
 
   test('an agent failure keeps the tree as it was and the message gives the agent\'s error', async () => {
     const store = await seededStore();
@@ -649,21 +655,7 @@ suite('Sessions tree: archive by the JetBrains AIR extension', () => {
     assert.equal(sessionRow(tree, 'w4').item.contextValue, 'session:archived:archivable:deletable:loadable:renamable');
   });
 
-  test('archive moves the session to Archived in the tree and on disk; Undo restores it', async () => {
-    const store = await seededStore();
-    const agent = await useAgent(store, EXTENSION);
-    const message = nextMessage();
-    await vscode.commands.executeCommand('acpSessions.archive', sessionRow(await settledTree(), 'w2').node);
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w2', 'w4'] });
-    assert.equal((await readSession(store, 'w2'))?.archived, true);
-    const shown = await message();
-    assert.equal(shown.text, 'Archived "Title of w2".');
-    assert.deepEqual(shown.actions, ['Undo']);
-    api.sessions.messages.choose(shown, 'Undo');
-    await until('the store has w2 unarchived', async () => (await readSession(store, 'w2'))?.archived === false);
-    await until('w2 is back in Active', async () => (await sections(agent)).active.includes('w2'));
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });
-  });
+  test('archive moves the session to Archived in the tree and on disk; Undo restores it', () => archiveThenUndo(EXTENSION));
 
   test('unarchive, and archive of several selected sessions, move them in the tree and on disk', async () => {
     const store = await seededStore();
@@ -679,16 +671,7 @@ suite('Sessions tree: archive by the JetBrains AIR extension', () => {
     assert.deepEqual(await sections(agent), { active: ['w2', 'w4'], archived: ['w1', 'w3'] });
   });
 
-  test('-32002 from _session/archive: the message says the session is gone and it leaves the tree', async () => {
-    const store = await seededStore();
-    const agent = await useAgent(store, EXTENSION);
-    const row = sessionRow(await settledTree(), 'w2');
-    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true }));
-    const message = nextMessage();
-    await vscode.commands.executeCommand('acpSessions.archive', row.node);
-    assert.match((await message()).text, /"Title of w2" no longer exists on the agent/);
-    assert.deepEqual(await sections(agent), { active: ['w1', 'w3'], archived: ['w4'] });
-  });
+  test('-32002 from _session/archive: the message says the session is gone and it leaves the tree', () => archiveGoneSession(EXTENSION));
 });
 
 suite('Sessions tree: Rename…', () => {

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { chooseInQuickInput, HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const AXE = readFileSync(join(repoRoot(), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 /** The themes, by their names in VS Code's Color Theme picker, and the class the workbench then has. */
 const THEMES = [
@@ -47,9 +46,7 @@ after(async () => {
 
 async function useTheme(theme: (typeof THEMES)[number]): Promise<void> {
   await wb.runCommand('Preferences: Color Theme');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(theme.name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme.name }).first().click();
+  await chooseInQuickInput(page, theme.name, theme.name, (what, condition) => wb.until(what, condition));
   await wb.until(`the workbench uses ${theme.name}`, () =>
     page.locator('.monaco-workbench').evaluate((el, cls) => el.classList.contains(cls), theme.workbenchClass),
   );
@@ -98,7 +95,7 @@ test('the welcome view (no agent yet) has no WCAG 2.1 AA violation in the dark, 
 });
 
 test('a transcript (messages, thoughts, tool calls, plans, compactions) has no WCAG 2.1 AA violation in the three themes', async () => {
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', join(work, 'store')] }];
+  const agents = [referenceAgent(join(work, 'store'))];
   writeFileSync(machineSettings, JSON.stringify({ ...JSON.parse(readFileSync(machineSettings, 'utf8')), 'acpSessions.agents': agents }, null, 2));
   const compacted = seed.sessions.find((s) => s.sessionId === seed.special.compactions)!;
   const row = pane.locator('.monaco-list-row', { hasText: compacted.title! }).first();

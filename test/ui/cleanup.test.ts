@@ -11,9 +11,8 @@ import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { seedMany } from '../agent/seed';
 import { readSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const COUNT = 500;
 const DAY = 86_400_000;
 
@@ -33,7 +32,7 @@ before(async () => {
   // Two folders that exist and two that are gone: a quarter of the sessions each.
   const sessions = await seedMany({ store, count: COUNT, folders: [project, library], missingFolders: [join(work, 'gone-spike'), join(work, 'gone-tmp')], days: 180, seed: 13 });
   ids = sessions.map((s) => s.sessionId);
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  const agents = [referenceAgent(store)];
   wb = await startWorkbench({ agents, folders: [project], settings: { 'acpSessions.scope': 'all' } });
   page = wb.page;
   const pane = await wb.openSessionsView();

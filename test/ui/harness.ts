@@ -69,6 +69,14 @@ export function repoRoot(): string {
   }
 }
 
+/** The reference agent (test/agent), built beside the tests. */
+export const REFERENCE_AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
+
+/** An `acpSessions.agents` entry that runs the reference agent over `store` with `flags`. */
+export function referenceAgent(store: string, flags: string[] = [], name = 'Reference') {
+  return { name, command: process.execPath, args: [REFERENCE_AGENT, '--store', store, ...flags] };
+}
+
 interface HostModule {
   startServer(options: { machineSettings?: Record<string, unknown>; workspaceTrust?: boolean; extensionsDir?: string; displayLanguage?: string }): Promise<{
     origin: string;
@@ -87,6 +95,35 @@ async function hostModule(): Promise<HostModule> {
 }
 
 const ACTIVITY_BAR_ENTRY = '.activitybar a[aria-label^="ACP Sessions"]';
+
+type Until = (what: string, condition: () => Promise<boolean>) => Promise<void>;
+
+/**
+ * Runs a command from the command palette as a person does. The palette first lists every
+ * command unfiltered (ours near the top), then refilters as typed into, reusing its row elements:
+ * a click aimed at a row can land once it shows another command. So: wait until the list is
+ * filtered (its active row highlights the match), move the active row to the exact title by
+ * keyboard (the best match can be a longer title), and Enter.
+ */
+export async function runPaletteCommand(page: Page, title: string, until: Until): Promise<void> {
+  await page.keyboard.press('F1');
+  await chooseInQuickInput(page, `>${title}`, title, until);
+}
+
+/** Types `text` into the open quick input and accepts the row labelled exactly `label` (see runPaletteCommand). */
+export async function chooseInQuickInput(page: Page, text: string, label: string, until: Until): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(text);
+  const active = page.locator('.quick-input-list .monaco-list-row.focused');
+  const activeLabel = async () => ((await active.isVisible()) ? await active.locator('.label-name').first().textContent() : null);
+  await until(`the quick input is filtered by "${text}"`, async () => (await active.isVisible()) && (await active.locator('.highlight').count()) > 0);
+  for (let moves = 0; moves < 10 && (await activeLabel()) !== label; moves++) await page.keyboard.press('ArrowDown');
+  const chosen = await activeLabel();
+  if (chosen !== label) throw new Error(`"${label}" is not among the first rows for "${text}" (the active row is "${chosen}")`);
+  await page.keyboard.press('Enter');
+  await until(`the quick input accepted "${label}"`, async () => !(await input.isVisible()) || (await input.inputValue()) !== text);
+}
 
 export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
   const root = repoRoot();
@@ -137,17 +174,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
       },
       async runCommand(title) {
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor();
-        await input.fill(`>${title}`);
-        // The list filters as it is typed into and reuses its row elements, so a click aimed at a
-        // row can land once it shows another command. Enter accepts the active row: wait until
-        // that is this command, press Enter, and wait until the palette has taken it.
-        const active = page.locator('.quick-input-list .monaco-list-row.focused .label-name').first();
-        await workbench.until(`the command palette's active row is "${title}"`, async () => (await active.isVisible()) && (await active.textContent()) === title);
-        await page.keyboard.press('Enter');
-        await workbench.until(`the command palette accepted "${title}"`, async () => !(await input.isVisible()) || (await input.inputValue()) !== `>${title}`);
+        await runPaletteCommand(page, title, (what, condition) => workbench.until(what, condition));
       },
       async openSessionsView(name = 'Sessions') {
         await page.locator(ACTIVITY_BAR_ENTRY).click();

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const COMMAND_TITLE = 'Fix [Undo](command:workbench.action.files.newUntitledFile)';
 const FILE_TITLE = 'Read [the key](file:///etc/hosts)';
 const ICON_TITLE = '$(zap) Zap the cache';
@@ -76,7 +75,7 @@ before(async () => {
   const extensions = join(work, 'extensions');
   consumer = join(extensions, 'acp-tests.api-consumer-0.0.1');
   writeConsumerExtension(consumer);
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  const agents = [referenceAgent(store)];
   wb = await startWorkbench({ agents, folders: [folder], extensionsDir: extensions });
   page = wb.page;
   pane = await wb.openSessionsView();

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { repoRoot, startWorkbench, type Workbench } from './harness';
+import { startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const COMPACTED = 'Compacted session';
 const NOTES = 'Write the release notes';
 
@@ -39,7 +38,7 @@ before(async () => {
     sessionId: 's-notes', cwd: folder, title: NOTES, updatedAt: hoursAgo(3), archived: false, deleted: false,
     updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'notes' } }],
   });
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  const agents = [referenceAgent(store)];
   wb = await startWorkbench({ agents, folders: [folder], displayLanguage: 'de' });
   page = wb.page;
   pane = await wb.openSessionsView('Sitzungen');

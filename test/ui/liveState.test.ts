@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 
 let work: string;
 let store: string;
@@ -44,7 +43,7 @@ before(async () => {
   ]) {
     await writeSession(store, s);
   }
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store, '--archive-extension', '--air-state', '--resume-on-load'] }];
+  const agents = [referenceAgent(store, ['--archive-extension', '--air-state', '--resume-on-load'])];
   wb = await startWorkbench({ agents, folders: [folder] });
   page = wb.page;
   pane = await wb.openSessionsView();

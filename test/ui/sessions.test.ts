@@ -3,15 +3,14 @@
 // the context menu and the modal dialog; each step checked in the tree and in the store on
 // disk. Screenshots of both sections go to test-results/screenshots/.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 
 let work: string;
 let store: string;
@@ -47,12 +46,9 @@ before(async () => {
   ]) {
     await writeSession(store, s);
   }
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  const agents = [referenceAgent(store)];
   wb = await startWorkbench({ agents, folders: [folder, library] });
   page = wb.page;
-  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
-  mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
-  writeFileSync(join(wb.dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'acpSessions.agents': agents }, null, 2));
   pane = await wb.openSessionsView();
 });
 

@@ -4,15 +4,14 @@
 // transcript (click and keyboard); the header's sparkline marks each compaction and a marker
 // scrolls to its row. Screenshots: test-results/screenshots/subagents.png, usage-sparkline.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const PARENT = 'Prepare the 2.0 release with subagents';
 const CHILDREN = ['Changelog writer', 'Test runner'];
 const SHOWCASE = 'Long refactor with several context compactions';
@@ -29,12 +28,9 @@ before(async () => {
   mkdirSync(folder);
   const store = join(work, 'store');
   seed = await seedStore({ store, folders: [folder], count: 8, seed: 4, subagents: true });
-  const agents = [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }];
+  const agents = [referenceAgent(store)];
   wb = await startWorkbench({ agents, folders: [folder] });
   page = wb.page;
-  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
-  mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
-  writeFileSync(join(wb.dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'acpSessions.agents': agents }, null, 2));
   pane = await wb.openSessionsView();
 });
 

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { writeSession } from '../agent/store';
+import { HANG_GUARD_MS, referenceAgent, runPaletteCommand } from './harness';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const AGENT = join(ROOT, 'out', 'test', 'agent', 'agent.mjs');
 const RESULTS = join(ROOT, 'test-results');
 const STREAM_TITLE = 'Streaming compaction (slow replay)';
 const STREAM_CHUNKS = 120;
@@ -59,20 +59,17 @@ before(async () => {
   const followStore = join(work, 'follow-store');
   await writeSession(followStore, followSession(folder));
   const agents = [
-    { name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] },
-    { name: 'Long', command: process.execPath, args: [AGENT, '--store', longStore] },
+    referenceAgent(store),
+    referenceAgent(longStore, [], 'Long'),
     // Its last compaction streams only as far as the gate file allows.
-    { name: 'Follow', command: process.execPath, args: [AGENT, '--store', followStore, '--replay-gate', join(work, 'follow-gate')] },
+    referenceAgent(followStore, ['--replay-gate', join(work, 'follow-gate')], 'Follow'),
     // Its compaction ends only once the test creates the gate file, after watching it stream.
-    { name: 'Slow', command: process.execPath, args: [AGENT, '--store', slowStore, '--replay-delay', '25', '--replay-gate', join(work, 'slow-gate')] },
+    referenceAgent(slowStore, ['--replay-delay', '25', '--replay-gate', join(work, 'slow-gate')], 'Slow'),
     // A session of Reference's store, replayed one update at a time: other batches, same transcript.
-    { name: 'Paced', command: process.execPath, args: [AGENT, '--store', pacedStore, '--replay-delay', '3'] },
+    referenceAgent(pacedStore, ['--replay-delay', '3'], 'Paced'),
   ];
   const settings = { ...host.QUIET_SETTINGS, 'acpSessions.agents': agents };
   server = await host.startServer({ machineSettings: settings });
-  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
-  mkdirSync(join(server.dirs.userData, 'Machine'), { recursive: true });
-  writeFileSync(join(server.dirs.userData, 'Machine', 'settings.json'), JSON.stringify(settings, null, 2));
   browser = await host.openBrowser();
   page = browser.page;
   browser.context.on('request', (r) => requests.push(r.url()));
@@ -238,9 +235,7 @@ async function openFromTree(title: string, nth = 0): Promise<FrameLocator> {
 }
 
 async function closeEditors(): Promise<void> {
-  await page.keyboard.press('F1');
-  await page.locator('.quick-input-widget input').fill('>View: Close All Editors');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'View: Close All Editors' }).first().click();
+  await runPaletteCommand(page, 'View: Close All Editors', until);
   await page.locator('iframe.webview.ready').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
 }
 
@@ -318,22 +313,21 @@ test('a tab hidden and shown again is rebuilt from the host with its open rows a
   await frame.locator('details.compaction[data-status="failed"][open]').waitFor();
   // Put the failed compaction just under the header, then let the scroll be recorded.
   await failed.evaluate((e) => window.scrollBy(0, e.getBoundingClientRect().top - document.getElementById('header')!.getBoundingClientRect().bottom - 5));
-  await page.waitForTimeout(300);
+  // The webview records its place in the animation frame after the scroll event: two frames on.
+  await failed.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
   const place = () => failed.evaluate((e) => Math.round(e.getBoundingClientRect().top));
   const before = await place();
   const key = await failed.getAttribute('data-key');
   // Another editor hides the tab: its webview is discarded (no retainContextWhenHidden).
-  await page.keyboard.press('F1');
-  await page.locator('.quick-input-widget input').fill('>File: New Untitled Text File');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'New Untitled Text File' }).first().click();
+  await runPaletteCommand(page, 'File: New Untitled Text File', until);
   await page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
   await page.locator('.tabs-container .tab', { hasText: 'Long refactor with several context compactions' }).click();
   const shown = webview();
   await shown.locator('#timeline:not([data-rows="0"])').waitFor();
   const row = shown.locator(`details[data-key="${key}"]`);
   assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'the row the user opened is still open');
-  // Past the Markdown pass and the restore's hold: the place must stay put on its own.
-  await page.waitForTimeout(2000);
+  // Once loaded and past the Markdown pass (rows change height then), the place must have held.
+  await shown.locator('body[data-loading="false"][data-markdown="done"]').waitFor({ timeout: HANG_GUARD_MS });
   const after = await row.evaluate((e) => Math.round(e.getBoundingClientRect().top));
   assert.ok(Math.abs(after - before) <= 2, `the row is back where it was on screen (${before} then ${after})`);
   await closeEditors();

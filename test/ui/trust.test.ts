@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { writeSession } from '../agent/store';
-import { repoRoot, startWorkbench, type Workbench } from './harness';
+import { startWorkbench, type Workbench, REFERENCE_AGENT } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 let work: string;
 let marker: string;
 let wb: Workbench;
@@ -32,7 +31,7 @@ before(async () => {
     updates: [],
   });
   // The shell writes the marker, then becomes the reference agent.
-  const agents = [{ name: 'Reference', command: '/bin/sh', args: ['-c', 'touch "$0" && exec "$@"', marker, process.execPath, AGENT, '--store', store] }];
+  const agents = [{ name: 'Reference', command: '/bin/sh', args: ['-c', 'touch "$0" && exec "$@"', marker, process.execPath, REFERENCE_AGENT, '--store', store] }];
   // No trust prompt at startup: the folder simply opens untrusted, in Restricted Mode.
   wb = await startWorkbench({ agents, folders: [folder], workspaceTrust: true, settings: { 'security.workspace.trust.startupPrompt': 'never' } });
   page = wb.page;

@@ -48,6 +48,9 @@ const LINES_PER_CLOCK = 64;
 /** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
 const LF = 0x0a;
 
+/** Decodes whole lines (a BOM is kept, as bytes that are not JSON); faster than Buffer#toString here. */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** At most this much of a bad line is quoted in the log. */
 const PREVIEW_CHARS = 200;
 
@@ -268,11 +271,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if (firstLength > max) return this.tooLarge();
     if (this.partialBytes > 0) {
       this.partial.push(chunk.subarray(0, first));
-      this.push(Buffer.concat(this.partial, firstLength).toString('utf8'));
+      this.push(UTF8.decode(Buffer.concat(this.partial, firstLength)));
       this.partial = [];
       this.partialBytes = 0;
     } else if (first > 0) {
-      this.push(chunk.toString('utf8', 0, first));
+      this.push(UTF8.decode(chunk.subarray(0, first)));
     }
     // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
     // character) and split when drained; one decode per line costs more than the parse.
@@ -283,11 +286,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       for (let start = first + 1; start <= last; ) {
         const newline = chunk.indexOf(LF, start);
         if (newline - start > max) return this.tooLarge();
-        if (newline > start) this.push(chunk.toString('utf8', start, newline));
+        if (newline > start) this.push(UTF8.decode(chunk.subarray(start, newline)));
         start = newline + 1;
       }
     } else if (last > first) {
-      this.push(chunk.toString('utf8', first + 1, last));
+      this.push(UTF8.decode(chunk.subarray(first + 1, last)));
     }
     if (last + 1 < chunk.length) {
       this.partialBytes = chunk.length - last - 1;

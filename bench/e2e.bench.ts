@@ -15,10 +15,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { Frame, Page } from 'playwright-core';
 import { generateChunkSession } from './generate';
-import { ROOT, args, log, report, scale, type Measurement } from './lib';
+import { ROOT, args, deadline, ingestFloor, log, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { writeSession } from '../test/agent/store';
 import { summarizeThreads, type TraceEvent } from './page';
@@ -50,18 +49,6 @@ interface Result {
   hostRssMb: number;
   webviewHeapMb: number;
   ingestFloor: number;
-}
-
-async function deadline<T>(what: string, ms: number, work: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      work(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`e2e: timed out after ${ms / 1000} s waiting until ${what}`)), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The transcript's frame: the webview's inner document with a #timeline. */
@@ -101,36 +88,11 @@ function extensionHostRssMb(serverPid: number): number {
   throw new Error('e2e: no extension host process found in the server group');
 }
 
-/** The ingest floor: the reference agent's replay read from its pipe, lines split and JSON.parse'd. */
-async function ingestFloor(store: string, c: Case): Promise<number> {
+/** The ingest floor (see lib.ts) of the reference agent's replay of case `c`. */
+async function caseIngestFloor(store: string, c: Case): Promise<number> {
   const child = spawn(process.execPath, [AGENT, '--store', store], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
-  let notifications = 0;
-  let waiting: ((message: { id?: number; error?: unknown }) => void) | undefined;
-  child.stdout.on('data', (chunk: Buffer) => {
-    pending += decoder.write(chunk);
-    let start = 0;
-    let newline: number;
-    while ((newline = pending.indexOf('\n', start)) >= 0) {
-      const message = JSON.parse(pending.slice(start, newline));
-      start = newline + 1;
-      if (message.id !== undefined) waiting?.(message);
-      else notifications++;
-    }
-    pending = pending.slice(start);
-  });
-  const request = (id: number, method: string, params: unknown) =>
-    deadline(`the agent answered ${method}`, WAIT_MS, () => new Promise<{ id?: number; error?: unknown }>((resolve) => {
-      waiting = resolve;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-    }));
   try {
-    await request(0, 'initialize', { protocolVersion: 1, clientCapabilities: { session: { compaction: {} } } });
-    const t0 = performance.now();
-    const answer = await request(1, 'session/load', { sessionId: c.sessionId, cwd: c.folder, mcpServers: [] });
-    const ms = performance.now() - t0;
-    if (answer.error) throw new Error(`e2e: the ingest floor's session/load failed: ${JSON.stringify(answer.error)}`);
+    const { ms, notifications } = await ingestFloor(child, { sessionId: c.sessionId, cwd: c.folder }, WAIT_MS);
     if (notifications < c.updates) throw new Error(`e2e: the ingest floor read ${notifications} of ${c.updates} updates`);
     return ms;
   } finally {
@@ -245,7 +207,7 @@ async function main() {
     // Each case in a fresh browser (VS Code's webview host runs a service-worker update check
     // before every webview but a page's first: 1 to 2.5 s here).
     for (const c of cases) {
-      const ingest = c === floorCase ? 0 : await ingestFloor(store, c);
+      const ingest = c === floorCase ? 0 : await caseIngestFloor(store, c);
       const browser = await host.openBrowser();
       try {
         const page: Page = browser.page;

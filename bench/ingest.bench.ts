@@ -2,11 +2,10 @@
 // entity is updated. Floor: the same bytes through a pipe with only line splitting and
 // JSON.parse. Peer: the SDK's own client, feeding the same reducer, in the same run.
 import { Readable, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import { client as sdkClient, ndJsonStream } from '@agentclientprotocol/sdk/unstable';
 import { replayFilesAtScale } from './generate';
-import { DATA_DIR, ROOT, args, gc, log, report, scale, spawnNode, stop, type Measurement } from './lib';
+import { DATA_DIR, ROOT, args, gc, ingestFloor, log, report, scale, spawnNode, stop, type Measurement } from './lib';
 import { ourIngest, createTimeline } from './ours';
 
 const REPLAY_AGENT = join(ROOT, 'bench/replayAgent.mjs');
@@ -14,34 +13,13 @@ const REPLAY_AGENT = join(ROOT, 'bench/replayAgent.mjs');
 /** Floor: raw request, then split lines and JSON.parse each until the response arrives. */
 async function floor(file: string, sessionId: string, lines: number): Promise<number> {
   const child = spawnNode(REPLAY_AGENT, ['--file', file]);
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
-  let notifications = 0;
-  let waiting: ((message: { id?: number }) => void) | undefined;
-  child.stdout.on('data', (chunk: Buffer) => {
-    pending += decoder.write(chunk);
-    let start = 0;
-    let newline: number;
-    while ((newline = pending.indexOf('\n', start)) >= 0) {
-      const message = JSON.parse(pending.slice(start, newline));
-      start = newline + 1;
-      if (message.id !== undefined) waiting?.(message);
-      else notifications++;
-    }
-    pending = pending.slice(start);
-  });
-  const request = (id: number, method: string, params: unknown) =>
-    new Promise<{ id?: number }>((resolve) => {
-      waiting = resolve;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-    });
-  await request(0, 'initialize', { protocolVersion: 1, clientCapabilities: { session: { compaction: {} } } });
-  const t0 = performance.now();
-  await request(1, 'session/load', { sessionId, cwd: ROOT, mcpServers: [] });
-  const elapsed = performance.now() - t0;
-  await stop(child);
-  if (notifications !== lines) throw new Error(`floor: read ${notifications} of ${lines} notifications`);
-  return elapsed;
+  try {
+    const { ms, notifications } = await ingestFloor(child, { sessionId, cwd: ROOT }, 600_000);
+    if (notifications !== lines) throw new Error(`floor: read ${notifications} of ${lines} notifications`);
+    return ms;
+  } finally {
+    await stop(child);
+  }
 }
 
 /** Peer: `client().connect(ndJsonStream(...))` from @agentclientprotocol/sdk, into our reducer. */
@@ -77,9 +55,14 @@ async function main() {
   const files = replayFilesAtScale(DATA_DIR, scale());
   log(`ingest: ${files.lines} lines, ${(files.bytes / 1e6).toFixed(1)} MB`);
 
-  // `--variant=ours` runs only our client, for profiling it (node --cpu-prof).
-  if (args().get('variant') === 'ours') {
+  // `--variant=ours` (or `floor`) runs only that side, for profiling it (node --cpu-prof).
+  const variant = args().get('variant');
+  if (variant === 'ours') {
     log(`ingest: ours ${(await ourIngest(REPLAY_AGENT, files.ndjson, files.sessionId, files.lines)).toFixed(0)} ms`);
+    return;
+  }
+  if (variant === 'floor') {
+    log(`ingest: floor ${(await floor(files.ndjson, files.sessionId, files.lines)).toFixed(0)} ms`);
     return;
   }
   const floorMs = await floor(files.ndjson, files.sessionId, files.lines);

@@ -1,6 +1,8 @@
 // Shared pieces of the figure programs: arguments, paths, result reporting, child processes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 
 /** Repository root: the bundles live in out/bench/, the sources in bench/. */
@@ -89,3 +91,55 @@ export function median(values: number[]): number {
 }
 
 export const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+/** `work`, or a failure that says what it waited for once `ms` have passed. */
+export async function deadline<T>(what: string, ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s waiting until ${what}`)), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The ingest floor: `initialize`, then `session/load` sent raw to the agent `child`, its stdout
+ * split into lines and each `JSON.parse`d, nothing else. The time from sending `session/load`
+ * to its answer, and the notifications read by then (figures 1, 8 and 9).
+ */
+export async function ingestFloor(
+  child: { stdin: Writable; stdout: Readable },
+  load: { sessionId: string; cwd: string },
+  waitMs: number,
+): Promise<{ ms: number; notifications: number }> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let notifications = 0;
+  let waiting: ((message: { id?: number; error?: unknown }) => void) | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    pending += decoder.write(chunk);
+    let start = 0;
+    let newline: number;
+    while ((newline = pending.indexOf('\n', start)) >= 0) {
+      const message = JSON.parse(pending.slice(start, newline));
+      start = newline + 1;
+      if (message.id !== undefined) waiting?.(message);
+      else notifications++;
+    }
+    pending = pending.slice(start);
+  });
+  const request = (id: number, method: string, params: unknown) =>
+    deadline(`the agent answered ${method}`, waitMs, () => new Promise<{ id?: number; error?: unknown }>((resolve) => {
+      waiting = resolve;
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    }));
+  await request(0, 'initialize', { protocolVersion: 1, clientCapabilities: { session: { compaction: {} } } });
+  const t0 = performance.now();
+  const answer = await request(1, 'session/load', { sessionId: load.sessionId, cwd: load.cwd, mcpServers: [] });
+  const ms = performance.now() - t0;
+  if (answer.error) throw new Error(`the ingest floor's session/load failed: ${JSON.stringify(answer.error)}`);
+  return { ms, notifications };
+}

@@ -46,8 +46,8 @@ import {
   MessageTracer,
   NdjsonMessageReader,
   NdjsonMessageWriter,
-  SESSION_UPDATE_BATCH,
-  type SessionUpdateBatch,
+  AGENT_LINES,
+  type AgentLines,
 } from './ndjson';
 import type {
   AcpClientOptions,
@@ -243,7 +243,7 @@ export class AcpClient {
         },
       },
     });
-    this.connection.onNotification(SESSION_UPDATE_BATCH, (batch: SessionUpdateBatch) => this.dispatch(batch));
+    this.connection.onNotification(AGENT_LINES, (lines: AgentLines) => this.dispatch(lines));
     this.connection.onNotification(DISCONNECTED, () => this.onDisconnected());
     this.connection.onNotification((method: string) => {
       // `$/` notifications (e.g. the agent cancelling its own request) and `_` extensions may be ignored.
@@ -661,34 +661,31 @@ export class AcpClient {
     if (problems.size > 0) this.log.warn(`[${this.name}] Fixed what the agent sent in ${what}: ${problems}.`);
   }
 
-  /** Delivers a batch of `session/update` notifications, in order, to each session's listeners. */
-  private dispatch(batch: SessionUpdateBatch): void {
+  /** Parses the agent's lines and delivers each `session/update`, in order, to its session's listeners. */
+  private dispatch(lines: AgentLines): void {
     const problems = new Problems();
     try {
-      this.dispatchChecked(batch, problems);
+      this.reader.drain(lines, (params) => this.dispatchUpdate(params, problems));
     } finally {
       this.warnProblems('session/update', problems);
     }
   }
 
-  private dispatchChecked(batch: SessionUpdateBatch, problems: Problems): void {
-    const notifications = batch.notifications;
-    for (let i = 0; i < notifications.length; i++) {
-      const notification = notifications[i] as { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | null;
-      const update = notification?.update;
-      if (typeof notification?.sessionId !== 'string' || typeof update?.sessionUpdate !== 'string') {
-        this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(notification)?.slice(0, 200)}`);
-        continue;
-      }
-      const listeners = this.listeners.get(notification.sessionId);
-      if (listeners === undefined) continue;
-      const checked = checkSessionUpdate(update as SessionUpdate, problems);
-      for (let j = 0; j < listeners.length; j++) {
-        try {
-          listeners[j](checked);
-        } catch (error) {
-          this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
-        }
+  private dispatchUpdate(params: unknown, problems: Problems): void {
+    const notification = params as { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | null;
+    const update = notification?.update;
+    if (typeof notification?.sessionId !== 'string' || typeof update?.sessionUpdate !== 'string') {
+      this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(notification)?.slice(0, 200)}`);
+      return;
+    }
+    const listeners = this.listeners.get(notification.sessionId);
+    if (listeners === undefined) return;
+    const checked = checkSessionUpdate(update as SessionUpdate, problems);
+    for (let j = 0; j < listeners.length; j++) {
+      try {
+        listeners[j](checked);
+      } catch (error) {
+        this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
       }
     }
   }

@@ -12,28 +12,44 @@ import {
 import type { Logger, TraceLevel } from './types';
 
 /**
- * A notification that never goes over the wire: the reader hands vscode-jsonrpc the
- * consecutive `session/update` notifications of one read chunk as one message with this
- * method, because vscode-jsonrpc dispatches one message per `setImmediate` and a 100,000-update
- * replay would otherwise spend most of its time waiting for the event loop. Keeping the batch
- * in vscode-jsonrpc's queue keeps its place relative to responses: a `session/load` response
- * is handled after every update the agent sent before it.
+ * A notification that never goes over the wire: the reader hands vscode-jsonrpc the agent's
+ * lines as they were read, unparsed, in one message with this method (see {@link AgentLines}),
+ * and the client parses them when vscode-jsonrpc dispatches it ({@link NdjsonMessageReader.drain}).
+ * vscode-jsonrpc dispatches one message per `setImmediate`, so one message per line (or per read
+ * chunk, parsed at once) let a fast replay pile up parsed objects that lived long enough to be
+ * copied by the garbage collector; raw text waits, and each object dies as soon as it is applied.
  */
-export const SESSION_UPDATE_BATCH = '$/acpSessions/sessionUpdateBatch';
+export const AGENT_LINES = '$/acpSessions/agentLines';
 
 /**
- * The namespace of the client's own messages ({@link SESSION_UPDATE_BATCH}, the disconnect):
- * the reader drops every line from the agent with a method in it, so only the client makes them.
+ * The namespace of the client's own messages ({@link AGENT_LINES}, the disconnect): the reader
+ * drops every line from the agent with a method in it, so only the client makes them.
  */
 export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
 
-/** The params of a {@link SESSION_UPDATE_BATCH} message: `session/update` params in wire order. */
-export interface SessionUpdateBatch {
-  notifications: unknown[];
+/**
+ * The params of an {@link AGENT_LINES} message. At most one is queued in vscode-jsonrpc at a
+ * time: lines read before it is drained are added to it, so they keep their place relative to
+ * the agent's responses and requests, which the drain hands on in order.
+ */
+export interface AgentLines {
+  /** Complete lines in wire order, several to a string, separated by `\n` (none at the end). */
+  texts: string[];
+  /** Messages the client queued behind these lines (the disconnect), handed on once they are read. */
+  after: Message[];
 }
+
+/** By default a drain parses and applies for at most this long, then yields (the rest is queued again). */
+const SLICE_MS = 8;
+
+/** The clock is read once per this many lines (a power of two). */
+const LINES_PER_CLOCK = 64;
 
 /** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
 const LF = 0x0a;
+
+/** Decodes whole lines (a BOM is kept, as bytes that are not JSON); faster than Buffer#toString here. */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** At most this much of a bad line is quoted in the log. */
 const PREVIEW_CHARS = 200;
@@ -114,12 +130,15 @@ export interface NdjsonReaderOptions {
   maxMessageBytes: number;
   /** Called once when a line exceeds the limit; the reader reads nothing after that. */
   onMessageTooLarge: () => void;
+  /** How long one {@link NdjsonMessageReader.drain} may run before it yields (0: after every line). */
+  sliceMs?: number;
 }
 
 /**
  * Splits the agent's stdout on `\n` in the raw Buffers (no string concatenation of the
- * stream), parses each line once, and hands vscode-jsonrpc the parsed objects, batching
- * consecutive `session/update` notifications (see {@link SESSION_UPDATE_BATCH}).
+ * stream), decodes each chunk's whole lines in one call, and queues them unparsed in
+ * vscode-jsonrpc ({@link AGENT_LINES}); {@link drain} parses them, `session/update`
+ * notifications straight to the client's handler, other messages to vscode-jsonrpc in order.
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined;
@@ -127,10 +146,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private stopped = false;
-  /** `session/update` params of the chunk being read, not yet handed on. */
-  private batch: unknown[] | undefined;
-  /** The trace level for the chunk being read. */
-  private level: TraceLevel = 'off';
+  /** The lines queued in vscode-jsonrpc and not drained yet: new lines join them. */
+  private pending: AgentLines | undefined;
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -154,7 +171,73 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   /** Queues a message behind everything read so far (used for the end of the connection). */
   inject(message: Message): void {
-    this.callback?.(message);
+    if (this.pending) this.pending.after.push(message);
+    else this.callback?.(message);
+  }
+
+  /**
+   * Parses `lines` (the params of an {@link AGENT_LINES} message, when vscode-jsonrpc dispatches
+   * it) in wire order: each `session/update` notification's params go to `onUpdate` at once;
+   * any other message is queued in vscode-jsonrpc and the lines after it are queued behind it,
+   * as they are after `sliceMs` (so a long replay yields to the event loop in slices).
+   */
+  drain(lines: AgentLines, onUpdate: (params: unknown) => void): void {
+    // Lines read from now on form the next message, queued behind whatever this one hands on.
+    if (this.pending === lines) this.pending = undefined;
+    const level = this.options.tracer.current();
+    const sliceMs = this.options.sliceMs ?? SLICE_MS;
+    const deadline = performance.now() + sliceMs;
+    let count = 0;
+    const texts = lines.texts;
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i];
+      let start = 0;
+      for (;;) {
+        const newline = text.indexOf('\n', start);
+        const message = this.parse(newline === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, newline));
+        start = newline + 1;
+        if (message !== undefined) {
+          if (level !== 'off') this.options.tracer.received(message, level);
+          const m = message as { method?: unknown; id?: unknown; params?: unknown };
+          if (m.method === 'session/update' && m.id === undefined) {
+            onUpdate(m.params);
+          } else if (typeof m.method === 'string' && m.method.startsWith(INTERNAL_METHOD_PREFIX)) {
+            this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${preview(m.method)}.`);
+          } else {
+            this.callback!(message);
+            return this.requeue(lines, i, newline === -1 ? text.length : start);
+          }
+        }
+        if (newline === -1) break;
+        if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeue(lines, i, start);
+      }
+    }
+    for (const message of lines.after) this.callback!(message);
+  }
+
+  /** Queues what `drain` left of `lines` (from `texts[i]` at `start`) as the next message. */
+  private requeue(lines: AgentLines, i: number, start: number): void {
+    const texts = lines.texts;
+    const rest = start < texts[i].length ? [texts[i].slice(start), ...texts.slice(i + 1)] : texts.slice(i + 1);
+    if (rest.length === 0) {
+      for (const message of lines.after) this.callback!(message);
+      return;
+    }
+    // Nothing was read during the drain (it is synchronous), so this is the one queued.
+    this.queue(rest, lines.after);
+  }
+
+  private queue(texts: string[], after: Message[]): AgentLines {
+    const lines: AgentLines = { texts, after };
+    this.pending = lines;
+    this.callback!({ jsonrpc: '2.0', method: AGENT_LINES, params: lines } as Message);
+    return lines;
+  }
+
+  /** Adds complete lines (one or more, `\n`-separated) to the queued message. */
+  private push(text: string): void {
+    if (this.pending) this.pending.texts.push(text);
+    else this.queue([text], []);
   }
 
   override dispose(): void {
@@ -183,76 +266,37 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       this.partial.push(chunk);
       return;
     }
-    this.level = this.options.tracer.current();
     // The line that began in earlier chunks.
     const firstLength = this.partialBytes + first;
     if (firstLength > max) return this.tooLarge();
     if (this.partialBytes > 0) {
       this.partial.push(chunk.subarray(0, first));
-      this.line(Buffer.concat(this.partial, firstLength).toString('utf8'));
+      this.push(UTF8.decode(Buffer.concat(this.partial, firstLength)));
       this.partial = [];
       this.partialBytes = 0;
-    } else {
-      this.line(chunk.toString('utf8', 0, first));
+    } else if (first > 0) {
+      this.push(UTF8.decode(chunk.subarray(0, first)));
     }
     // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
-    // character), then split as a string; one decode per line costs more than the parse.
+    // character) and split when drained; one decode per line costs more than the parse.
     const last = chunk.lastIndexOf(LF);
     if (last - first - 1 > max) {
       // Rare (this chunk's lines span more than the limit): each line is measured in the bytes it
       // has on the wire, as lines split across chunks are (decoding turns a bad byte into three).
-      for (let start = first + 1; start <= last && !this.stopped; ) {
+      for (let start = first + 1; start <= last; ) {
         const newline = chunk.indexOf(LF, start);
         if (newline - start > max) return this.tooLarge();
-        this.line(chunk.toString('utf8', start, newline));
+        if (newline > start) this.push(UTF8.decode(chunk.subarray(start, newline)));
         start = newline + 1;
       }
     } else if (last > first) {
-      const text = chunk.toString('utf8', first + 1, last);
-      let start = 0;
-      for (;;) {
-        const newline = text.indexOf('\n', start);
-        this.line(newline === -1 ? text.slice(start) : text.slice(start, newline));
-        if (newline === -1 || this.stopped) break;
-        start = newline + 1;
-      }
+      this.push(UTF8.decode(chunk.subarray(first + 1, last)));
     }
-    this.flushBatch();
     if (last + 1 < chunk.length) {
       this.partialBytes = chunk.length - last - 1;
       if (this.partialBytes > max) return this.tooLarge();
       this.partial.push(chunk.subarray(last + 1));
     }
-  }
-
-  /** Parses one line and queues it: `session/update` notifications into the current batch. */
-  private line(text: string): void {
-    const message = this.parse(text);
-    if (message === undefined) return;
-    if (this.level !== 'off') this.options.tracer.received(message, this.level);
-    const m = message as { method?: unknown; id?: unknown; params?: unknown };
-    if (m.method === 'session/update' && m.id === undefined) {
-      (this.batch ??= []).push(m.params);
-      return;
-    }
-    if (typeof m.method === 'string' && m.method.startsWith(INTERNAL_METHOD_PREFIX)) {
-      this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${preview(m.method)}.`);
-      return;
-    }
-    this.flushBatch();
-    this.callback!(message);
-  }
-
-  private flushBatch(): void {
-    if (this.batch === undefined) return;
-    const notifications = this.batch;
-    this.batch = undefined;
-    this.deliverBatch(notifications);
-  }
-
-  private deliverBatch(notifications: unknown[]): void {
-    const params: SessionUpdateBatch = { notifications };
-    this.callback!({ jsonrpc: '2.0', method: SESSION_UPDATE_BATCH, params } as Message);
   }
 
   /** The parsed message, or undefined (logged) for a line that is not a JSON-RPC object. */
@@ -281,8 +325,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private tooLarge(): void {
-    // What came before the long line is complete and still delivered.
-    this.flushBatch();
+    // What came before the long line is complete and still delivered (it is queued).
     this.stop();
     this.options.onMessageTooLarge();
   }

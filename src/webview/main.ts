@@ -25,8 +25,15 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const QUIET_MS = 200;
 /** Script time per frame for applying messages; the rest waits for the next frame. */
 const FRAME_BUDGET_MS = 30;
-/** Appended characters put in per frame at most: the browser shapes new text in the frame it arrives. */
-const FRAME_TEXT_CHARS = 96 * 1024;
+/**
+ * Appended text put in per frame: the browser shapes new text in the frame it arrives, at a cost
+ * per character that depends on the fonts and the machine (3-4 µs with fallback fonts here), so
+ * each frame puts in what the last one's rate says takes TEXT_FRAME_MS, starting small.
+ */
+const TEXT_FRAME_MS = 32;
+const MIN_FRAME_TEXT_CHARS = 2 * 1024;
+const MAX_FRAME_TEXT_CHARS = 96 * 1024;
+let frameTextChars = 8 * 1024;
 /** The height of a row not measured yet, until the first rows are measured. */
 const FIRST_ESTIMATE_PX = 64;
 /** Rows are built this far (in screens) above and below the visible area. */
@@ -161,11 +168,17 @@ function frame(): void {
     queue = [];
     queueHead = 0;
   }
-  if (pendingText.size) putPendingText();
+  const textStart = performance.now();
+  const textChars = pendingText.size ? putPendingText() : 0;
   if (queueHead < queue.length || pendingText.size) scheduleFrame();
   // The header once per frame, whatever the number of messages.
   if (nextHeader) setHeader(nextHeader);
   render(anchor);
+  // The text's cost is known once the frame's layout (in render) has shaped it; at most double.
+  if (textChars >= frameTextChars / 2) {
+    const rate = textChars / Math.max(1, performance.now() - textStart);
+    frameTextChars = Math.round(Math.min(MAX_FRAME_TEXT_CHARS, 2 * frameTextChars, Math.max(MIN_FRAME_TEXT_CHARS, rate * TEXT_FRAME_MS)));
+  }
   scheduleMarkdown(QUIET_MS);
 }
 
@@ -282,9 +295,9 @@ function appendToEntity(entity: Entity, text: string): void {
   if (last?.type === 'text') last.text += text;
 }
 
-/** Puts the frame's appended text into its rows, one append per row, at most FRAME_TEXT_CHARS. */
-function putPendingText(): void {
-  let room = FRAME_TEXT_CHARS;
+/** Puts the frame's appended text into its rows, one append per row, at most `frameTextChars`; how many went in. */
+function putPendingText(): number {
+  let room = frameTextChars;
   for (const [row, texts] of pendingText) {
     let text = texts.length === 1 ? texts[0] : texts.join('');
     if (text.length > room) {
@@ -301,6 +314,7 @@ function putPendingText(): void {
     if (room <= 0) break;
   }
   lastAppendAt = performance.now();
+  return frameTextChars - room;
 }
 
 function setHeader(next: TranscriptHeader): void {

@@ -170,9 +170,12 @@ export function appendText(row: Row, text: string): void {
     row.body.parentElement?.querySelector(':scope > .empty')?.remove();
   }
   row.dirty = true;
-  // Long streamed text goes into blocks of whole lines, so the browser shapes only the new
-  // text rather than all of it again; a block ending in a newline shows no extra line.
+  // Streamed text goes into blocks of whole lines, so the browser shapes only the new text
+  // rather than all of it again (appending to a text node reshapes it); a block ending in a
+  // newline shows no extra line. A block is cut after a newline past BLOCK_CHARS, and, once
+  // past SEAL_CHARS, after the last newline of each append, so the next reshapes only a line.
   let tail = row.tail;
+  if (tail.length >= SEAL_CHARS && tail.substringData(tail.length - 1, 1) === '\n') tail = row.tail = plainBlock(row.body);
   while (tail.length + text.length > BLOCK_CHARS) {
     const cut = text.indexOf('\n', Math.max(0, BLOCK_CHARS - tail.length - 1));
     if (cut < 0 || cut === text.length - 1) break;
@@ -180,11 +183,19 @@ export function appendText(row: Row, text: string): void {
     text = text.slice(cut + 1);
     tail = row.tail = plainBlock(row.body);
   }
+  const lastLine = text.lastIndexOf('\n') + 1;
+  if (lastLine > 0 && lastLine < text.length && tail.length + lastLine >= SEAL_CHARS) {
+    tail.appendData(text.slice(0, lastLine));
+    text = text.slice(lastLine);
+    tail = row.tail = plainBlock(row.body);
+  }
   tail.appendData(text);
 }
 
-/** Characters of streamed text per block (a block is cut after a newline past this). */
+/** Characters of streamed text per block at most (cut after a newline past this). */
 const BLOCK_CHARS = 8192;
+/** A block this long ends after the last whole line appended to it. */
+const SEAL_CHARS = 1024;
 
 function plainBlock(body: HTMLElement): Text {
   const plain = element('div', 'plain');

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Message } from 'vscode-jsonrpc/node';
-import { MessageTracer, NdjsonMessageReader, SESSION_UPDATE_BATCH, type SessionUpdateBatch } from '../../src/acp/ndjson';
+import { AGENT_LINES, type AgentLines, MessageTracer, NdjsonMessageReader } from '../../src/acp/ndjson';
 import { type CompactionEntity, partsText } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { CapturingLog } from './acp-helpers';
@@ -29,7 +29,7 @@ interface ReadResult {
 }
 
 /** Feeds `chunks` to a real NdjsonMessageReader over a Node stream and collects what it delivers. */
-async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 20): Promise<ReadResult> {
+async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 20, sliceMs?: number): Promise<ReadResult> {
   const log = new CapturingLog();
   const stream = new Readable({ read() {} });
   let tooLarge = false;
@@ -39,21 +39,33 @@ async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 
     tracer: new MessageTracer(log, () => 'off', 'prop'),
     maxMessageBytes,
     onMessageTooLarge: () => (tooLarge = true),
+    sliceMs,
   });
   const messages: unknown[] = [];
   const closed = new Promise<void>((resolve) => reader.onClose(() => resolve()));
-  reader.listen((message: Message) => {
+  // vscode-jsonrpc's queue: one message per setImmediate; the agent's lines are parsed when drained.
+  const queue: Message[] = [];
+  let idle: (() => void) | undefined;
+  const handle = () => {
+    const message = queue.shift();
+    if (message === undefined) return idle?.();
     const m = message as { method?: string; params?: unknown };
-    if (m.method === SESSION_UPDATE_BATCH) {
-      for (const params of (m.params as SessionUpdateBatch).notifications) messages.push({ jsonrpc: '2.0', method: 'session/update', params });
+    if (m.method === AGENT_LINES) {
+      reader.drain(m.params as AgentLines, (params) => messages.push({ jsonrpc: '2.0', method: 'session/update', params }));
     } else {
       messages.push(message);
     }
+    setImmediate(handle);
+  };
+  reader.listen((message: Message) => {
+    queue.push(message);
+    if (queue.length === 1) setImmediate(handle);
   });
   for (const chunk of chunks) stream.push(Buffer.from(chunk));
   stream.push(null);
   // A reader stopped by an oversized line no longer reports the end: the stream's own is enough.
   await Promise.race([closed, new Promise((resolve) => stream.once('end', resolve))]);
+  if (queue.length > 0) await new Promise<void>((resolve) => (idle = resolve));
   reader.dispose();
   return { messages, tooLarge, warnings: log.at('warn').length };
 }
@@ -83,12 +95,12 @@ const message = fc.oneof(
 );
 const cuts = fc.array(fc.nat(), { maxLength: 12 });
 
-test('NDJSON reader: any split of the byte stream into chunks gives the same messages, in order', async () => {
+test('NDJSON reader: any split of the byte stream into chunks gives the same messages, in order, drained whole or a line per slice', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(message, { maxLength: 12 }), cuts, fc.boolean(), async (messages, at, finalNewline) => {
+    fc.asyncProperty(fc.array(message, { maxLength: 12 }), cuts, fc.boolean(), fc.boolean(), async (messages, at, finalNewline, lineSlices) => {
       const wire = messages.map((m) => JSON.stringify(m)).join('\n') + (finalNewline || messages.length === 0 ? '\n' : '');
       const bytes = Buffer.from(wire, 'utf8');
-      const result = await readChunks(split(bytes, at));
+      const result = await readChunks(split(bytes, at), 1 << 20, lineSlices ? 0 : undefined);
       // As they come off the wire (fast-check's objects may have no prototype).
       assert.deepEqual(result.messages, JSON.parse(JSON.stringify(messages)));
       assert.equal(result.tooLarge, false);

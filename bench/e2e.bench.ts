@@ -8,20 +8,24 @@
 //                    screen; its floor is the floor session's plus the ingest floor of the
 //                    session (the reference agent's NDJSON read and JSON.parse'd from its pipe)
 //   stall            the longest task of the workbench page meanwhile
-//   memory           the extension host's resident memory and the webview's JS heap, grown
-//                    over the floor session's, per character of text the session holds
+//   memory           the extension host's JS heap after a full GC (read through its inspector:
+//                    VS Code starts it with --inspect when the workbench payload asks), grown
+//                    during the open over the floor session's growth, per byte of text held;
+//                    and the renderer's JS heap after a full GC grown during the open (the
+//                    webview shares the workbench's renderer here: an upper bound of its own)
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { Frame, Page } from 'playwright-core';
+import type { CDPSession, Frame, Page } from 'playwright-core';
 import { generateChunkSession } from './generate';
 import { ROOT, args, log, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { writeSession } from '../test/agent/store';
 import { summarizeThreads, type TraceEvent } from './page';
+import { describeLongTasks, longTasks } from './longTasks';
 import { Timeline } from '../src/transcript/timeline';
 import { partsText } from '../src/transcript/model';
 
@@ -39,6 +43,8 @@ interface Case {
   lastText: string;
   /** Characters of text the session holds. */
   chars: number;
+  /** Its UTF-8 bytes (figure 7's measure of the text held). */
+  textBytes: number;
   updates: number;
 }
 
@@ -47,8 +53,13 @@ interface Result {
   toLast: number;
   endToLast: number;
   longest: number;
+  /** The extension host's JS heap (after GC) grown during the open, and its other memory. */
+  hostHeapMb: number;
+  hostExternalMb: number;
   hostRssMb: number;
+  /** The renderer's JS heap (after GC) grown during the open; and its heap at the end. */
   webviewHeapMb: number;
+  rendererHeapMb: number;
   ingestFloor: number;
 }
 
@@ -64,17 +75,26 @@ async function deadline<T>(what: string, ms: number, work: () => Promise<T>): Pr
   }
 }
 
+/** Calls `probe` until it gives a value, at most `ms`; fails with what it waited for. */
+async function poll<T>(what: string, ms: number, probe: () => Promise<T | undefined>, everyMs = 50): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`e2e: timed out after ${ms / 1000} s waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 /** The transcript's frame: the webview's inner document with a #timeline. */
 async function transcriptFrame(page: Page): Promise<Frame> {
-  return deadline('a transcript webview appeared', 60_000, async () => {
-    for (;;) {
-      for (const frame of page.frames()) {
-        const found = await frame.evaluate(() => !!document.getElementById('timeline')).catch(() => false);
-        if (found) return frame;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+  return poll('a transcript webview appeared', 60_000, async () => {
+    for (const frame of page.frames()) {
+      const found = await frame.evaluate(() => !!document.getElementById('timeline')).catch(() => false);
+      if (found) return frame;
     }
-  });
+    return undefined;
+  }, 20);
 }
 
 async function closeEditors(page: Page): Promise<void> {
@@ -84,21 +104,80 @@ async function closeEditors(page: Page): Promise<void> {
   await page.locator('iframe.webview').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
 }
 
-/** The extension host's resident memory (MB): the server's child with `--type=extensionHost`. */
-function extensionHostRssMb(serverPid: number): number {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (pgrp !== serverPid) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('extensionHost')) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (rss) return Number(rss[1]) / 1024;
-    } catch {
-      /* gone meanwhile */
-    }
+interface NodeMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/**
+ * The extension host's inspector (VS Code's server starts the extension host with
+ * `--inspect=<port>` when the workbench's payload has `inspect-extensions`), over the Chrome
+ * DevTools Protocol: a full GC, then `process.memoryUsage()` in the extension host itself.
+ */
+class ExtensionHostInspector {
+  private next = 1;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+      const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id!);
+      if (message.error) waiter.reject(new Error(`e2e: extension host inspector: ${message.error.message}`));
+      else waiter.resolve(message.result);
+    });
+    socket.addEventListener('close', () => {
+      for (const waiter of this.pending.values()) waiter.reject(new Error('e2e: the extension host inspector closed'));
+      this.pending.clear();
+    });
   }
-  throw new Error('e2e: no extension host process found in the server group');
+
+  static async connect(port: number): Promise<ExtensionHostInspector> {
+    if (typeof WebSocket !== 'function') throw new Error('e2e: this Node has no WebSocket: run it with --experimental-websocket (Node 20) or on Node 22+');
+    const url = await poll(`the extension host's inspector listed a target on port ${port}`, 60_000, async () => {
+      try {
+        const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[];
+        return targets[0]?.webSocketDebuggerUrl;
+      } catch {
+        return undefined; // not listening yet
+      }
+    }, 100);
+    const socket = new WebSocket(url);
+    await deadline(`the extension host's inspector accepted a connection (${url})`, 30_000, () => new Promise<void>((resolve, reject) => {
+      socket.addEventListener('open', () => resolve());
+      socket.addEventListener('error', () => reject(new Error(`e2e: could not connect to ${url}`)));
+    }));
+    return new ExtensionHostInspector(socket);
+  }
+
+  private send<T>(method: string, params: object = {}): Promise<T> {
+    const id = this.next++;
+    return deadline(`the extension host answered ${method}`, 120_000, () => new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.socket.send(JSON.stringify({ id, method, params }));
+    }));
+  }
+
+  /** Memory after a full garbage collection. */
+  async memory(): Promise<NodeMemory> {
+    await this.send('HeapProfiler.collectGarbage');
+    const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    return JSON.parse(answer.result.value) as NodeMemory;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** The renderer's JS heap (MB) after a full GC, through the page's (or an out-of-process frame's) CDP session. */
+async function rendererHeapMb(cdp: CDPSession): Promise<number> {
+  await deadline('the renderer collected garbage', 120_000, () => cdp.send('HeapProfiler.collectGarbage'));
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  return usedSize / 1048576;
 }
 
 /** The ingest floor: the reference agent's replay read from its pipe, lines split and JSON.parse'd. */
@@ -138,10 +217,12 @@ async function ingestFloor(store: string, c: Case): Promise<number> {
   }
 }
 
-async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Result, 'ingestFloor'>> {
+async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector): Promise<Omit<Result, 'ingestFloor'>> {
   const row = page.locator('.monaco-list-row', { hasText: c.title }).first();
   await row.waitFor({ timeout: 60_000 });
-  const rssBefore = extensionHostRssMb(serverPid);
+  const pageCdp = await page.context().newCDPSession(page);
+  const hostBefore = await inspector.memory();
+  const rendererBefore = await rendererHeapMb(pageCdp);
   await page.evaluate(() => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[]; __benchObserver?: PerformanceObserver };
     w.__benchLong = [];
@@ -157,6 +238,8 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
   if (cdp) {
     cdp.on('Tracing.dataCollected', (e) => traceEvents.push(...(e.value as unknown as TraceEvent[])));
     await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8.execute,blink,toplevel,__metadata', transferMode: 'ReportEvents' });
+    // The trace's own clock at the click: the long tasks are reported from there on.
+    await page.evaluate(() => console.timeStamp('bench:click'));
   }
   const t0 = Date.now();
   await row.click();
@@ -184,15 +267,26 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
     await done;
     writeFileSync(`${traceFile}.${c.chunks}.json`, JSON.stringify({ traceEvents }));
     for (const line of summarizeThreads(traceEvents)) log(line);
+    const click = traceEvents.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === 'bench:click');
+    if (click) for (const line of describeLongTasks(longTasks(traceEvents, click.ts))) log(`trace ${c.chunks}: ${line}`);
   }
   const longest = await page.evaluate((since: number) => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[] };
     const from = since - performance.timeOrigin;
     return Math.max(0, ...w.__benchLong.filter((t) => t.start + t.duration >= from).map((t) => t.duration));
   }, t0);
-  const webviewHeapMb = await frame.evaluate(() => ((performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0) / 1048576);
-  const hostRssMb = extensionHostRssMb(serverPid) - rssBefore;
-  return { firstScreen: firstAt - t0, toLast: lastAt - t0, endToLast: lastAt - endAt, longest, hostRssMb, webviewHeapMb };
+  // The webview's frame shares the workbench's renderer (and JS heap) unless it has a process of its own.
+  const frameCdp = await page.context().newCDPSession(frame).catch(() => undefined);
+  const rendererAfter = await rendererHeapMb(frameCdp ?? pageCdp);
+  const webviewHeapMb = frameCdp ? rendererAfter : rendererAfter - rendererBefore;
+  const hostAfter = await inspector.memory();
+  const mb = (bytes: number) => bytes / 1048576;
+  if (args().has('verbose')) log(`e2e: webview frame ${frameCdp ? 'in its own process' : 'in the workbench renderer'}; renderer heap ${rendererBefore.toFixed(1)} -> ${rendererAfter.toFixed(1)} MB; extension host heap ${mb(hostBefore.heapUsed).toFixed(1)} -> ${mb(hostAfter.heapUsed).toFixed(1)} MB, external ${mb(hostBefore.external).toFixed(1)} -> ${mb(hostAfter.external).toFixed(1)} MB, RSS ${mb(hostBefore.rss).toFixed(0)} -> ${mb(hostAfter.rss).toFixed(0)} MB`);
+  return {
+    firstScreen: firstAt - t0, toLast: lastAt - t0, endToLast: lastAt - endAt, longest,
+    hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
+    webviewHeapMb, rendererHeapMb: rendererAfter,
+  };
 }
 
 async function makeCase(store: string, work: string, chunks: number, compactions: number): Promise<Case> {
@@ -205,15 +299,19 @@ async function makeCase(store: string, work: string, chunks: number, compactions
   const timeline = new Timeline();
   for (const u of updates) timeline.apply(u);
   let chars = 0;
-  for (const e of timeline.entities) if (e.kind === 'agent_message' || e.kind === 'user_message') chars += partsText(e.parts).length;
-  else if (e.kind === 'compaction') chars += partsText(e.summary).length;
+  let textBytes = 0;
+  for (const e of timeline.entities) {
+    const text = e.kind === 'agent_message' || e.kind === 'user_message' ? partsText(e.parts) : e.kind === 'compaction' ? partsText(e.summary) : '';
+    chars += text.length;
+    textBytes += Buffer.byteLength(text);
+  }
   const last = timeline.entities[timeline.entities.length - 1];
   const lastText = last.kind === 'agent_message' ? partsText(last.parts).trimEnd().slice(-20) : '';
   const folder = join(work, `workspace-${chunks}`);
   mkdirSync(folder, { recursive: true });
   const c: Case = {
     chunks, folder, title: chunks <= 2 ? 'Bench floor session' : `Bench session of ${chunks} chunks`, sessionId: `bench_${chunks}`,
-    rows: timeline.entities.length, lastText, chars, updates: updates.length,
+    rows: timeline.entities.length, lastText, chars, textBytes, updates: updates.length,
   };
   await writeSession(store, {
     sessionId: c.sessionId, cwd: folder, title: c.title,
@@ -247,18 +345,24 @@ async function main() {
     for (const c of cases) {
       const ingest = c === floorCase ? 0 : await ingestFloor(store, c);
       const browser = await host.openBrowser();
+      // Each case's extension host gets its own inspector port (the previous cases' hosts
+      // outlive their browsers for VS Code's reconnection grace time).
+      const inspectPort: number = await host.freePort();
+      let inspector: ExtensionHostInspector | undefined;
       try {
         const page: Page = browser.page;
-        await page.goto(server.workbenchUrl({ folders: [c.folder], payload: [['extensionDevelopmentPath', server.remoteUri(STAGE)]] }));
+        await page.goto(server.workbenchUrl({ folders: [c.folder], payload: [['extensionDevelopmentPath', server.remoteUri(STAGE)], ['inspect-extensions', String(inspectPort)]] }));
         await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
         await page.click('.activitybar a[aria-label^="ACP Sessions"]', { timeout: 60_000 });
         await closeEditors(page);
         // Let the workbench settle (the tree, the closed editor) before the clock starts.
         await page.waitForTimeout(1000);
-        const r = { ...(await openCase(page, c, server.process.pid)), ingestFloor: ingest };
-        log(`e2e: ${c.chunks} chunks (${c.rows} rows): first screen ${r.firstScreen} ms, click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host +${r.hostRssMb.toFixed(1)} MB, webview heap ${r.webviewHeapMb.toFixed(1)} MB`);
+        inspector = await ExtensionHostInspector.connect(inspectPort);
+        const r = { ...(await openCase(page, c, inspector)), ingestFloor: ingest };
+        log(`e2e: ${c.chunks} chunks (${c.rows} rows): first screen ${r.firstScreen} ms, click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
         results.push({ c, r });
       } finally {
+        inspector?.close();
         await browser.close();
       }
     }
@@ -279,13 +383,21 @@ async function main() {
         detail: { 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor) },
       },
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },
+      // Figure 7's measure: heap growth over the UTF-8 bytes of the text held (over the floor
+      // session's growth: what opening any transcript costs).
       {
-        figure, name: `e2e ${size}: extension host memory / text held`, value: Math.max(0, r.hostRssMb - floor.hostRssMb) * 1048576 / (c.chars * 2), unit: 'x', goal: 3, goalOn: 'value',
-        detail: { 'RSS growth MB': +r.hostRssMb.toFixed(1), 'text MB (UTF-16)': +((c.chars * 2) / 1048576).toFixed(1) },
+        figure, name: `e2e ${size}: extension host heap / text held`, value: Math.max(0, r.hostHeapMb - floor.hostHeapMb) * 1048576 / c.textBytes, unit: 'x', goal: 3, goalOn: 'value',
+        detail: {
+          'heap growth MB': +r.hostHeapMb.toFixed(1), 'floor session MB': +floor.hostHeapMb.toFixed(1), 'text MB (UTF-8)': +(c.textBytes / 1048576).toFixed(1),
+          'bytes per character': +(Math.max(0, r.hostHeapMb - floor.hostHeapMb) * 1048576 / c.chars).toFixed(2), 'external growth MB': +r.hostExternalMb.toFixed(1), 'RSS growth MB': +r.hostRssMb.toFixed(0),
+        },
       },
-      // performance.memory in the webview is the renderer's heap, which the workbench shares
-      // here (an in-process frame): only its growth over the floor session's is the webview's.
-      { figure, name: `e2e ${size}: webview JS heap over the floor session's`, value: r.webviewHeapMb - floor.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value', detail: { 'heap MB': +r.webviewHeapMb.toFixed(1), 'floor session MB': +floor.webviewHeapMb.toFixed(1) } },
+      // The webview shares the workbench's renderer here: its heap's growth during the open is
+      // the webview's and the workbench's for showing it (an upper bound of the webview's own).
+      {
+        figure, name: `e2e ${size}: webview heap`, value: r.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value',
+        detail: { 'floor session MB': +floor.webviewHeapMb.toFixed(1), 'renderer heap MB': +r.rendererHeapMb.toFixed(1) },
+      },
     );
     if (previous) {
       const growth = (r.toLast - floor.toLast) / Math.max(1, previous.r.toLast - floor.toLast);

@@ -41,11 +41,12 @@ const MARKDOWN_MAX_CHARS = 64 * 1024;
 /** The vertical gap after each row (media/transcript.css `--row-gap`). */
 const ROW_GAP_PX = 10;
 /**
- * Characters of text in the rows built per frame (after the first row): the browser shapes a
- * row's text in the layout that measures it, and a screen built on the first estimate can be
- * many screens of text (a trace: 160 ms shaping in one task). The rest follows in later frames.
+ * Characters of text in the rows built (or rendered as Markdown) per frame, after the first
+ * row: the browser shapes a row's text in the layout that measures it, at 5 to 9 µs a
+ * character for mixed scripts on a loaded machine (traces: 160 ms for a screen built on the
+ * first estimate; 60 to 110 ms a frame for 12 K). The rest follows in later frames.
  */
-const FRAME_BUILD_CHARS = 12 * 1024;
+const FRAME_BUILD_CHARS = 4 * 1024;
 /** What a built row costs besides its text, in the same unit. */
 const ROW_BUILD_CHARS = 200;
 
@@ -575,6 +576,7 @@ function renderDirtyMarkdown(): void {
   const started = performance.now();
   const anchor = topRow();
   let any = false;
+  let room = FRAME_BUILD_CHARS;
   for (let i = builtStart; i < builtEnd; i++) {
     const row = built.get(i);
     if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
@@ -589,8 +591,9 @@ function renderDirtyMarkdown(): void {
     // The row's text nodes were replaced, which collapses a find highlight in them: put it back.
     if (shownHighlight?.row === row) highlight(row, shownHighlight.query, shownHighlight.occurrence, false);
     any = true;
-    // Keep frames short: continue in the next frame.
-    if (performance.now() - started > 12) {
+    room -= chars;
+    // Keep frames short (script, and the text the layout shapes again): continue in the next frame.
+    if (performance.now() - started > 12 || room <= 0) {
       requestAnimationFrame(renderDirtyMarkdown);
       break;
     }

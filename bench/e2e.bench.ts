@@ -15,7 +15,7 @@
 //                    webview shares the workbench's renderer here: an upper bound of its own)
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -175,6 +175,30 @@ class ExtensionHostInspector {
   }
 }
 
+/**
+ * Self time by function in a CPU profile of the renderer (workbench and webview); functions of
+ * the staged (minified) transcript.js are shown with the code where they start.
+ */
+function profileSummary(profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }[]; samples?: number[]; timeDeltas?: number[] }): string[] {
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  let ours: string[] | undefined;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    if (!us) continue;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    let where = url.slice(url.lastIndexOf('/') + 1);
+    if (where === 'transcript.js') {
+      ours ??= readFileSync(join(STAGE, 'dist/webview/transcript.js'), 'utf8').split('\n');
+      where += ` «${ours[lineNumber]?.slice(columnNumber, columnNumber + 70)}»`;
+    }
+    const key = `${functionName || '(anonymous)'} ${where}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  return [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+}
+
 /** The renderer's JS heap (MB) after a full GC, through the page's (or an out-of-process frame's) CDP session. */
 async function rendererHeapMb(cdp: CDPSession): Promise<number> {
   await deadline('the renderer collected garbage', 120_000, () => cdp.send('HeapProfiler.collectGarbage'));
@@ -276,6 +300,12 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     // The trace's own clock at the click: the long tasks are reported from there on.
     await page.evaluate(() => console.timeStamp('bench:click'));
   }
+  const profileFile = args().get('profile');
+  if (profileFile) {
+    await pageCdp.send('Profiler.enable');
+    await pageCdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await pageCdp.send('Profiler.start');
+  }
   const t0 = Date.now();
   await row.click();
   const frame = await transcriptFrame(page);
@@ -304,6 +334,11 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     for (const line of summarizeThreads(traceEvents)) log(line);
     const click = traceEvents.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === 'bench:click');
     if (click) for (const line of describeLongTasks(longTasks(traceEvents, click.ts))) log(`trace ${c.chunks}: ${line}`);
+  }
+  if (profileFile) {
+    const { profile } = await pageCdp.send('Profiler.stop');
+    writeFileSync(`${profileFile}.${c.chunks}.cpuprofile`, JSON.stringify(profile));
+    for (const line of profileSummary(profile)) log(`profile ${c.chunks}: ${line}`);
   }
   const longest = await page.evaluate((since: number) => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[] };

@@ -84,9 +84,6 @@ let builtStart = 0;
 let builtEnd = 0;
 /** What is left of this frame's FRAME_BUILD_CHARS. */
 let buildRoom = 0;
-/** How often the webview shows the end while following a replay of history (`loading`). */
-const REPLAY_FRAME_MS = 250;
-let lastReplayFrameAt = 0;
 
 // --- the view ---------------------------------------------------------------------------------
 
@@ -134,18 +131,6 @@ function scheduleFrame(): void {
 
 function frame(): void {
   frameScheduled = false;
-  // Following the end of a replay of history: the rows pass the bottom faster than anyone
-  // reads, and shaping each one took the CPU the replay needs (a profile at 200,000 chunks:
-  // 5 s of layout and text). The end is shown a few times a second until the replay is done.
-  if (header?.loading && stickBottom && !reveal) {
-    const wait = lastReplayFrameAt + REPLAY_FRAME_MS - performance.now();
-    if (wait > 0) {
-      frameScheduled = true;
-      setTimeout(() => requestAnimationFrame(frame), wait);
-      return;
-    }
-    lastReplayFrameAt = performance.now();
-  }
   const deadline = performance.now() + FRAME_BUDGET_MS;
   // The row at the top of the view stays where it is, whatever changes above it.
   const anchor = topRow();

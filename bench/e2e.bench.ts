@@ -8,19 +8,23 @@
 //                    screen; its floor is the floor session's plus the ingest floor of the
 //                    session (the reference agent's NDJSON read and JSON.parse'd from its pipe)
 //   stall            the longest task of the workbench page meanwhile
-//   memory           the extension host's resident memory and the webview's JS heap, grown
-//                    over the floor session's, per character of text the session holds
+//   memory           the extension host's JS heap after a full GC (read through its inspector:
+//                    VS Code starts it with --inspect when the workbench payload asks), grown
+//                    during the open over the floor session's growth, per byte of text held;
+//                    and the renderer's JS heap after a full GC grown during the open (the
+//                    webview shares the workbench's renderer here: an upper bound of its own)
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { CDPSession, Frame, Page } from 'playwright-core';
 import { generateChunkSession } from './generate';
 import { ROOT, args, deadline, ingestFloor, log, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { writeSession } from '../test/agent/store';
 import { summarizeThreads, type TraceEvent } from './page';
+import { describeLongTasks, longTasks } from './longTasks';
 import { Timeline } from '../src/transcript/timeline';
 import { partsText } from '../src/transcript/model';
 
@@ -38,6 +42,8 @@ interface Case {
   lastText: string;
   /** Characters of text the session holds. */
   chars: number;
+  /** Its UTF-8 bytes (figure 7's measure of the text held). */
+  textBytes: number;
   updates: number;
 }
 
@@ -46,22 +52,38 @@ interface Result {
   toLast: number;
   endToLast: number;
   longest: number;
+  /** The extension host's JS heap (after GC) grown during the open, and its other memory. */
+  hostHeapMb: number;
+  hostExternalMb: number;
   hostRssMb: number;
+  /** The renderer's JS heap (after GC) grown during the open; and its heap at the end. */
   webviewHeapMb: number;
+  rendererHeapMb: number;
   ingestFloor: number;
+  /** The agent's time from `session/load` to its first update. */
+  firstUpdate: number;
+}
+
+/** Calls `probe` until it gives a value, at most `ms`; fails with what it waited for. */
+async function poll<T>(what: string, ms: number, probe: () => Promise<T | undefined>, everyMs = 50): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`e2e: timed out after ${ms / 1000} s waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
 
 /** The transcript's frame: the webview's inner document with a #timeline. */
 async function transcriptFrame(page: Page): Promise<Frame> {
-  return deadline('a transcript webview appeared', 60_000, async () => {
-    for (;;) {
-      for (const frame of page.frames()) {
-        const found = await frame.evaluate(() => !!document.getElementById('timeline')).catch(() => false);
-        if (found) return frame;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+  return poll('a transcript webview appeared', 60_000, async () => {
+    for (const frame of page.frames()) {
+      const found = await frame.evaluate(() => !!document.getElementById('timeline')).catch(() => false);
+      if (found) return frame;
     }
-  });
+    return undefined;
+  }, 20);
 }
 
 async function closeEditors(page: Page): Promise<void> {
@@ -71,21 +93,104 @@ async function closeEditors(page: Page): Promise<void> {
   await page.locator('iframe.webview').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
 }
 
-/** The extension host's resident memory (MB): the server's child with `--type=extensionHost`. */
-function extensionHostRssMb(serverPid: number): number {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (pgrp !== serverPid) continue;
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('extensionHost')) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (rss) return Number(rss[1]) / 1024;
-    } catch {
-      /* gone meanwhile */
-    }
+interface NodeMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/**
+ * The extension host's inspector (VS Code's server starts the extension host with
+ * `--inspect=<port>` when the workbench's payload has `inspect-extensions`), over the Chrome
+ * DevTools Protocol: a full GC, then `process.memoryUsage()` in the extension host itself.
+ */
+class ExtensionHostInspector {
+  private next = 1;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+      const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id!);
+      if (message.error) waiter.reject(new Error(`e2e: extension host inspector: ${message.error.message}`));
+      else waiter.resolve(message.result);
+    });
+    socket.addEventListener('close', () => {
+      for (const waiter of this.pending.values()) waiter.reject(new Error('e2e: the extension host inspector closed'));
+      this.pending.clear();
+    });
   }
-  throw new Error('e2e: no extension host process found in the server group');
+
+  static async connect(port: number): Promise<ExtensionHostInspector> {
+    if (typeof WebSocket !== 'function') throw new Error('e2e: this Node has no WebSocket: run it with --experimental-websocket (Node 20) or on Node 22+');
+    const url = await poll(`the extension host's inspector listed a target on port ${port}`, 60_000, async () => {
+      try {
+        const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[];
+        return targets[0]?.webSocketDebuggerUrl;
+      } catch {
+        return undefined; // not listening yet
+      }
+    }, 100);
+    const socket = new WebSocket(url);
+    await deadline(`the extension host's inspector accepted a connection (${url})`, 30_000, () => new Promise<void>((resolve, reject) => {
+      socket.addEventListener('open', () => resolve());
+      socket.addEventListener('error', () => reject(new Error(`e2e: could not connect to ${url}`)));
+    }));
+    return new ExtensionHostInspector(socket);
+  }
+
+  private send<T>(method: string, params: object = {}): Promise<T> {
+    const id = this.next++;
+    return deadline(`the extension host answered ${method}`, 120_000, () => new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.socket.send(JSON.stringify({ id, method, params }));
+    }));
+  }
+
+  /** Memory after a full garbage collection. */
+  async memory(): Promise<NodeMemory> {
+    await this.send('HeapProfiler.collectGarbage');
+    const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    return JSON.parse(answer.result.value) as NodeMemory;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/**
+ * Self time by function in a CPU profile of the renderer (workbench and webview); functions of
+ * the staged (minified) transcript.js are shown with the code where they start.
+ */
+function profileSummary(profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }[]; samples?: number[]; timeDeltas?: number[] }): string[] {
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  let ours: string[] | undefined;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    if (!us) continue;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    let where = url.slice(url.lastIndexOf('/') + 1);
+    if (where === 'transcript.js') {
+      ours ??= readFileSync(join(STAGE, 'dist/webview/transcript.js'), 'utf8').split('\n');
+      where += ` «${ours[lineNumber]?.slice(columnNumber, columnNumber + 70)}»`;
+    }
+    const key = `${functionName || '(anonymous)'} ${where}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  return [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+}
+
+/** The renderer's JS heap (MB) after a full GC, through the page's (or an out-of-process frame's) CDP session. */
+async function rendererHeapMb(cdp: CDPSession): Promise<number> {
+  await deadline('the renderer collected garbage', 120_000, () => cdp.send('HeapProfiler.collectGarbage'));
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  return usedSize / 1048576;
 }
 
 /** The ingest floor (see lib.ts) of the reference agent's replay of case `c`. */
@@ -100,10 +205,45 @@ async function caseIngestFloor(store: string, c: Case): Promise<number> {
   }
 }
 
-async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Result, 'ingestFloor'>> {
+/**
+ * How long the reference agent takes from `session/load` to its first `session/update`: it
+ * reads and parses the session's whole store file first (30 MB at 200,000 chunks), which no
+ * client can shorten. The first screen's floor is the floor session's plus the difference.
+ */
+async function agentFirstUpdate(store: string, c: Case): Promise<number> {
+  const child = spawn(process.execPath, [AGENT, '--store', store], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let pending = '';
+  let onLine: ((line: string) => void) | undefined;
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    pending += text;
+    let newline: number;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      onLine?.(line);
+    }
+  });
+  const next = (what: string, send: object, done: (line: string) => boolean) =>
+    deadline(what, WAIT_MS, () => new Promise<void>((resolve) => {
+      onLine = (line) => done(line) && resolve();
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...send }) + '\n');
+    }));
+  try {
+    await next(`the agent answered initialize`, { id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { session: { compaction: {} } } } }, (line) => line.includes('"id":0'));
+    const t0 = performance.now();
+    await next(`the agent sent the first update of ${c.sessionId}`, { id: 1, method: 'session/load', params: { sessionId: c.sessionId, cwd: c.folder, mcpServers: [] } }, (line) => line.includes('"session/update"'));
+    return performance.now() - t0;
+  } finally {
+    child.kill();
+  }
+}
+
+async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector): Promise<Omit<Result, 'ingestFloor' | 'firstUpdate'>> {
   const row = page.locator('.monaco-list-row', { hasText: c.title }).first();
   await row.waitFor({ timeout: 60_000 });
-  const rssBefore = extensionHostRssMb(serverPid);
+  const pageCdp = await page.context().newCDPSession(page);
+  const hostBefore = await inspector.memory();
+  const rendererBefore = await rendererHeapMb(pageCdp);
   await page.evaluate(() => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[]; __benchObserver?: PerformanceObserver };
     w.__benchLong = [];
@@ -119,6 +259,14 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
   if (cdp) {
     cdp.on('Tracing.dataCollected', (e) => traceEvents.push(...(e.value as unknown as TraceEvent[])));
     await cdp.send('Tracing.start', { categories: 'devtools.timeline,v8.execute,blink,toplevel,__metadata', transferMode: 'ReportEvents' });
+    // The trace's own clock at the click: the long tasks are reported from there on.
+    await page.evaluate(() => console.timeStamp('bench:click'));
+  }
+  const profileFile = args().get('profile');
+  if (profileFile) {
+    await pageCdp.send('Profiler.enable');
+    await pageCdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await pageCdp.send('Profiler.start');
   }
   const t0 = Date.now();
   await row.click();
@@ -146,15 +294,31 @@ async function openCase(page: Page, c: Case, serverPid: number): Promise<Omit<Re
     await done;
     writeFileSync(`${traceFile}.${c.chunks}.json`, JSON.stringify({ traceEvents }));
     for (const line of summarizeThreads(traceEvents)) log(line);
+    const click = traceEvents.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === 'bench:click');
+    if (click) for (const line of describeLongTasks(longTasks(traceEvents, click.ts))) log(`trace ${c.chunks}: ${line}`);
+  }
+  if (profileFile) {
+    const { profile } = await pageCdp.send('Profiler.stop');
+    writeFileSync(`${profileFile}.${c.chunks}.cpuprofile`, JSON.stringify(profile));
+    for (const line of profileSummary(profile)) log(`profile ${c.chunks}: ${line}`);
   }
   const longest = await page.evaluate((since: number) => {
     const w = window as unknown as { __benchLong: { start: number; duration: number }[] };
     const from = since - performance.timeOrigin;
     return Math.max(0, ...w.__benchLong.filter((t) => t.start + t.duration >= from).map((t) => t.duration));
   }, t0);
-  const webviewHeapMb = await frame.evaluate(() => ((performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0) / 1048576);
-  const hostRssMb = extensionHostRssMb(serverPid) - rssBefore;
-  return { firstScreen: firstAt - t0, toLast: lastAt - t0, endToLast: lastAt - endAt, longest, hostRssMb, webviewHeapMb };
+  // The webview's frame shares the workbench's renderer (and JS heap) unless it has a process of its own.
+  const frameCdp = await page.context().newCDPSession(frame).catch(() => undefined);
+  const rendererAfter = await rendererHeapMb(frameCdp ?? pageCdp);
+  const webviewHeapMb = frameCdp ? rendererAfter : rendererAfter - rendererBefore;
+  const hostAfter = await inspector.memory();
+  const mb = (bytes: number) => bytes / 1048576;
+  if (args().has('verbose')) log(`e2e: webview frame ${frameCdp ? 'in its own process' : 'in the workbench renderer'}; renderer heap ${rendererBefore.toFixed(1)} -> ${rendererAfter.toFixed(1)} MB; extension host heap ${mb(hostBefore.heapUsed).toFixed(1)} -> ${mb(hostAfter.heapUsed).toFixed(1)} MB, external ${mb(hostBefore.external).toFixed(1)} -> ${mb(hostAfter.external).toFixed(1)} MB, RSS ${mb(hostBefore.rss).toFixed(0)} -> ${mb(hostAfter.rss).toFixed(0)} MB`);
+  return {
+    firstScreen: firstAt - t0, toLast: lastAt - t0, endToLast: lastAt - endAt, longest,
+    hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
+    webviewHeapMb, rendererHeapMb: rendererAfter,
+  };
 }
 
 async function makeCase(store: string, work: string, chunks: number, compactions: number): Promise<Case> {
@@ -167,15 +331,19 @@ async function makeCase(store: string, work: string, chunks: number, compactions
   const timeline = new Timeline();
   for (const u of updates) timeline.apply(u);
   let chars = 0;
-  for (const e of timeline.entities) if (e.kind === 'agent_message' || e.kind === 'user_message') chars += partsText(e.parts).length;
-  else if (e.kind === 'compaction') chars += partsText(e.summary).length;
+  let textBytes = 0;
+  for (const e of timeline.entities) {
+    const text = e.kind === 'agent_message' || e.kind === 'user_message' ? partsText(e.parts) : e.kind === 'compaction' ? partsText(e.summary) : '';
+    chars += text.length;
+    textBytes += Buffer.byteLength(text);
+  }
   const last = timeline.entities[timeline.entities.length - 1];
   const lastText = last.kind === 'agent_message' ? partsText(last.parts).trimEnd().slice(-20) : '';
   const folder = join(work, `workspace-${chunks}`);
   mkdirSync(folder, { recursive: true });
   const c: Case = {
     chunks, folder, title: chunks <= 2 ? 'Bench floor session' : `Bench session of ${chunks} chunks`, sessionId: `bench_${chunks}`,
-    rows: timeline.entities.length, lastText, chars, updates: updates.length,
+    rows: timeline.entities.length, lastText, chars, textBytes, updates: updates.length,
   };
   await writeSession(store, {
     sessionId: c.sessionId, cwd: folder, title: c.title,
@@ -208,19 +376,26 @@ async function main() {
     // before every webview but a page's first: 1 to 2.5 s here).
     for (const c of cases) {
       const ingest = c === floorCase ? 0 : await caseIngestFloor(store, c);
+      const firstUpdate = await agentFirstUpdate(store, c);
       const browser = await host.openBrowser();
+      // Each case's extension host gets its own inspector port (the previous cases' hosts
+      // outlive their browsers for VS Code's reconnection grace time).
+      const inspectPort: number = await host.freePort();
+      let inspector: ExtensionHostInspector | undefined;
       try {
         const page: Page = browser.page;
-        await page.goto(server.workbenchUrl({ folders: [c.folder], payload: [['extensionDevelopmentPath', server.remoteUri(STAGE)]] }));
+        await page.goto(server.workbenchUrl({ folders: [c.folder], payload: [['extensionDevelopmentPath', server.remoteUri(STAGE)], ['inspect-extensions', String(inspectPort)]] }));
         await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
         await page.click('.activitybar a[aria-label^="ACP Sessions"]', { timeout: 60_000 });
         await closeEditors(page);
         // Let the workbench settle (the tree, the closed editor) before the clock starts.
         await page.waitForTimeout(1000);
-        const r = { ...(await openCase(page, c, server.process.pid)), ingestFloor: ingest };
-        log(`e2e: ${c.chunks} chunks (${c.rows} rows): first screen ${r.firstScreen} ms, click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host +${r.hostRssMb.toFixed(1)} MB, webview heap ${r.webviewHeapMb.toFixed(1)} MB`);
+        inspector = await ExtensionHostInspector.connect(inspectPort);
+        const r = { ...(await openCase(page, c, inspector)), ingestFloor: ingest, firstUpdate };
+        log(`e2e: ${c.chunks} chunks (${c.rows} rows): first screen ${r.firstScreen} ms, click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
         results.push({ c, r });
       } finally {
+        inspector?.close();
         await browser.close();
       }
     }
@@ -235,19 +410,32 @@ async function main() {
   for (const { c, r } of results.slice(1)) {
     const size = `${c.chunks.toLocaleString('en')} chunks`;
     measurements.push(
-      { figure, name: `e2e ${size}: first screen`, value: r.firstScreen, unit: 'ms', floor: floor.firstScreen, goal: 1.15, goalOn: 'ratio', detail: { rows: c.rows, 'M chars': +(c.chars / 1e6).toFixed(2) } },
+      // The first screen cannot show before the agent sends the first update: its floor is the
+      // floor session's plus the agent's extra time to that update (reading its store).
+      {
+        figure, name: `e2e ${size}: first screen`, value: r.firstScreen, unit: 'ms', floor: floor.firstScreen + Math.max(0, r.firstUpdate - floor.firstUpdate), goal: 1.15, goalOn: 'ratio',
+        detail: { rows: c.rows, 'M chars': +(c.chars / 1e6).toFixed(2), 'floor session ms': Math.round(floor.firstScreen), "agent's first update ms": Math.round(r.firstUpdate), "floor session's ms": Math.round(floor.firstUpdate), 'ratio to the floor session': +(r.firstScreen / floor.firstScreen).toFixed(2) },
+      },
       {
         figure, name: `e2e ${size}: click, End, last line`, value: r.toLast, unit: 'ms', floor: floor.toLast + r.ingestFloor, goal: 1.2, goalOn: 'ratio',
         detail: { 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor) },
       },
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },
+      // Figure 7's measure: heap growth over the UTF-8 bytes of the text held (over the floor
+      // session's growth: what opening any transcript costs).
       {
-        figure, name: `e2e ${size}: extension host memory / text held`, value: Math.max(0, r.hostRssMb - floor.hostRssMb) * 1048576 / (c.chars * 2), unit: 'x', goal: 3, goalOn: 'value',
-        detail: { 'RSS growth MB': +r.hostRssMb.toFixed(1), 'text MB (UTF-16)': +((c.chars * 2) / 1048576).toFixed(1) },
+        figure, name: `e2e ${size}: extension host heap / text held`, value: Math.max(0, r.hostHeapMb - floor.hostHeapMb) * 1048576 / c.textBytes, unit: 'x', goal: 3, goalOn: 'value',
+        detail: {
+          'heap growth MB': +r.hostHeapMb.toFixed(1), 'floor session MB': +floor.hostHeapMb.toFixed(1), 'text MB (UTF-8)': +(c.textBytes / 1048576).toFixed(1),
+          'bytes per character': +(Math.max(0, r.hostHeapMb - floor.hostHeapMb) * 1048576 / c.chars).toFixed(2), 'external growth MB': +r.hostExternalMb.toFixed(1), 'RSS growth MB': +r.hostRssMb.toFixed(0),
+        },
       },
-      // performance.memory in the webview is the renderer's heap, which the workbench shares
-      // here (an in-process frame): only its growth over the floor session's is the webview's.
-      { figure, name: `e2e ${size}: webview JS heap over the floor session's`, value: r.webviewHeapMb - floor.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value', detail: { 'heap MB': +r.webviewHeapMb.toFixed(1), 'floor session MB': +floor.webviewHeapMb.toFixed(1) } },
+      // The webview shares the workbench's renderer here: its heap's growth during the open is
+      // the webview's and the workbench's for showing it (an upper bound of the webview's own).
+      {
+        figure, name: `e2e ${size}: webview heap`, value: r.webviewHeapMb, unit: 'MB', goal: 50, goalOn: 'value',
+        detail: { 'floor session MB': +floor.webviewHeapMb.toFixed(1), 'renderer heap MB': +r.rendererHeapMb.toFixed(1) },
+      },
     );
     if (previous) {
       const growth = (r.toLast - floor.toLast) / Math.max(1, previous.r.toLast - floor.toLast);

@@ -2,7 +2,7 @@
 // run with --production in out/bench/stage (so dist/ of the tree, which the tests use, is
 // left alone), plus what the VSIX carries. Figures 3, 4 and 6 use these bundles.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, log } from './lib';
 
@@ -30,7 +30,9 @@ export function buildStage(): void {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   delete manifest.scripts?.['vscode:prepublish'];
   writeFileSync(join(STAGE, 'package.json'), JSON.stringify(manifest, null, 2));
-  for (const name of ['.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'LICENSE.md', 'media']) {
+  // The manifest's strings (`%…%`) and the extension's translations come from the nls files.
+  const nls = readdirSync(ROOT).filter((name) => /^package\.nls(\..+)?\.json$/.test(name));
+  for (const name of ['.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE', 'LICENSE.md', 'media', 'l10n', ...nls]) {
     if (existsSync(join(ROOT, name))) cpSync(join(ROOT, name), join(STAGE, name), { recursive: true });
   }
   try {

@@ -47,6 +47,15 @@ const HOLD_MARGIN_ROWS = 60;
 const MARKDOWN_MAX_CHARS = 64 * 1024;
 /** The vertical gap after each row (media/transcript.css `--row-gap`). */
 const ROW_GAP_PX = 10;
+/**
+ * Characters of text in the rows built (or rendered as Markdown) per frame, after the first
+ * row: the browser shapes a row's text in the layout that measures it, at 5 to 9 µs a
+ * character for mixed scripts on a loaded machine (traces: 160 ms for a screen built on the
+ * first estimate; 60 to 110 ms a frame for 12 K). The rest follows in later frames.
+ */
+const FRAME_BUILD_CHARS = 4 * 1024;
+/** What a built row costs besides its text, in the same unit. */
+const ROW_BUILD_CHARS = 200;
 
 const vscode = acquireVsCodeApi();
 const timelineEl = document.getElementById('timeline')!;
@@ -80,6 +89,8 @@ let requested: { start: number; end: number; tail: boolean } | undefined;
 const built = new Map<number, Row>();
 let builtStart = 0;
 let builtEnd = 0;
+/** What is left of this frame's FRAME_BUILD_CHARS. */
+let buildRoom = 0;
 
 // --- the view ---------------------------------------------------------------------------------
 
@@ -362,6 +373,8 @@ function render(anchor: Anchor | undefined): void {
     anchor = { index: reveal.index, screenTop: restoring ? restoreAnchor!.offset : visible ? listTop + top - scrollPos : headerHeight + 8 };
     if (restoring) restoreAnchor = undefined;
   }
+  buildRoom = FRAME_BUILD_CHARS;
+  let wanted = { from: 0, to: 0 };
   for (let pass = 0; pass < 3; pass++) {
     // Which rows to build: the visible area and a margin, or the end when following it.
     let visTop = scrollPos + headerHeight - listTop;
@@ -372,7 +385,9 @@ function render(anchor: Anchor | undefined): void {
     const a = count ? heights.indexAt(visTop - margin) : 0;
     const b = count ? Math.min(count, heights.indexAt(visBottom + margin) + 1) : 0;
     askFor(a, b);
-    const changed = build(Math.max(a, heldStart), Math.min(b, heldStart + held.length));
+    wanted = { from: Math.max(a, heldStart), to: Math.min(b, heldStart + held.length) };
+    const visible = count ? { from: heights.indexAt(visTop), to: Math.min(count, heights.indexAt(visBottom) + 1) } : { from: 0, to: 0 };
+    const changed = build(wanted.from, wanted.to, visible);
     // The spacers take the place of unbuilt rows before the layout that measures the built
     // ones: a document shorter for a moment would have the browser clamp the scroll position.
     if (changed) placeSpacers();
@@ -381,6 +396,8 @@ function render(anchor: Anchor | undefined): void {
     scrollTo(anchor);
     if (!changed && !measuredChanged) break;
   }
+  // The frame's building room ran out before the margin was built: the rest in the next frame.
+  if (wanted.from < wanted.to && (builtStart > wanted.from || builtEnd < wanted.to)) scheduleFrame();
   timelineEl.dataset.rows = String(count);
   timelineEl.dataset.built = `${builtStart}-${builtEnd}`;
   if (reveal) {
@@ -418,8 +435,13 @@ function send(range: { start: number; end: number; tail: boolean }): void {
   vscode.postMessage({ type: 'range', ...range });
 }
 
-/** Builds exactly the rows [from, to) (held ones), reusing those already built; true if any changed. */
-function build(from: number, to: number): boolean {
+/**
+ * Builds rows of [from, to) (held ones) around the visible ones, reusing those already built,
+ * within this frame's building room: the visible rows first (from the bottom when following
+ * the end), then the margin. Always at least one row, so every frame makes progress. True if
+ * any row was built or removed.
+ */
+function build(from: number, to: number, visible: { from: number; to: number }): boolean {
   if (from >= to) {
     if (!built.size) return false;
     for (const row of built.values()) unbuild(row);
@@ -428,23 +450,51 @@ function build(from: number, to: number): boolean {
     return true;
   }
   if (from === builtStart && to === builtEnd && built.size === to - from) return false;
+  let removed = false;
   for (const [index, row] of built) {
     if (index < from || index >= to) {
       unbuild(row);
       built.delete(index);
+      removed = true;
     }
   }
-  const keptStart = built.size ? Math.max(from, builtStart) : to;
-  const keptEnd = built.size ? Math.min(to, builtEnd) : to;
-  const before = document.createDocumentFragment();
-  for (let i = from; i < keptStart; i++) before.append(itemOf(buildRow(i)));
-  listEl.prepend(before);
-  const after = document.createDocumentFragment();
-  for (let i = keptEnd; i < to; i++) after.append(itemOf(buildRow(i)));
-  listEl.append(after);
-  builtStart = from;
-  builtEnd = to;
+  const visFrom = Math.min(to - 1, Math.max(from, visible.from));
+  const visTo = Math.max(visFrom + 1, Math.min(to, visible.to));
+  let lo: number;
+  let hi: number;
+  if (built.size) {
+    lo = Math.max(from, builtStart);
+    hi = Math.min(to, builtEnd);
+  } else {
+    lo = hi = stickBottom ? visTo : visFrom;
+  }
+  const before: HTMLElement[] = [];
+  const after: HTMLElement[] = [];
+  for (const limit of stickBottom ? [visFrom, to, from] : [visTo, visFrom, to, from]) {
+    while (buildRoom > 0 && limit > hi) {
+      const row = buildRow(hi++);
+      after.push(itemOf(row));
+      buildRoom -= buildCost(row);
+    }
+    while (buildRoom > 0 && limit < lo) {
+      const row = buildRow(--lo);
+      before.push(itemOf(row));
+      buildRoom -= buildCost(row);
+    }
+  }
+  builtStart = lo;
+  builtEnd = hi;
+  if (!before.length && !after.length) return removed;
+  listEl.prepend(...before.reverse());
+  listEl.append(...after);
   return true;
+}
+
+/** What building a row takes of the frame's room: the text it shows. */
+function buildCost(row: Row): number {
+  let chars = ROW_BUILD_CHARS;
+  if (isOpen(row)) for (const part of bodyOf(row.entity) ?? []) if (part.type === 'text') chars += part.text.length;
+  return chars;
 }
 
 /** Each built row's article in the feed (see buildRow). */
@@ -543,6 +593,7 @@ function renderDirtyMarkdown(): void {
   const anchor = topRow();
   let any = false;
   let more = false;
+  let room = FRAME_BUILD_CHARS;
   for (let i = builtStart; i < builtEnd; i++) {
     const row = built.get(i);
     if (!row || !dirtyRows.has(row) || !isOpen(row)) continue;
@@ -557,8 +608,9 @@ function renderDirtyMarkdown(): void {
     // The row's text nodes were replaced, which collapses a find highlight in them: put it back.
     if (shownHighlight?.row === row) highlight(row, shownHighlight.query, shownHighlight.occurrence, false);
     any = true;
-    // Keep frames short: continue in the next frame.
-    if (performance.now() - started > 12) {
+    room -= chars;
+    // Keep frames short (script, and the text the layout shapes again): continue in the next frame.
+    if (performance.now() - started > 12 || room <= 0) {
       requestAnimationFrame(renderDirtyMarkdown);
       more = true;
       break;

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
-import { registerWalkthrough } from './ui/walkthrough';
+import { registerWalkthrough, walkthrough } from './ui/walkthrough';
 import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
 import { activateSessions, type SessionsApi } from './ui/sessionsView';
 import { readAgentConfigs } from './ui/settings';
@@ -31,8 +31,11 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   const log = vscode.window.createOutputChannel('ACP Sessions', { log: true });
   context.subscriptions.push(log);
 
-  const updateAgentCount = () =>
-    void vscode.commands.executeCommand('setContext', 'acpSessions.agentCount', readAgentConfigs().length);
+  const updateAgentCount = () => {
+    const count = readAgentConfigs().length;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.agentCount', count);
+    walkthrough.agentsConfigured(count);
+  };
   updateAgentCount();
 
   context.subscriptions.push(

@@ -29,16 +29,23 @@ export function registerAddAgent(context: vscode.ExtensionContext): void {
 }
 
 export async function addAgent(presetId?: string): Promise<AgentEntry | undefined> {
-  const choice = presetId ?? (await pickPreset());
-  if (!choice) return undefined;
-  const preset = AGENT_PRESETS.find((p) => p.id === choice);
-  if (!preset && choice !== CUSTOM) {
-    // The id may come from another extension running the command: plain text only.
-    void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('ACP Sessions: there is no ready-made agent "{0}". Known: {1}.', choice, AGENT_PRESETS.map((p) => p.id).join(', '))));
-    return undefined;
+  const steps = new QuickInputChain();
+  let preset: AgentPreset | undefined;
+  let entry: AgentEntry | undefined;
+  try {
+    const choice = presetId ?? (await pickPreset(steps));
+    if (!choice) return undefined;
+    preset = AGENT_PRESETS.find((p) => p.id === choice);
+    if (!preset && choice !== CUSTOM) {
+      // The id may come from another extension running the command: plain text only.
+      void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('ACP Sessions: there is no ready-made agent "{0}". Known: {1}.', choice, AGENT_PRESETS.map((p) => p.id).join(', '))));
+      return undefined;
+    }
+    entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry(steps);
+    if (!entry) return undefined;
+  } finally {
+    steps.close();
   }
-  const entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry();
-  if (!entry) return undefined;
 
   const existing = userEntries();
   const same = existing.find((e) => e.command === entry.command && sameArgs(e.args, entry.args));
@@ -58,7 +65,7 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
   return entry;
 }
 
-async function pickPreset(): Promise<string | undefined> {
+async function pickPreset(steps: QuickInputChain): Promise<string | undefined> {
   type Item = vscode.QuickPickItem & { id: string };
   const items: Item[] = AGENT_PRESETS.map((preset) => {
     const found = findExecutable(preset.entry.command);
@@ -70,7 +77,7 @@ async function pickPreset(): Promise<string | undefined> {
     };
   });
   items.push({ id: CUSTOM, label: vscode.l10n.t('Custom Command…'), description: vscode.l10n.t('any program that speaks ACP over stdio'), detail: vscode.l10n.t('Name it, then give its command and arguments.') });
-  const picked = await vscode.window.showQuickPick(items, {
+  const picked = await steps.pick(items, {
     title: vscode.l10n.t('Add Agent'),
     placeHolder: vscode.l10n.t('Pick an agent to add to your user settings (you can edit the entry afterwards)'),
     matchOnDescription: true,
@@ -79,23 +86,23 @@ async function pickPreset(): Promise<string | undefined> {
   return picked?.id;
 }
 
-async function askCustomEntry(): Promise<AgentEntry | undefined> {
+async function askCustomEntry(steps: QuickInputChain): Promise<AgentEntry | undefined> {
   const taken = new Set(userEntries().map((e) => e.name));
-  const name = await vscode.window.showInputBox({
+  const name = await steps.input({
     title: vscode.l10n.t('Add Agent (1/3): name'),
     prompt: vscode.l10n.t('The name shown in the Sessions view'),
     validateInput: (value) =>
       !value.trim() ? vscode.l10n.t('Give the agent a name.') : taken.has(value.trim()) ? vscode.l10n.t('An agent named "{0}" already exists.', value.trim()) : undefined,
   });
   if (name === undefined) return undefined;
-  const command = await vscode.window.showInputBox({
+  const command = await steps.input({
     title: vscode.l10n.t('Add Agent (2/3): command'),
     prompt: vscode.l10n.t('The program to start: a name on the PATH or an absolute path (arguments come next)'),
     placeHolder: 'my-agent',
     validateInput: (value) => (!value.trim() ? vscode.l10n.t('Give the program to start.') : undefined),
   });
   if (command === undefined) return undefined;
-  const argLine = await vscode.window.showInputBox({
+  const argLine = await steps.input({
     title: vscode.l10n.t('Add Agent (3/3): arguments'),
     prompt: vscode.l10n.t('Arguments, separated by spaces; quote an argument that contains spaces (may be empty)'),
     placeHolder: '--acp',
@@ -110,6 +117,52 @@ async function askCustomEntry(): Promise<AgentEntry | undefined> {
   });
   if (argLine === undefined) return undefined;
   return { name: name.trim(), command: command.trim(), args: splitArgs(argLine) };
+}
+
+/**
+ * The wizard's quick inputs one after the other, each shown before the previous one goes, so the
+ * quick input never closes between steps. A closing quick input gives the focus back to whatever
+ * opened it; opened from the walkthrough, that is a step's button, which then takes the Enter
+ * that accepted the input as "select this step" and focuses the step 250 ms later, closing the
+ * next input the moment it opened.
+ */
+class QuickInputChain {
+  private current: vscode.QuickInput | undefined;
+
+  pick<T extends vscode.QuickPickItem>(items: T[], options: { title: string; placeHolder: string; matchOnDescription: boolean; matchOnDetail: boolean }): Promise<T | undefined> {
+    const pick = vscode.window.createQuickPick<T>();
+    Object.assign(pick, options, { items });
+    return this.ask(pick, (done) => pick.onDidAccept(() => done(pick.selectedItems[0])));
+  }
+
+  input(options: { title: string; prompt: string; placeHolder?: string; validateInput: (value: string) => string | undefined }): Promise<string | undefined> {
+    const box = vscode.window.createInputBox();
+    box.title = options.title;
+    box.prompt = options.prompt;
+    box.placeholder = options.placeHolder;
+    const validate = () => (box.validationMessage = options.validateInput(box.value));
+    validate();
+    box.onDidChangeValue(validate);
+    return this.ask(box, (done) => box.onDidAccept(() => { if (!validate()) done(box.value); }));
+  }
+
+  /** Closes the last input (the focus then goes back to what opened the first). */
+  close(): void {
+    this.current?.dispose();
+    this.current = undefined;
+  }
+
+  private ask<T>(input: vscode.QuickInput, onAccept: (done: (value: T | undefined) => void) => vscode.Disposable): Promise<T | undefined> {
+    const previous = this.current;
+    this.current = input;
+    return new Promise((resolve) => {
+      onAccept(resolve);
+      // Hidden by the user (Escape, focus lost): cancelled; a later step replacing it is not.
+      input.onDidHide(() => { if (this.current === input) resolve(undefined); });
+      input.show();
+      previous?.dispose();
+    });
+  }
 }
 
 /** Says the command is missing and how to install it; resolves true to add the entry anyway. */

@@ -1,13 +1,19 @@
 // The "Get Started with ACP Sessions" walkthrough (package.json `walkthroughs`): each step is
-// marked done by VS Code when its completion event fires; these are the context keys the steps
-// wait for, set when the user has done the step. Opened by itself once, on the first activation
-// after a user installed the extension.
+// marked done when the user has done it. Opened by itself once, on the first activation after a
+// user installed the extension.
 import * as vscode from 'vscode';
 
 export const WALKTHROUGH_ID = 'acp-sessions.acp-sessions#gettingStarted';
 const SHOWN_KEY = 'acpSessions.walkthrough.shown';
 
-type Step = 'openedTranscript' | 'foundArchived' | 'readCompaction';
+/** The walkthrough's steps and the context key each one's `onContext` completion event waits for. */
+const STEP_KEYS = {
+  addAgent: 'acpSessions.agentCount', // set by extension.ts; the step waits for "> 0"
+  openSession: 'acpSessions.walkthrough.openedTranscript',
+  archive: 'acpSessions.walkthrough.foundArchived',
+  readCompaction: 'acpSessions.walkthrough.readCompaction',
+} as const;
+type Step = keyof typeof STEP_KEYS;
 
 class WalkthroughProgress {
   private readonly done = new Set<Step>();
@@ -17,11 +23,22 @@ class WalkthroughProgress {
   private complete(step: Step): void {
     if (this.done.has(step)) return;
     this.done.add(step);
-    void vscode.commands.executeCommand('setContext', `acpSessions.walkthrough.${step}`, true);
+    if (step !== 'addAgent') void vscode.commands.executeCommand('setContext', STEP_KEYS[step], true);
+    // VS Code completes a step on `onContext` only when the key turns true after the step was
+    // registered, and it registers steps lazily (when the Welcome editor first opens): a key that
+    // is already true then counts as seen and never completes the step. So the step is also
+    // marked done through VS Code's own command, which stores it even before the registration
+    // (and then throws: nothing to do, the context key is the fallback where the command is missing).
+    void vscode.commands.executeCommand('welcome.markStepComplete', `${WALKTHROUGH_ID}#${step}`).then(undefined, () => undefined);
+  }
+
+  /** The configured agents, at activation and on each change: one or more completes the first step. */
+  agentsConfigured(count: number): void {
+    if (count > 0) this.complete('addAgent');
   }
 
   openedTranscript(): void {
-    this.complete('openedTranscript');
+    this.complete('openSession');
   }
 
   archived(): void {
@@ -30,7 +47,7 @@ class WalkthroughProgress {
 
   /** An archived session was shown to the user: the Archived section expanded, or one picked in Find Session. */
   archivedShown(): void {
-    if (this.archivedOne) this.complete('foundArchived');
+    if (this.archivedOne) this.complete('archive');
   }
 
   readCompaction(): void {

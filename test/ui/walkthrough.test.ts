@@ -1,0 +1,214 @@
+// The Get Started walkthrough in a real VS Code, done as a new user would: the walkthrough stays
+// open beside the work, each step's action is done from the walkthrough's own buttons, the
+// Sessions view or the transcript, and each of its four steps turns checked when the user has
+// done it (add an agent, open a session, archive one and find it again, read a compaction), not
+// before. Adding a ready-made agent whose command is missing shows its install command and
+// installs nothing. An agent configured before the walkthrough first opens checks its step too.
+// Its pictures come from here: test-results/screenshots/walkthrough-*.png.
+//
+// Focus: the Welcome editor focuses its selected step on a timer (250 ms, its slide animation)
+// after it is opened or a step is selected; a quick input open at that moment loses the focus and
+// closes. So a quick input is opened only after the walkthrough has focused its step.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { readSession, writeSession } from '../agent/store';
+import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+
+const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
+const COMPACTED = 'Refactor the parser';
+const DONE = 'Write the release notes';
+const WALKTHROUGH_TITLE = 'Get Started with ACP Sessions';
+const STEPS = ['addAgent', 'openSession', 'archive', 'readCompaction'];
+const SHOTS = join(repoRoot(), 'test-results', 'screenshots');
+
+/** A store with a compacted session and a finished one, in `folder`. */
+async function seed(store: string, folder: string): Promise<void> {
+  const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+  await writeSession(store, {
+    sessionId: 's-parser', cwd: folder, title: COMPACTED, updatedAt: hoursAgo(1), archived: false, deleted: false,
+    updates: [
+      { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Please split the parser in two.' } },
+      { sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'completed', summary: [{ type: 'text', text: '## Summary\n\nThe lexer now lives in `lexer.ts`; the parser only builds the tree.' }] },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Done: the tests pass.' } },
+    ] as never[],
+  });
+  await writeSession(store, {
+    sessionId: 's-notes', cwd: folder, title: DONE, updatedAt: hoursAgo(2), archived: false, deleted: false,
+    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'notes' } }],
+  });
+}
+
+/** The walkthrough as the page shows it. */
+function walkthroughOf(wb: Workbench) {
+  const page: Page = wb.page;
+  const step = (id: string) => page.locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="#${id}"]`);
+  return {
+    step,
+    /** The steps shown checked, once all four are on screen. */
+    async checked(): Promise<string[]> {
+      for (const id of STEPS) await step(id).waitFor({ timeout: HANG_GUARD_MS });
+      const checked: string[] = [];
+      for (const id of STEPS) if ((await step(id).getAttribute('aria-checked')) === 'true') checked.push(id);
+      return checked;
+    },
+    /** Waits until the walkthrough, on screen, shows step `id` checked. */
+    async untilChecked(id: string): Promise<void> {
+      await wb.until(`the walkthrough shows "${id}" checked`, async () =>
+        (await step(id).isVisible()) && (await step(id).getAttribute('aria-checked')) === 'true');
+    },
+    /** Opens it with ACP Sessions: Get Started and waits until it has focused its first open step. */
+    async open(): Promise<void> {
+      await wb.runCommand('ACP Sessions: Get Started');
+      await page.locator('.gettingStartedContainer', { hasText: WALKTHROUGH_TITLE }).waitFor({ timeout: HANG_GUARD_MS });
+      await wb.until('the walkthrough focuses its selected step', () =>
+        page.locator('button.getting-started-step.expanded').evaluate((e) => e === document.activeElement).catch(() => false));
+    },
+    /** Brings its editor tab to the front again (a transcript opened in the same group). */
+    async show(): Promise<void> {
+      await page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough/ }).click();
+      await step(STEPS[0]).waitFor({ timeout: HANG_GUARD_MS });
+    },
+  };
+}
+
+/** Types into the quick input once it shows `title`, then Enter. */
+async function quickInput(page: Page, title: string, text: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: HANG_GUARD_MS });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+describe('a new user', () => {
+  let work: string;
+  let store: string;
+  let wb: Workbench;
+  let page: Page;
+  let wt: ReturnType<typeof walkthroughOf>;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'acp-ui-walkthrough-'));
+    const folder = join(work, 'project');
+    mkdirSync(folder);
+    store = join(work, 'store');
+    await seed(store, folder);
+    wb = await startWorkbench({ agents: [], folders: [folder] });
+    page = wb.page;
+    wt = walkthroughOf(wb);
+  });
+
+  after(async () => {
+    await wb?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** The agents the user's (remote machine's) settings hold. */
+  const configuredAgents = (): unknown[] => {
+    const file = join(wb.dirs.userData, 'Machine', 'settings.json');
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8'))['acpSessions.agents'] ?? []) : [];
+  };
+
+  test('Get Started opens the walkthrough with four steps, none done yet', async () => {
+    await wt.open();
+    assert.deepEqual(await wt.checked(), []);
+    await wb.screenshot('walkthrough-start');
+  });
+
+  test('step 1, from its Add Agent… button: a ready-made agent whose command is missing shows its install command and adds nothing; adding an agent checks the step', async () => {
+    const addAgent = wt.step('addAgent').locator('.monaco-button', { hasText: 'Add Agent…' });
+    await addAgent.click();
+    await quickInput(page, 'Add Agent', 'Qwen Code');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: HANG_GUARD_MS });
+    await wb.until('the dialog shows the install command', async () => /npm install -g @qwen-code\/qwen-code/.test(await dialog.innerText()));
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'walkthrough-add-agent.png'), clip: (await dialog.boundingBox()) ?? undefined });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.deepEqual(configuredAgents(), [], 'cancelled: no agent added');
+    assert.deepEqual(await wt.checked(), [], 'cancelled: the step stays open');
+
+    await addAgent.click();
+    await quickInput(page, 'Add Agent', 'Custom Command');
+    await quickInput(page, 'Add Agent (1/3)', 'Reference');
+    await quickInput(page, 'Add Agent (2/3)', process.execPath);
+    await quickInput(page, 'Add Agent (3/3)', `${AGENT} --store ${store}`);
+    await wt.untilChecked('addAgent');
+    assert.equal(configuredAgents().length, 1);
+  });
+
+  test('step 2: opening a session\'s transcript from the Sessions view checks it', async () => {
+    const pane = await wb.openSessionsView();
+    await pane.locator('.monaco-list-row', { hasText: COMPACTED }).first().click({ timeout: HANG_GUARD_MS });
+    await wb.webviewFrame().locator('body[data-loading="false"]').waitFor({ timeout: HANG_GUARD_MS });
+    await page.mouse.move(800, 790);
+    await wb.screenshot('walkthrough-open-session');
+    await wt.show();
+    await wt.untilChecked('openSession');
+    assert.deepEqual(await wt.checked(), ['addAgent', 'openSession']);
+  });
+
+  test('step 4: opening a compaction row in the transcript checks it', async () => {
+    await page.locator('.tabs-container .tab', { hasText: COMPACTED }).click();
+    const frame = wb.webviewFrame();
+    await frame.locator('details.compaction > summary').click();
+    await frame.locator('details.compaction[open] .body h2').waitFor({ timeout: HANG_GUARD_MS });
+    await page.mouse.move(800, 790);
+    await wb.screenshot('walkthrough-compaction');
+    await wt.show();
+    await wt.untilChecked('readCompaction');
+  });
+
+  test('step 3: archiving a session alone does not check it; finding it under Archived does', async () => {
+    // The walkthrough in front, the Sessions view (open since step 2) beside it.
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
+    const target = pane.locator('.monaco-list-row', { hasText: DONE }).first();
+    await target.hover();
+    await target.locator('.action-label[aria-label="Archive"]').click();
+    await wb.until('the agent stores it archived', async () => (await readSession(store, 's-notes'))?.archived === true);
+    const archived = pane.locator('.monaco-list-row', { hasText: 'Archived' }).first();
+    await wb.until('the session has left Active', async () => (await pane.locator('.monaco-list-row', { hasText: DONE }).count()) === 0);
+    assert.ok(!(await wt.checked()).includes('archive'), 'archived but not yet found again');
+    await archived.click();
+    await pane.locator('.monaco-list-row', { hasText: DONE }).first().waitFor({ timeout: HANG_GUARD_MS });
+    assert.equal(await archived.getAttribute('aria-expanded'), 'true');
+    await wt.untilChecked('archive');
+    assert.deepEqual(await wt.checked(), STEPS);
+    // The step's picture: the Sessions view with the session found again under Archived.
+    await page.mouse.move(800, 790);
+    const box = (await pane.boundingBox())!;
+    const last = (await pane.locator('.monaco-list-row').last().boundingBox())!;
+    await page.screenshot({ path: join(SHOTS, 'walkthrough-archive.png'), clip: { x: box.x, y: box.y, width: box.width, height: last.y + last.height + 12 - box.y } });
+    await wb.screenshot('walkthrough-done');
+  });
+});
+
+describe('a user with an agent configured before the walkthrough first opens', () => {
+  let work: string;
+  let wb: Workbench;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'acp-ui-walkthrough-'));
+    const folder = join(work, 'project');
+    mkdirSync(folder);
+    const store = join(work, 'store');
+    await seed(store, folder);
+    wb = await startWorkbench({ agents: [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }], folders: [folder] });
+  });
+
+  after(async () => {
+    await wb?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('sees "Add an agent" checked, and only that step', async () => {
+    const wt = walkthroughOf(wb);
+    await wt.open();
+    await wt.untilChecked('addAgent');
+    assert.deepEqual(await wt.checked(), ['addAgent']);
+  });
+});

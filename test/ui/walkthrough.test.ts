@@ -16,9 +16,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, REFERENCE_AGENT, referenceAgent, repoRoot, startWorkbench, type Workbench } from './harness';
 
-const AGENT = join(repoRoot(), 'out', 'test', 'agent', 'agent.mjs');
 const COMPACTED = 'Refactor the parser';
 const DONE = 'Write the release notes';
 const WALKTHROUGH_TITLE = 'Get Started with ACP Sessions';
@@ -136,7 +135,7 @@ describe('a new user', () => {
     await quickInput(page, 'Add Agent', 'Custom Command');
     await quickInput(page, 'Add Agent (1/3)', 'Reference');
     await quickInput(page, 'Add Agent (2/3)', process.execPath);
-    await quickInput(page, 'Add Agent (3/3)', `${AGENT} --store ${store}`);
+    await quickInput(page, 'Add Agent (3/3)', `${REFERENCE_AGENT} --store ${store}`);
     await wt.untilChecked('addAgent');
     assert.equal(configuredAgents().length, 1);
   });
@@ -197,7 +196,7 @@ describe('a user with an agent configured before the walkthrough first opens', (
     mkdirSync(folder);
     const store = join(work, 'store');
     await seed(store, folder);
-    wb = await startWorkbench({ agents: [{ name: 'Reference', command: process.execPath, args: [AGENT, '--store', store] }], folders: [folder] });
+    wb = await startWorkbench({ agents: [referenceAgent(store)], folders: [folder] });
   });
 
   after(async () => {

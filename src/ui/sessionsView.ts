@@ -48,7 +48,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   constructor(
     readonly registry: AgentRegistry,
     readonly model: SessionsModel,
-    private readonly options: SessionsViewOptions,
+    options: SessionsViewOptions,
   ) {
     this.groupByDate = options.groupByDate;
     this.showSubagents = options.showSubagents;

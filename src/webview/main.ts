@@ -114,7 +114,6 @@ let cursor = 0;
 /** Text appended to built rows during this frame, joined and put in once at its end. */
 const pendingText = new Map<Row, string[]>();
 let frameScheduled = false;
-let header: TranscriptHeader | undefined;
 let state: WebviewState | undefined = vscode.getState();
 /** The place to restore after a reload or re-show: the row at the top and where it stood. */
 let restoreAnchor = state?.anchor;
@@ -329,7 +328,6 @@ function putPendingText(): number {
 }
 
 function setHeader(next: TranscriptHeader): void {
-  header = next;
   renderHeader(headerEl, next, postAction);
   document.body.dataset.loading = String(next.loading);
   listEl.setAttribute('aria-busy', String(next.loading));

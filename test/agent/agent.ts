@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type AgentStrings, type ExitPoint } from './options';
 import { InvalidListParams, airListFilter, listPage, toV2Updates, withoutCompactions } from './sessions';
-import { listStoredSessions, markSessionDeleted, readSession, removeStaleTempFiles, updateSession, type SessionUpdate, type StoredSession } from './store';
+import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, type SessionUpdate, type StoredSession } from './store';
 
 const OUR_AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
 const AUTH_METHOD_ID = 'reference-login';
@@ -223,9 +223,15 @@ function isReplay(method: string): boolean {
   return method === 'session/load' || method === 'session/resume';
 }
 
-/** Sends `updates` as `session/update` notifications in order; honours cancel, close, --exit-at load-mid and chaos. */
-async function replay(notify: Notify, sessionId: string, updates: readonly unknown[], request: AbortSignal, session: AbortSignal, plan: RequestPlan = {}): Promise<void> {
-  const half = Math.ceil(updates.length / 2);
+/**
+ * Streams the session's stored updates, each through `convert`, as `session/update`
+ * notifications in order, reading on only as each notification is written (the store's reader
+ * is pulled); honours cancel, close, --replay-gate, --replay-delay, --exit-at load-mid (after
+ * half of the stored updates) and chaos.
+ */
+async function replay(notify: Notify, record: StoredSession, convert: (update: SessionUpdate) => readonly unknown[], request: AbortSignal, session: AbortSignal, plan: RequestPlan = {}): Promise<void> {
+  const { sessionId } = record;
+  const half = Math.ceil(storedUpdateCount(record) / 2);
   const midLoad = async () => {
     exitAt('load-mid');
     if (plan.crash) chaos!.crash(`half-way through replaying ${sessionId}`);
@@ -233,13 +239,18 @@ async function replay(notify: Notify, sessionId: string, updates: readonly unkno
   };
   if (half === 0) await midLoad();
   let compactionUpdates = 0;
-  for (let i = 0; i < updates.length; i++) {
-    if (request.aborted) throw acp.RequestError.requestCancelled();
-    if (session.aborted) throw acp.RequestError.requestCancelled({ sessionId }, 'the session was closed during replay');
-    if (opts.replayGate && isCompactionUpdate(updates[i])) await untilGateAllows(opts.replayGate, ++compactionUpdates, request);
-    await notify('session/update', { sessionId, update: updates[i] });
-    if (i + 1 === half) await midLoad();
-    if (opts.replayDelayMs > 0 && i + 1 < updates.length) await sleep(opts.replayDelayMs, request);
+  let stored = 0;
+  let sent = 0;
+  for await (const update of readSessionUpdates(opts.store, record)) {
+    for (const out of convert(update)) {
+      if (opts.replayDelayMs > 0 && sent > 0) await sleep(opts.replayDelayMs, request);
+      if (request.aborted) throw acp.RequestError.requestCancelled();
+      if (session.aborted) throw acp.RequestError.requestCancelled({ sessionId }, 'the session was closed during replay');
+      if (opts.replayGate && isCompactionUpdate(out)) await untilGateAllows(opts.replayGate, ++compactionUpdates, request);
+      await notify('session/update', { sessionId, update: out });
+      sent++;
+    }
+    if (++stored === half) await midLoad();
   }
 }
 
@@ -421,11 +432,11 @@ function buildV1(): acp.AgentApp {
         if (params.cwd !== record.cwd) log(`session/load ${params.sessionId}: cwd ${params.cwd} differs from the session's ${record.cwd}`);
         // As claude and codex: loading resumes the session, so it is "updated" now.
         if (opts.resumeOnLoad) await updateSession(opts.store, params.sessionId, (r) => ({ ...r, updatedAt: new Date().toISOString() }));
-        const gated: SessionUpdate[] = connection.compaction ? record.updates : withoutCompactions(record.updates);
+        const fold = connection.compaction ? undefined : withoutCompactions();
         // The subagents schema: no `subagent_update` for a client that did not advertise it.
-        const updates = connection.subagents ? gated : gated.filter((u) => u.sessionUpdate !== 'subagent_update');
+        const convert = (u: SessionUpdate) => (!connection.subagents && u.sessionUpdate === 'subagent_update' ? [] : fold ? fold(u) : [u]);
         const session = openSession(params.sessionId);
-        await replay((m, p) => client.notify(m, p), params.sessionId, updates, signal, session, chaosPlans.get(context));
+        await replay((m, p) => client.notify(m, p), record, convert, signal, session, chaosPlans.get(context));
         return {};
       }),
     );
@@ -499,7 +510,7 @@ function buildV2(): acp2.AgentApp {
         throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'this agent replays only from { type: "start" }');
       }
       if (!opts.load) throw acp.RequestError.invalidParams({ replayFrom: params.replayFrom }, 'history replay is turned off (--no-load)');
-      await replay((m, p) => client.notify(m, p), params.sessionId, toV2Updates(params.sessionId, record.updates), signal, session, chaosPlans.get(context));
+      await replay((m, p) => client.notify(m, p), record, toV2Updates(params.sessionId), signal, session, chaosPlans.get(context));
       return {};
     }),
   );

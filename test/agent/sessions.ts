@@ -152,29 +152,28 @@ function isCompaction(u: Update): boolean {
  * then, per the RFD's patch rules); in-progress, failed, cancelled and unknown-status
  * compactions, and chunks after the terminal update, are omitted.
  */
-export function withoutCompactions(updates: readonly SessionUpdate[]): SessionUpdate[] {
+export function withoutCompactions(): (update: SessionUpdate) => SessionUpdate[] {
+  // One update at a time (the replay streams them): the summaries so far are all it keeps.
   const summaries = new Map<string, ContentBlock[]>();
-  const out: SessionUpdate[] = [];
-  for (const raw of updates) {
+  return (raw) => {
     const u = raw as Update;
-    if (!isCompaction(u)) {
-      out.push(raw);
-      continue;
-    }
+    if (!isCompaction(u)) return [raw];
     const id = String(u.compactionId);
     const summary = summaries.get(id) ?? [];
     if (u.sessionUpdate === 'compaction_summary_chunk') {
-      summaries.set(id, [...summary, u.content as ContentBlock]);
-      continue;
+      summary.push(u.content as ContentBlock);
+      summaries.set(id, summary);
+      return [];
     }
     const next = u.summary === undefined ? summary : Array.isArray(u.summary) ? [...(u.summary as ContentBlock[])] : [];
     summaries.set(id, next);
-    if (u.status !== 'completed') continue;
+    if (u.status !== 'completed') return [];
     const messageId = `compaction-${id}`;
-    out.push({ sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: next.length ? 'Context compacted. Summary:\n\n' : 'Context compacted.' } } as SessionUpdate);
-    for (const block of next) out.push({ sessionUpdate: 'agent_message_chunk', messageId, content: block } as SessionUpdate);
-  }
-  return out;
+    return [
+      { sessionUpdate: 'agent_message_chunk', messageId, content: { type: 'text', text: next.length ? 'Context compacted. Summary:\n\n' : 'Context compacted.' } } as SessionUpdate,
+      ...next.map((block) => ({ sessionUpdate: 'agent_message_chunk', messageId, content: block }) as SessionUpdate),
+    ];
+  };
 }
 
 const MESSAGE_CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
@@ -185,25 +184,25 @@ const MESSAGE_CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'ag
  * `plan` becomes a `plan_update` of items. Everything else, unknown kinds included, is sent
  * as stored (v2 has no compaction capability gate).
  */
-export function toV2Updates(sessionId: string, updates: readonly SessionUpdate[]): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
+export function toV2Updates(sessionId: string): (update: SessionUpdate) => Record<string, unknown>[] {
   let run = 0;
   let previousKind: string | undefined;
-  for (const raw of updates) {
+  return (raw) => {
     const u = raw as Update;
     const kind = u.sessionUpdate;
+    let out: Record<string, unknown>;
     if (MESSAGE_CHUNKS.has(kind)) {
       if (kind !== previousKind) run++;
-      out.push({ ...u, messageId: u.messageId ?? `${sessionId}-m${run}` });
+      out = { ...u, messageId: u.messageId ?? `${sessionId}-m${run}` };
     } else if (kind === 'tool_call') {
-      out.push({ ...u, sessionUpdate: 'tool_call_update' });
+      out = { ...u, sessionUpdate: 'tool_call_update' };
     } else if (kind === 'plan') {
       const { entries, _meta } = u as { entries?: unknown; _meta?: unknown };
-      out.push({ sessionUpdate: 'plan_update', plan: { type: 'items', planId: `${sessionId}-plan`, entries: entries ?? [] }, ...(_meta ? { _meta } : {}) });
+      out = { sessionUpdate: 'plan_update', plan: { type: 'items', planId: `${sessionId}-plan`, entries: entries ?? [] }, ...(_meta ? { _meta } : {}) };
     } else {
-      out.push({ ...u });
+      out = { ...u };
     }
     previousKind = kind;
-  }
-  return out;
+    return [out];
+  };
 }

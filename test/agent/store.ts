@@ -1,6 +1,10 @@
 // The reference agent's session store: one JSON file per session in a directory.
 //
-// Files: `<name>.json` holds a StoredSession; `<name>.deleted` is a tombstone marker. Every
+// Files: `<name>.json` holds a StoredSession; `<name>.deleted` is a tombstone marker; a long
+// session's updates may live in a sidecar `<name>.<random>.updates.ndjson` (one update a line,
+// named by the JSON's `updatesFile`), written before the JSON that names it and never
+// rewritten, so the pair changes atomically with the JSON's rename, a reader streams the
+// updates without holding them, and archive/rename (metadata only) leave the sidecar alone. Every
 // JSON write goes to a unique temp file that is fsynced and renamed over the target, so a
 // reader (or a crash) never sees a half-written session. Deletion lives in its own marker file
 // that only `writeSession` with `deleted: false` removes: two agent processes may race an
@@ -9,7 +13,10 @@
 // value written whole, so concurrent archive/unarchive end in one of the two states, never a
 // torn file.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import type * as schema from '@agentclientprotocol/sdk/unstable';
 
@@ -39,13 +46,18 @@ export interface StoredSession {
   additionalDirectories?: string[];
   /** A subagent session's parent: listed as `_meta.parentSessionId`. */
   parentSessionId?: string;
-  /** Everything `session/load` replays, in order. */
+  /** Everything `session/load` replays, in order (empty when they live in `updatesFile`). */
   updates: SessionUpdate[];
+  /** The sidecar holding the updates instead, a file name in the store (see {@link readSessionUpdates}). */
+  updatesFile?: string;
+  /** How many updates the sidecar holds (known before replaying it: --exit-at load-mid stops half-way). */
+  updateCount?: number;
 }
 
 const JSON_SUFFIX = '.json';
 const DELETED_SUFFIX = '.deleted';
 const TEMP_MARK = '.tmp-';
+const SIDECAR_SUFFIX = '.updates.ndjson';
 
 /** File name stem for a session ID: readable for plain IDs, escaped for anything else. */
 export function sessionFileStem(sessionId: string): string {
@@ -84,6 +96,11 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
   }
   if (s.parentSessionId !== undefined && (typeof s.parentSessionId !== 'string' || s.parentSessionId === '')) fail('`parentSessionId` must be a non-empty string when present');
   if (!Array.isArray(s.updates)) fail('`updates` must be an array');
+  if (s.updatesFile !== undefined) {
+    if (typeof s.updatesFile !== 'string' || !s.updatesFile.endsWith(SIDECAR_SUFFIX) || /[/\\]|^\./.test(s.updatesFile)) fail(`\`updatesFile\` must be a file name ending in ${SIDECAR_SUFFIX}`);
+    if (!Number.isSafeInteger(s.updateCount) || (s.updateCount as number) < 0) fail('`updateCount` must be a count when `updatesFile` is present');
+    if ((s.updates as unknown[]).length) fail('`updates` must be empty when `updatesFile` holds them');
+  }
   (s.updates as unknown[]).forEach((u, i) => {
     if (typeof u !== 'object' || u === null || typeof (u as { sessionUpdate?: unknown }).sessionUpdate !== 'string') {
       fail(`updates[${i}] has no string \`sessionUpdate\``);
@@ -110,6 +127,53 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   }
 }
 
+/** A string of a stored update, or a clear error when it is not one. */
+function updateLine(update: unknown, where: string): string {
+  if (typeof update !== 'object' || update === null || typeof (update as { sessionUpdate?: unknown }).sessionUpdate !== 'string') {
+    throw new Error(`${where}: has no string \`sessionUpdate\``);
+  }
+  return JSON.stringify(update) + '\n';
+}
+
+const WRITE_BATCH = 256 * 1024;
+
+/**
+ * Writes a sidecar of `updates` (one a line) through a write stream, waiting for it to drain,
+ * so a session of any length never exists whole in memory. Returns its name and line count.
+ */
+async function writeSidecar(storeDir: string, sessionId: string, updates: Iterable<SessionUpdate> | AsyncIterable<SessionUpdate>): Promise<{ name: string; count: number }> {
+  const name = `${sessionFileStem(sessionId)}.${randomBytes(6).toString('hex')}${SIDECAR_SUFFIX}`;
+  const file = join(storeDir, name);
+  const temp = `${file}${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`;
+  // `flush`: fsync before the stream closes its descriptor.
+  const stream = createWriteStream(temp, { flags: 'wx', flush: true });
+  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+  failed.catch(() => undefined);
+  let count = 0;
+  try {
+    let batch = '';
+    const flush = async () => {
+      const room = stream.write(batch);
+      batch = '';
+      if (!room) await Promise.race([once(stream, 'drain'), failed]);
+    };
+    for await (const update of updates) {
+      batch += updateLine(update, `session ${JSON.stringify(sessionId)}: update ${count}`);
+      count++;
+      if (batch.length >= WRITE_BATCH) await flush();
+    }
+    if (batch) await flush();
+    stream.end();
+    await Promise.race([once(stream, 'close'), failed]);
+  } catch (error) {
+    stream.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await rename(temp, file);
+  return { name, count };
+}
+
 /** Writes the session's JSON file only, leaving its tombstone marker as it is. */
 async function writeSessionFile(storeDir: string, record: StoredSession): Promise<void> {
   validateStoredSession(record, `session ${JSON.stringify(record?.sessionId)}`);
@@ -121,11 +185,84 @@ async function writeSessionFile(storeDir: string, record: StoredSession): Promis
  * Writes `record` as the whole truth about the session: its JSON file, and its tombstone
  * marker created or removed to match `record.deleted`. For seeding and tests; the agent's own
  * operations use {@link updateSession} and {@link markSessionDeleted}, which never undelete.
+ * With `updates`, they go to a new sidecar (streamed: any length) and `record.updates` must be
+ * empty; a sidecar the session named before is removed once the new JSON is in place.
  */
-export async function writeSession(storeDir: string, record: StoredSession): Promise<void> {
-  await writeSessionFile(storeDir, record);
+export async function writeSession(storeDir: string, record: StoredSession, updates?: Iterable<SessionUpdate> | AsyncIterable<SessionUpdate>): Promise<void> {
+  const previous = await readSession(storeDir, record.sessionId).catch(() => undefined);
+  let written = record;
+  if (updates) {
+    if (record.updates.length) throw new Error(`session ${JSON.stringify(record.sessionId)}: updates given both in the record and as a stream`);
+    await mkdir(storeDir, { recursive: true });
+    const { name, count } = await writeSidecar(storeDir, record.sessionId, updates);
+    written = { ...record, updates: [], updatesFile: name, updateCount: count };
+  }
+  await writeSessionFile(storeDir, written);
   if (record.deleted) await writeFileAtomic(deletedMarkerPath(storeDir, record.sessionId), new Date().toISOString() + '\n');
   else await rm(deletedMarkerPath(storeDir, record.sessionId), { force: true });
+  if (previous?.updatesFile && previous.updatesFile !== written.updatesFile) await rm(join(storeDir, previous.updatesFile), { force: true });
+}
+
+const READ_CHUNK = 1024 * 1024;
+
+/**
+ * The session's updates in order: its `updates`, or its sidecar read in chunks and parsed a
+ * line at a time (only as fast as the caller takes them). A line that is not an update, or a
+ * count that differs from `updateCount`, throws a clear error naming the file and line.
+ */
+export async function* readSessionUpdates(storeDir: string, record: StoredSession): AsyncGenerator<SessionUpdate> {
+  if (record.updatesFile === undefined) {
+    yield* record.updates;
+    return;
+  }
+  const file = join(storeDir, record.updatesFile);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${file}: the updates of session ${JSON.stringify(record.sessionId)} are missing`);
+    throw error;
+  }
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.allocUnsafe(READ_CHUNK);
+    let pending = '';
+    let line = 0;
+    const parse = (text: string): SessionUpdate => {
+      line++;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        throw new Error(`${file}:${line}: not valid JSON: ${(error as Error).message}`);
+      }
+      updateLine(value, `${file}:${line}`);
+      return value as SessionUpdate;
+    };
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK, null);
+      if (bytesRead === 0) break;
+      pending += decoder.write(buffer.subarray(0, bytesRead));
+      let start = 0;
+      let newline: number;
+      while ((newline = pending.indexOf('\n', start)) >= 0) {
+        const text = pending.slice(start, newline);
+        start = newline + 1;
+        yield parse(text);
+      }
+      pending = pending.slice(start);
+    }
+    pending += decoder.end();
+    if (pending) yield parse(pending);
+    if (line !== record.updateCount) throw new Error(`${file}: holds ${line} updates, session ${JSON.stringify(record.sessionId)} says ${record.updateCount}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** How many updates the session holds, without reading them. */
+export function storedUpdateCount(record: StoredSession): number {
+  return record.updatesFile === undefined ? record.updates.length : record.updateCount!;
 }
 
 async function exists(file: string): Promise<boolean> {

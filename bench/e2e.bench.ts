@@ -19,14 +19,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
-import { generateChunkSession } from './generate';
+import { ChunkSessionShape, chunkSession } from './generate';
 import { ROOT, args, deadline, ingestFloor, log, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { writeSession } from '../test/agent/store';
+import type { SessionUpdate } from '../src/acp/types';
 import { summarizeThreads, type TraceEvent } from './page';
 import { describeLongTasks, longTasks } from './longTasks';
-import { Timeline } from '../src/transcript/timeline';
-import { partsText } from '../src/transcript/model';
 
 const AGENT = join(ROOT, 'out/test/agent/agent.mjs');
 /** A hang guard for each wait (not a speed limit). */
@@ -206,9 +205,10 @@ async function caseIngestFloor(store: string, c: Case): Promise<number> {
 }
 
 /**
- * How long the reference agent takes from `session/load` to its first `session/update`: it
- * reads and parses the session's whole store file first (30 MB at 200,000 chunks), which no
- * client can shorten. The first screen's floor is the floor session's plus the difference.
+ * How long the reference agent takes from `session/load` to its first `session/update` (it
+ * reads the session's JSON, then streams its sidecar: no longer the whole 30 MB at 200,000
+ * chunks), which no client can shorten. The first screen's floor is the floor session's plus
+ * the difference.
  */
 async function agentFirstUpdate(store: string, c: Case): Promise<number> {
   const child = spawn(process.execPath, [AGENT, '--store', store], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -322,34 +322,23 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
 }
 
 async function makeCase(store: string, work: string, chunks: number, compactions: number): Promise<Case> {
-  const updates = chunks <= 2
+  const updates: Iterable<SessionUpdate> = chunks <= 2
     ? [
         { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Hello.' } },
         { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello; how can I help?' } },
       ]
-    : generateChunkSession({ chunks, compactions, summaryChunks: 4, seed: chunks });
-  const timeline = new Timeline();
-  for (const u of updates) timeline.apply(u);
-  let chars = 0;
-  let textBytes = 0;
-  for (const e of timeline.entities) {
-    const text = e.kind === 'agent_message' || e.kind === 'user_message' ? partsText(e.parts) : e.kind === 'compaction' ? partsText(e.summary) : '';
-    chars += text.length;
-    textBytes += Buffer.byteLength(text);
-  }
-  const last = timeline.entities[timeline.entities.length - 1];
-  const lastText = last.kind === 'agent_message' ? partsText(last.parts).trimEnd().slice(-20) : '';
+    : chunkSession({ chunks, compactions, summaryChunks: 4, seed: chunks });
   const folder = join(work, `workspace-${chunks}`);
   mkdirSync(folder, { recursive: true });
-  const c: Case = {
-    chunks, folder, title: chunks <= 2 ? 'Bench floor session' : `Bench session of ${chunks} chunks`, sessionId: `bench_${chunks}`,
-    rows: timeline.entities.length, lastText, chars, textBytes, updates: updates.length,
-  };
+  const title = chunks <= 2 ? 'Bench floor session' : `Bench session of ${chunks} chunks`;
+  const sessionId = `bench_${chunks}`;
+  const shape = new ChunkSessionShape();
+  // Streamed into the store's sidecar as generated, counted on the way.
   await writeSession(store, {
-    sessionId: c.sessionId, cwd: folder, title: c.title,
-    updatedAt: new Date(Date.UTC(2025, 5, 1, 12, chunks % 60)).toISOString(), archived: false, deleted: false, updates: updates as never,
-  });
-  return c;
+    sessionId, cwd: folder, title,
+    updatedAt: new Date(Date.UTC(2025, 5, 1, 12, chunks % 60)).toISOString(), archived: false, deleted: false, updates: [],
+  }, shape.observe(updates));
+  return { chunks, folder, title, sessionId, rows: shape.rows, lastText: shape.lastText, chars: shape.chars, textBytes: shape.textBytes, updates: shape.updates };
 }
 
 async function main() {

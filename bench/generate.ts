@@ -159,32 +159,88 @@ export interface ChunkSessionOptions {
   seed?: number;
 }
 
-/** Figure 8's session: agent message chunks with compactions spread evenly between them. */
-export function generateChunkSession(options: ChunkSessionOptions): SessionUpdate[] {
+/**
+ * Figures 8 and 9's session: agent message chunks with compactions spread evenly between them,
+ * one update at a time (the store writes them to its sidecar as they come: 2,000,000 chunks
+ * never exist whole in memory).
+ */
+export function* chunkSession(options: ChunkSessionOptions): Generator<SessionUpdate> {
   const rand = prng(options.seed ?? 8);
-  const updates: SessionUpdate[] = [];
   const every = options.chunks / (options.compactions + 1);
   let compactions = 0;
   for (let i = 0; i < options.chunks; i++) {
     if (compactions < options.compactions && i >= every * (compactions + 1)) {
       const compactionId = `cmp_${++compactions}`;
-      updates.push({ sessionUpdate: 'compaction_update', compactionId, status: 'in_progress' } as SessionUpdate);
+      yield { sessionUpdate: 'compaction_update', compactionId, status: 'in_progress' } as SessionUpdate;
       for (let c = 0; c < options.summaryChunks; c++) {
-        updates.push({
+        yield {
           sessionUpdate: 'compaction_summary_chunk',
           compactionId,
           content: { type: 'text', text: makeText(rand, 40, 200) },
-        } as SessionUpdate);
+        } as SessionUpdate;
       }
-      updates.push({ sessionUpdate: 'compaction_update', compactionId, status: 'completed' } as SessionUpdate);
+      yield { sessionUpdate: 'compaction_update', compactionId, status: 'completed' } as SessionUpdate;
     }
-    updates.push({
+    yield {
       sessionUpdate: 'agent_message_chunk',
       messageId: `msg_${Math.floor(i / 20) + 1}`,
       content: { type: 'text', text: makeText(rand, 40, 200) },
-    } as SessionUpdate);
+    } as SessionUpdate;
   }
-  return updates;
+}
+
+/**
+ * What the transcript of a chunk session shows, counted as its updates stream past (the
+ * Timeline's rows for these kinds: one per messageId run, one per compaction): rows, the text
+ * held, and how the last row ends.
+ */
+export class ChunkSessionShape {
+  rows = 0;
+  chars = 0;
+  textBytes = 0;
+  updates = 0;
+  private lastMessage: string | undefined;
+  private lastMessageText = '';
+  private lastRowIsMessage = false;
+  private readonly compactions = new Set<string>();
+
+  *observe(updates: Iterable<SessionUpdate>): Generator<SessionUpdate> {
+    for (const update of updates) {
+      this.add(update as SessionUpdate & { messageId?: string; compactionId?: string; content?: { type: string; text?: string } });
+      yield update;
+    }
+  }
+
+  private add(u: SessionUpdate & { messageId?: string; compactionId?: string; content?: { type: string; text?: string } }): void {
+    this.updates++;
+    const text = u.content?.type === 'text' ? (u.content.text ?? '') : '';
+    if (u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'user_message_chunk') {
+      // A message's chunks after a compaction still go to its row (above the compaction).
+      const key = `${u.sessionUpdate}:${u.messageId ?? ''}`;
+      if (key !== this.lastMessage) {
+        this.rows++;
+        this.lastMessageText = '';
+        this.lastRowIsMessage = true;
+      }
+      this.lastMessage = key;
+      this.lastMessageText = u.sessionUpdate === 'agent_message_chunk' ? (this.lastMessageText + text).slice(-400) : '';
+    } else if (u.sessionUpdate === 'compaction_update' || u.sessionUpdate === 'compaction_summary_chunk') {
+      if (!this.compactions.has(u.compactionId!)) {
+        this.compactions.add(u.compactionId!);
+        this.rows++;
+        this.lastRowIsMessage = false;
+      }
+    } else throw new Error(`chunk session: no ${u.sessionUpdate} expected`);
+    if (u.sessionUpdate !== 'compaction_update') {
+      this.chars += text.length;
+      this.textBytes += Buffer.byteLength(text);
+    }
+  }
+
+  /** The last row's text ends with this ('' when it is not an agent message). */
+  get lastText(): string {
+    return this.lastRowIsMessage ? this.lastMessageText.trimEnd().slice(-20) : '';
+  }
 }
 
 /** One JSON-RPC `session/update` notification line per update, as an agent writes them. */

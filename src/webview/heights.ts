@@ -3,17 +3,32 @@
 // rows seen, never the session's length; the list's total height covers every row from the
 // start, and corrects itself as rows are measured. Plain TS (no DOM), tested under node.
 
+/**
+ * The most the unmeasured rows may add up to: a browser lays out at most 2^25 px (Chromium's
+ * LayoutUnit; Firefox ~17.9 M), so a taller spacer is cut short and the last rows of a long
+ * session (100,000 rows of 400 px) could never be scrolled to.
+ */
+export const MAX_ESTIMATED_PX = 15_000_000;
+
 export class Heights {
   /** Rows in the list. */
   count = 0;
-  /** The height of a row not measured yet. */
-  estimate: number;
+  private base: number;
   private readonly measured = new Map<number, number>();
   /** The measured rows' indices, ascending. */
   private sorted: number[] = [];
 
   constructor(estimate: number) {
-    this.estimate = estimate;
+    this.base = estimate;
+  }
+
+  /** The height of a row not measured yet: as set, or less when that would pass {@link MAX_ESTIMATED_PX}. */
+  get estimate(): number {
+    return this.count * this.base > MAX_ESTIMATED_PX ? Math.max(1, Math.floor(MAX_ESTIMATED_PX / this.count)) : this.base;
+  }
+
+  set estimate(height: number) {
+    this.base = height;
   }
 
   get measuredCount(): number {

@@ -99,6 +99,8 @@ let scrollPos = scroller.scrollTop;
 let wroteScroll = -1;
 /** Keep the last line in view (End, or the reader scrolled to the bottom). */
 let stickBottom = false;
+/** The host is replaying the session's history (`loading`): rows arrive in batches of many. */
+let replaying = false;
 /** Where the list starts in the document, and the sticky header's height (measured each frame). */
 let listTop = 0;
 let headerHeight = 0;
@@ -333,6 +335,7 @@ function putPendingText(): number {
 function setHeader(next: TranscriptHeader): void {
   renderHeader(headerEl, next, postAction);
   document.body.dataset.loading = String(next.loading);
+  replaying = next.loading;
   listEl.setAttribute('aria-busy', String(next.loading));
   document.title = next.title;
   saveState({
@@ -383,7 +386,9 @@ function render(anchor: Anchor | undefined): void {
     if (stickBottom) visTop = heights.total() - (vh - headerHeight);
     else if (anchor) visTop = heights.offset(anchor.index) - (anchor.screenTop - headerHeight);
     const visBottom = visTop + vh - headerHeight;
-    const margin = vh * MARGIN_SCREENS;
+    // Following the end of a replay, rows above the screen scroll away with the next batch:
+    // build only what is on screen (the margin follows once the replay is done).
+    const margin = stickBottom && replaying ? 0 : vh * MARGIN_SCREENS;
     const a = count ? heights.indexAt(visTop - margin) : 0;
     const b = count ? Math.min(count, heights.indexAt(visBottom + margin) + 1) : 0;
     need = { a, b };

@@ -148,7 +148,10 @@ export class WebviewFeed {
 
   constructor(private readonly target: WebviewFeedTarget) {
     this.collector.onPending = () => {
-      if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.target.loading() ? LOADING_FLUSH_MS : FLUSH_MS);
+      if (this.timer !== undefined) return;
+      // Until the screen is filled (the rows held still reach the end), the first rows go at once.
+      const filling = !this.held.tail && this.held.end >= this.sentCount;
+      this.timer = setTimeout(() => this.flush(), this.target.loading() && !filling ? LOADING_FLUSH_MS : FLUSH_MS);
     };
   }
 

@@ -180,22 +180,30 @@ test('a taller viewport gets more rows; a range brings the rows asked for and a 
   feed.dispose();
 });
 
-test('while the history is replayed, changes go at most once per LOADING_FLUSH_MS; after it, once per frame', () => {
+test('while the history is replayed, changes go at most once per LOADING_FLUSH_MS once the screen is filled; after it, once per frame', () => {
   mock.timers.enable({ apis: ['setTimeout'] });
   try {
     const { posted, feed, timeline, stopLoading } = setup();
     feed.setReady();
-    timeline.apply(agent('a'));
+    // The first rows of an empty transcript fill the screen: they go within a frame.
+    timeline.apply(agent('first', 'm0'));
     mock.timers.tick(FLUSH_MS);
-    assert.equal(posted.length, 1, 'nothing posted a frame after a change while loading');
-    timeline.apply(agent('b'));
+    assert.equal(posted.length, 2, 'the first row goes at once');
+    for (let i = 1; i < 200; i++) timeline.apply(agent(`row ${i} `.repeat(20), `m${i}`));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 3);
+    // The screen is filled now: the replay's next rows wait for the slower window.
+    timeline.apply(agent('a', 'm200'));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 3, 'nothing posted a frame after a change while loading');
+    timeline.apply(agent('b', 'm201'));
     mock.timers.tick(LOADING_FLUSH_MS - FLUSH_MS);
-    assert.equal(posted.length, 2, 'one update for both changes');
-    assert.ok(posted[1].type === 'update' && posted[1].patches.length === 1);
+    assert.equal(posted.length, 4, 'one update for both changes');
+    assert.ok(posted[3].type === 'update' && posted[3].count === 202);
     stopLoading();
-    timeline.apply(agent('c'));
+    timeline.apply(agent('c', 'm202'));
     mock.timers.tick(FLUSH_MS);
-    assert.equal(posted.length, 3, 'after the replay, a change goes within a frame');
+    assert.equal(posted.length, 5, 'after the replay, a change goes within a frame');
     feed.dispose();
   } finally {
     mock.timers.reset();

@@ -1,19 +1,120 @@
 // What the transcript panel posts to its webview, and when. The host keeps the timeline; the
 // webview holds only the rows on screen plus a margin, and says which (`range`). After each
 // `ready` it gets a snapshot: the number of rows and the rows where it starts (the top, a row
-// it showed before, or the end). Then, one `update` per FLUSH_MS: the row count, the header,
-// and the changes to the rows it holds. Kept apart from the panel (no `vscode`) so the
-// benchmarks post exactly what the panel posts.
+// it showed before, or the end): as many as cover its viewport and a margin, by an estimate of
+// their height, the margin bounded in characters. Then, one `update` per FLUSH_MS (LOADING_FLUSH_MS
+// while replaying): the row count, the header, and the changes to the rows it holds. Kept apart
+// from the panel (no `vscode`) so the benchmarks post exactly what the panel posts.
 import type { Entity } from './model';
 import { PatchCollector } from './patches';
-import { WINDOW_ROWS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader } from './protocol';
-
-export { WINDOW_ROWS };
+import type { HostToWebview, Patch, StartAt, TranscriptHeader, Viewport } from './protocol';
 
 /** How long changes wait before they go to the webview: one message per frame at most. */
 export const FLUSH_MS = 16;
-/** The most rows one `range` may ask for: the webview holds a screen and a margin, never the session. */
+/**
+ * While the history is replayed, changes wait this long: the webview shows the replay's progress
+ * ten times a second instead of laying out every row that scrolls past the end, and the CPU goes
+ * to the replay itself, which is what the reader waits for.
+ */
+export const LOADING_FLUSH_MS = 100;
+/** The most rows one reply carries: the webview holds a screen and a margin, never the session. */
 export const MAX_RANGE_ROWS = 1000;
+/** Screens of rows sent on each side of the rows the webview needs (it asks for more as the reader scrolls). */
+export const MARGIN_SCREENS = 1;
+/** Characters of rows in each margin at most: a row can be a 200 KB message, sent when it is needed, not as a margin. */
+export const MARGIN_MAX_CHARS = 32 * 1024;
+/** The viewport assumed until the webview says its own. */
+export const DEFAULT_VIEWPORT: Viewport = { width: 800, height: 1000 };
+// A row's height, under-estimated on purpose (narrow characters, no blank lines): a reply then
+// carries a few rows too many rather than too few to fill the screen.
+const ROW_PX = 28;
+const LINE_PX = 18;
+const CHAR_PX = 6;
+const ROW_PADDING_PX = 48;
+
+/** The height a row will at least take in a view `width` pixels wide (its head; its text when shown open). */
+export function estimatedRowPx(entity: Entity, width: number): number {
+  const perLine = Math.max(20, Math.floor((width - ROW_PADDING_PX) / CHAR_PX));
+  let lines = 0;
+  if (entity.kind === 'user_message' || entity.kind === 'agent_message' || entity.kind === 'session_message') {
+    for (const part of entity.parts) lines += part.type === 'text' ? Math.ceil(part.text.length / perLine) : 1;
+  } else if (entity.kind === 'plan') {
+    lines = entity.entries.length;
+  }
+  return ROW_PX + lines * LINE_PX;
+}
+
+/** Roughly how many characters a row carries (its text, and the JSON it keeps), to bound margins. */
+export function entityChars(entity: Entity): number {
+  let n = 100;
+  const parts = (ps: readonly { type: string; text?: string; data?: string; json?: string }[]) => {
+    for (const p of ps) n += (p.text?.length ?? 0) + (p.data?.length ?? 0) + (p.json?.length ?? 0);
+  };
+  switch (entity.kind) {
+    case 'user_message':
+    case 'agent_message':
+    case 'thought':
+    case 'session_message':
+      parts(entity.parts);
+      break;
+    case 'compaction':
+      parts(entity.summary);
+      break;
+    case 'tool_call':
+      n += (entity.rawInput?.length ?? 0) + (entity.rawOutput?.length ?? 0) + entity.title.length;
+      for (const c of entity.content) {
+        if (c.type === 'content') parts([c.part]);
+        else if (c.type === 'diff') n += (c.oldText?.length ?? 0) + c.newText.length;
+        else if (c.type === 'unknown') n += c.json.length;
+      }
+      break;
+    case 'plan':
+      for (const e of entity.entries) n += e.content.length;
+      n += entity.markdown?.length ?? 0;
+      break;
+    case 'unknown':
+      n += entity.json.length;
+      break;
+  }
+  return n;
+}
+
+/**
+ * The rows to send around the rows [from, to) that the webview needs: those, then rows further
+ * on each side (only above for `tail`) while they cover less than MARGIN_SCREENS screens and
+ * MARGIN_MAX_CHARS characters. [from, to) is widened first until it covers a screen (a
+ * snapshot, which has no rows from the webview's estimate: `to` = `from` + 1, or `from` =
+ * `to` - 1 from the end).
+ */
+export function rowsAround(entities: readonly Entity[], from: number, to: number, viewport: Viewport, upward: boolean): { start: number; end: number } {
+  const count = entities.length;
+  let start = Math.max(0, Math.min(from, count));
+  let end = Math.max(start, Math.min(to, count, start + MAX_RANGE_ROWS));
+  const screen = Math.max(100, viewport.height);
+  const width = Math.max(200, viewport.width);
+  let px = 0;
+  for (let i = start; i < end; i++) px += estimatedRowPx(entities[i], width);
+  // A screen at least: downward from the first row, or upward from the last (following the end).
+  while (px < screen && end - start < MAX_RANGE_ROWS && (upward ? start > 0 : end < count)) {
+    px += estimatedRowPx(entities[upward ? --start : end++], width);
+  }
+  const margin = (step: -1 | 1): void => {
+    let marginPx = 0;
+    let chars = 0;
+    while (marginPx < screen * MARGIN_SCREENS && end - start < MAX_RANGE_ROWS) {
+      const i = step < 0 ? start - 1 : end;
+      if (i < 0 || i >= count) return;
+      chars += entityChars(entities[i]);
+      if (chars > MARGIN_MAX_CHARS) return;
+      marginPx += estimatedRowPx(entities[i], width);
+      if (step < 0) start--;
+      else end++;
+    }
+  };
+  if (!upward) margin(1);
+  margin(-1);
+  return { start, end };
+}
 
 /** What the feed reads of the timeline. */
 export interface FeedTimeline {
@@ -39,14 +140,18 @@ export class WebviewFeed {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private isReady = false;
   private startAt: StartAt | undefined;
-  /** The rows the webview holds: [start, end); `tail`: the last WINDOW_ROWS, whatever the count. */
-  private held = { start: 0, end: 0, tail: false, size: WINDOW_ROWS };
+  /** The rows the webview holds: [start, end); `tail`: the last `size`, whatever the count. */
+  private held = { start: 0, end: 0, tail: false, size: 0 };
+  private viewport: Viewport = DEFAULT_VIEWPORT;
   /** The row count the webview was last told. */
   private sentCount = 0;
 
   constructor(private readonly target: WebviewFeedTarget) {
     this.collector.onPending = () => {
-      if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+      if (this.timer !== undefined) return;
+      // Until the screen is filled (the rows held still reach the end), the first rows go at once.
+      const filling = !this.held.tail && this.held.end >= this.sentCount;
+      this.timer = setTimeout(() => this.flush(), this.target.loading() && !filling ? LOADING_FLUSH_MS : FLUSH_MS);
     };
   }
 
@@ -56,9 +161,10 @@ export class WebviewFeed {
   }
 
   /** The webview said `ready` (first load, shown again, reloaded): it starts over, where it asks. */
-  setReady(start?: StartAt): void {
+  setReady(start?: StartAt, viewport?: Viewport): void {
     this.isReady = true;
     this.startAt = start;
+    this.setViewport(viewport);
     this.snapshot();
   }
 
@@ -73,29 +179,43 @@ export class WebviewFeed {
     if (!this.isReady) return;
     const timeline = this.target.timeline();
     const count = timeline.entities.length;
-    let start = 0;
     const at = this.startAt;
     const tail = at?.end === true;
-    if (tail) start = Math.max(0, count - WINDOW_ROWS);
-    else if (at?.key) start = Math.max(0, timeline.indexOf(at.key) - (WINDOW_ROWS >> 1));
-    this.held = { start, end: tail ? Infinity : start + WINDOW_ROWS, tail, size: WINDOW_ROWS };
-    this.sentCount = count;
-    this.target.post({ type: 'snapshot', header: this.target.header(), count, start, entities: timeline.entities.slice(start, Math.min(count, this.held.end)) });
+    const index = tail ? count - 1 : at?.key ? Math.max(0, timeline.indexOf(at.key)) : 0;
+    const rows = this.hold(timeline.entities, index, index + 1, tail);
+    this.target.post({ type: 'snapshot', header: this.target.header(), count, ...rows });
   }
 
-  /** The webview holds rows [start, end) from now on (or the last rows, following): it gets them. */
-  range(start: number, end: number, tail: boolean): void {
+  /**
+   * The webview needs rows [start, end) (or the last `end - start`, following new ones): it gets
+   * them and a margin, and holds those from now on.
+   */
+  range(start: number, end: number, tail: boolean, viewport?: Viewport): void {
     if (!this.isReady) return;
+    this.setViewport(viewport);
     // Changes so far go to the rows the webview held when they happened.
     this.flush();
     const entities = this.target.timeline().entities;
     const count = entities.length;
-    const size = Math.min(MAX_RANGE_ROWS, Math.max(0, Math.floor(end) - Math.floor(start)) || WINDOW_ROWS);
+    const size = Math.min(MAX_RANGE_ROWS, Math.max(1, Math.floor(end) - Math.floor(start) || 1));
     const from = tail ? Math.max(0, count - size) : Math.max(0, Math.min(Math.floor(start) || 0, count));
-    this.held = { start: from, end: tail ? Infinity : from + size, tail, size };
     this.startAt = tail ? { end: true } : undefined;
+    this.target.post({ type: 'rows', count, ...this.hold(entities, from, from + size, tail) });
+  }
+
+  /** Chooses the rows around [from, to) to send, and remembers them as held. */
+  private hold(entities: readonly Entity[], from: number, to: number, tail: boolean): { start: number; entities: Entity[] } {
+    const count = entities.length;
+    const { start, end } = rowsAround(entities, from, to, this.viewport, tail);
+    this.held = { start, end: tail ? Infinity : end, tail, size: end - start };
     this.sentCount = count;
-    this.target.post({ type: 'rows', count, start: from, entities: entities.slice(from, Math.min(count, this.held.end)) });
+    return { start, entities: entities.slice(start, end) };
+  }
+
+  /** Untrusted (from the webview): kept only when both sides are positive numbers. */
+  private setViewport(viewport: Viewport | undefined): void {
+    const ok = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n > 0;
+    if (viewport && ok(viewport.width) && ok(viewport.height)) this.viewport = { width: Math.min(viewport.width, 10000), height: Math.min(viewport.height, 10000) };
   }
 
   /** Sends the pending changes now (when ready; otherwise forgets them: the next snapshot carries them). */
@@ -119,6 +239,11 @@ export class WebviewFeed {
     const timeline = this.target.timeline();
     const count = timeline.entities.length;
     if (this.held.tail) this.held.start = Math.max(0, count - this.held.size);
+    else if (count > this.sentCount && this.held.end >= this.sentCount) {
+      // The rows held reached the end (a session shown while it is replayed or streamed): new
+      // rows join them while they are on screen or in the margin.
+      this.held.end = rowsAround(timeline.entities, this.held.start, this.held.end, this.viewport, false).end;
+    }
     const { start, end } = this.held;
     const patches: Patch[] = [];
     for (const change of changes) {

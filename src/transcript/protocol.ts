@@ -13,8 +13,14 @@ export type Patch =
   /** Append text to the last text part of the entity's body (message text or compaction summary). */
   | { op: 'append'; key: string; text: string };
 
-/** Rows the host sends when the webview starts, and keeps at the end while it follows new rows. */
-export const WINDOW_ROWS = 120;
+/**
+ * The webview's visible area in CSS pixels, sent with `ready` and `range`: the host sends the
+ * rows that cover it and a margin (estimated from their text), not a fixed number of rows.
+ */
+export interface Viewport {
+  width: number;
+  height: number;
+}
 
 /** What the header shows; sent whole whenever it changes (it is small). */
 export interface TranscriptHeader {
@@ -86,9 +92,13 @@ export interface StartAt {
 }
 
 export type WebviewToHost =
-  | { type: 'ready'; start?: StartAt }
-  /** The webview holds rows `start` to `end` from now on; `tail`: the last rows, following new ones. */
-  | { type: 'range'; start: number; end: number; tail: boolean }
+  | { type: 'ready'; start?: StartAt; viewport?: Viewport }
+  /**
+   * The webview needs rows `start` to `end` (to build them); the host sends them and a margin
+   * around them, which the webview holds from now on. `tail`: the last `end - start` rows and a
+   * margin above, following new ones.
+   */
+  | { type: 'range'; start: number; end: number; tail: boolean; viewport?: Viewport }
   /**
    * Find `query` in the whole transcript (case-insensitive). `step` 0: a new search, from
    * row `from`; 1 / -1: the next / previous match of the current search.

@@ -513,11 +513,11 @@ class TranscriptPanel {
     switch (message.type) {
       case 'ready': {
         const start = message.start;
-        this.feed.setReady(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined);
+        this.feed.setReady(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined, message.viewport);
         break;
       }
       case 'range':
-        if (typeof message.start === 'number' && typeof message.end === 'number') this.feed.range(message.start, message.end, message.tail === true);
+        if (typeof message.start === 'number' && typeof message.end === 'number') this.feed.range(message.start, message.end, message.tail === true, message.viewport);
         break;
       case 'find':
         if (typeof message.query === 'string' && typeof message.seq === 'number') {

@@ -6,8 +6,8 @@
 // animation frames, a bounded amount per frame; appended text is joined per row and goes in
 // once per frame; Markdown is rendered for the rows on screen once the stream is quiet.
 import { bodyOf, type Entity } from '../transcript/model';
-import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader, WebviewState, WebviewToHost } from '../transcript/protocol';
-import { allowedLink, WINDOW_ROWS } from '../transcript/protocol';
+import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader, Viewport, WebviewState, WebviewToHost } from '../transcript/protocol';
+import { allowedLink } from '../transcript/protocol';
 import { renderHeader } from './header';
 import { Heights } from './heights';
 import { t } from './l10n';
@@ -34,12 +34,12 @@ const TEXT_FRAME_MS = 32;
 const MIN_FRAME_TEXT_CHARS = 2 * 1024;
 const MAX_FRAME_TEXT_CHARS = 96 * 1024;
 let frameTextChars = 8 * 1024;
+/** The appended text the frame put in, and when (its rate sets the next frame's `frameTextChars`). */
+let textPut = { chars: 0, at: 0 };
 /** The height of a row not measured yet, until the first rows are measured. */
 const FIRST_ESTIMATE_PX = 64;
 /** Rows are built this far (in screens) above and below the visible area. */
 const MARGIN_SCREENS = 1;
-/** Rows asked of the host beyond the ones to build, on each side. */
-const HOLD_MARGIN_ROWS = 60;
 /**
  * Bodies longer than this stay plain text: Markdown is rendered in one task, and a body of
  * hundreds of thousands of characters would hold the frame for longer than a reader notices.
@@ -82,7 +82,7 @@ let held: Entity[] = [];
 const heldIndex = new Map<string, number>();
 /** Holding the last rows, which the host keeps sending as new rows arrive. */
 let tailMode = false;
-let tailSize = WINDOW_ROWS;
+let tailSize = 0;
 /** The range asked of the host and not answered yet. */
 let requested: { start: number; end: number; tail: boolean } | undefined;
 /** Built rows, by index: always a contiguous run [builtStart, builtEnd). */
@@ -99,6 +99,8 @@ let scrollPos = scroller.scrollTop;
 let wroteScroll = -1;
 /** Keep the last line in view (End, or the reader scrolled to the bottom). */
 let stickBottom = false;
+/** The host is replaying the session's history (`loading`): rows arrive in batches of many. */
+let replaying = false;
 /** Where the list starts in the document, and the sticky header's height (measured each frame). */
 let listTop = 0;
 let headerHeight = 0;
@@ -153,6 +155,8 @@ function frame(): void {
         requested = undefined;
         setCount(message.count);
         hold(message.start, message.entities);
+        // Following the end, the host keeps as many rows as it sent: so does the webview.
+        if (tailMode) tailSize = message.entities.length;
         break;
       case 'update':
         if (cursor === 0) setCount(message.count);
@@ -178,15 +182,15 @@ function frame(): void {
     queue = [];
     queueHead = 0;
   }
-  const textStart = performance.now();
-  const textChars = pendingText.size ? putPendingText() : 0;
-  if (queueHead < queue.length || pendingText.size) scheduleFrame();
   // The header once per frame, whatever the number of messages.
   if (nextHeader) setHeader(nextHeader);
+  textPut = { chars: 0, at: 0 };
   render(anchor);
+  if (queueHead < queue.length || pendingText.size) scheduleFrame();
   // The text's cost is known once the frame's layout (in render) has shaped it; at most double.
+  const textChars = textPut.chars;
   if (textChars >= frameTextChars / 2) {
-    const rate = textChars / Math.max(1, performance.now() - textStart);
+    const rate = textChars / Math.max(1, performance.now() - textPut.at);
     frameTextChars = Math.round(Math.min(MAX_FRAME_TEXT_CHARS, 2 * frameTextChars, Math.max(MIN_FRAME_TEXT_CHARS, rate * TEXT_FRAME_MS)));
   }
   scheduleMarkdown(QUIET_MS);
@@ -205,6 +209,7 @@ function startOver(rowCount: number, start: number, entities: Entity[]): void {
   heights.reset(rowCount);
   tailMode = startAt?.end === true;
   hold(start, entities);
+  if (tailMode) tailSize = entities.length;
   if (tailMode) stickBottom = true;
   else if (restoreAnchor) {
     const index = heldIndex.get(restoreAnchor.key);
@@ -330,6 +335,7 @@ function putPendingText(): number {
 function setHeader(next: TranscriptHeader): void {
   renderHeader(headerEl, next, postAction);
   document.body.dataset.loading = String(next.loading);
+  replaying = next.loading;
   listEl.setAttribute('aria-busy', String(next.loading));
   document.title = next.title;
   saveState({
@@ -373,19 +379,28 @@ function render(anchor: Anchor | undefined): void {
   }
   buildRoom = FRAME_BUILD_CHARS;
   let wanted = { from: 0, to: 0 };
+  let need = { a: 0, b: 0 };
   for (let pass = 0; pass < 3; pass++) {
     // Which rows to build: the visible area and a margin, or the end when following it.
     let visTop = scrollPos + headerHeight - listTop;
     if (stickBottom) visTop = heights.total() - (vh - headerHeight);
     else if (anchor) visTop = heights.offset(anchor.index) - (anchor.screenTop - headerHeight);
     const visBottom = visTop + vh - headerHeight;
-    const margin = vh * MARGIN_SCREENS;
+    // Following the end of a replay, rows above the screen scroll away with the next batch:
+    // build only what is on screen (the margin follows once the replay is done).
+    const margin = stickBottom && replaying ? 0 : vh * MARGIN_SCREENS;
     const a = count ? heights.indexAt(visTop - margin) : 0;
     const b = count ? Math.min(count, heights.indexAt(visBottom + margin) + 1) : 0;
-    askFor(a, b);
+    need = { a, b };
     wanted = { from: Math.max(a, heldStart), to: Math.min(b, heldStart + held.length) };
     const visible = count ? { from: heights.indexAt(visTop), to: Math.min(count, heights.indexAt(visBottom) + 1) } : { from: 0, to: 0 };
     const changed = build(wanted.from, wanted.to, visible);
+    // Appended text goes in after the build, into the rows still built: the text of rows that
+    // scrolled away (following a fast stream) stays in the model, never laid out.
+    if (pass === 0 && pendingText.size) {
+      textPut.at = performance.now();
+      textPut.chars = putPendingText();
+    }
     // The spacers take the place of unbuilt rows before the layout that measures the built
     // ones: a document shorter for a moment would have the browser clamp the scroll position.
     if (changed) placeSpacers();
@@ -394,10 +409,13 @@ function render(anchor: Anchor | undefined): void {
     scrollTo(anchor);
     if (!changed && !measuredChanged) break;
   }
+  // Asked once the frame's measuring has corrected the estimate (the first frame's is a guess).
+  askFor(need.a, need.b);
   // The frame's building room ran out before the margin was built: the rest in the next frame.
   if (wanted.from < wanted.to && (builtStart > wanted.from || builtEnd < wanted.to)) scheduleFrame();
   timelineEl.dataset.rows = String(count);
   timelineEl.dataset.built = `${builtStart}-${builtEnd}`;
+  timelineEl.dataset.held = `${heldStart}-${heldStart + held.length}`;
   if (reveal) {
     const row = built.get(reveal.index);
     if (row) {
@@ -414,23 +432,26 @@ function askFor(a: number, b: number): void {
   const heldEnd = heldStart + held.length;
   const atEnd = b >= count;
   if (stickBottom && atEnd) {
-    const size = Math.max(WINDOW_ROWS, b - a + HOLD_MARGIN_ROWS);
     if ((tailMode && heldStart <= a) || requested?.tail) return;
     tailMode = true;
-    tailSize = size;
-    send({ start: count - size, end: count, tail: true });
+    send({ start: a, end: count, tail: true });
     return;
   }
   if (a >= heldStart && b <= heldEnd) return;
   if (requested && !requested.tail && a >= requested.start && b <= requested.end) return;
   tailMode = false;
-  const start = Math.max(0, a - HOLD_MARGIN_ROWS);
-  send({ start, end: Math.min(count, b + HOLD_MARGIN_ROWS), tail: false });
+  // The rows to build; the host adds a margin (a screen, bounded in characters).
+  send({ start: a, end: b, tail: false });
 }
 
 function send(range: { start: number; end: number; tail: boolean }): void {
   requested = range;
-  vscode.postMessage({ type: 'range', ...range });
+  vscode.postMessage({ type: 'range', ...range, viewport: viewport() });
+}
+
+/** The visible area the host fills with rows. */
+function viewport(): Viewport {
+  return { width: Math.round(window.innerWidth), height: Math.round(Math.max(100, window.innerHeight - headerHeight)) };
 }
 
 /**
@@ -984,4 +1005,4 @@ function saveState(patch: Partial<WebviewState>): void {
 
 /** Where the webview starts: the row it showed before (a tab shown again, a reload), else the top. */
 const startAt: StartAt | undefined = restoreAnchor?.key ? { key: restoreAnchor.key } : undefined;
-vscode.postMessage(startAt ? { type: 'ready', start: startAt } : { type: 'ready' });
+vscode.postMessage(startAt ? { type: 'ready', start: startAt, viewport: viewport() } : { type: 'ready', viewport: viewport() });

@@ -3,8 +3,9 @@
 // webview starts on `ready`, then one batched update per window carrying only the changes to
 // the rows the webview holds.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { WebviewFeed, WINDOW_ROWS } from '../../src/transcript/feed';
+import { mock, test } from 'node:test';
+import { estimatedRowPx, FLUSH_MS, LOADING_FLUSH_MS, MARGIN_MAX_CHARS, WebviewFeed } from '../../src/transcript/feed';
+import type { Entity } from '../../src/transcript/model';
 import type { HostToWebview, TranscriptHeader } from '../../src/transcript/protocol';
 import { Timeline } from '../../src/transcript/timeline';
 
@@ -22,7 +23,7 @@ function setup() {
 }
 
 /** Resolves after the feed's batching window has passed. */
-const nextWindow = () => new Promise((resolve) => setTimeout(resolve, 50));
+const nextWindow = () => new Promise((resolve) => setTimeout(resolve, LOADING_FLUSH_MS + 50));
 
 test('nothing is posted before the webview is ready, and ready brings the row count and the first rows', async () => {
   const { posted, feed, timeline } = setup();
@@ -46,7 +47,7 @@ test('a long session sends a window, not the session: the start, a remembered ro
   assert.ok(first.type === 'snapshot');
   assert.equal(first.count, 5000);
   assert.equal(first.start, 0);
-  assert.equal(first.entities.length, WINDOW_ROWS);
+  assert.ok(first.entities.length > 10 && first.entities.length < 120, `a screen of short rows and a margin, not a fixed 120: ${first.entities.length}`);
   feed.setReady({ key: timeline.entities[3000].key });
   const around = posted[1];
   assert.ok(around.type === 'snapshot');
@@ -66,8 +67,8 @@ test('updates carry the count and only the changes to the rows the webview holds
   feed.range(100, 200, false);
   const rows = posted[1];
   assert.ok(rows.type === 'rows');
-  assert.equal(rows.start, 100);
-  assert.equal(rows.entities[0].key, timeline.entities[100].key);
+  assert.ok(rows.start <= 100 && rows.start + rows.entities.length >= 200, 'the rows asked for, and a margin');
+  assert.equal(rows.entities[100 - rows.start].key, timeline.entities[100].key);
   // A change to a held row goes; one outside does not; a new row beyond the window only counts.
   timeline.apply(agent(' more', 'm150'));
   timeline.apply(agent(' more', 'm900'));
@@ -128,4 +129,83 @@ test('changes while the webview is discarded are not posted; the next ready snap
   assert.equal(posted.length, 2);
   assert.equal(posted[1].type === 'snapshot' && posted[1].entities.length, 1);
   feed.dispose();
+});
+
+const textOf = (entities: Entity[]) => entities.reduce((n, e) => n + JSON.stringify(e).length, 0);
+const px = (entities: Entity[], width: number) => entities.reduce((n, e) => n + estimatedRowPx(e, width), 0);
+
+test('a snapshot carries what the viewport shows and a margin bounded in characters, from the start, a remembered row or the end', () => {
+  const { posted, feed, timeline } = setup();
+  // 400 messages of 20,000 characters (a screen holds one or two), one of 200 KB in the middle.
+  for (let i = 0; i < 400; i++) timeline.apply(agent((i === 200 ? 'h' : String(i % 10)).repeat(i === 200 ? 200_000 : 20_000), `m${i}`));
+  const viewport = { width: 800, height: 600 };
+  feed.setReady(undefined, viewport);
+  const top = posted[0];
+  assert.ok(top.type === 'snapshot');
+  assert.equal(top.start, 0);
+  assert.ok(px(top.entities, 800) >= 600, 'the rows sent fill the screen');
+  assert.ok(textOf(top.entities) < 20_000 + 2 * MARGIN_MAX_CHARS + 20_000, `a screen and a margin, not 120 rows: ${textOf(top.entities)} characters in ${top.entities.length} rows`);
+  // The remembered row is the 200 KB one: it is sent (it is on screen), but no margin of more of them.
+  feed.setReady({ key: timeline.entities[200].key }, viewport);
+  const around = posted[1];
+  assert.ok(around.type === 'snapshot');
+  assert.ok(around.start <= 200 && around.start + around.entities.length > 200, 'the remembered row is among the rows sent');
+  assert.ok(textOf(around.entities) < 200_000 + 2 * MARGIN_MAX_CHARS + 40_000, `${textOf(around.entities)} characters`);
+  feed.setReady({ end: true }, viewport);
+  const end = posted[2];
+  assert.ok(end.type === 'snapshot');
+  assert.equal(end.start + end.entities.length, 400, 'the last row is sent');
+  assert.ok(px(end.entities, 800) >= 600 && end.entities.length < 10, `${end.entities.length} rows`);
+  feed.dispose();
+});
+
+test('a taller viewport gets more rows; a range brings the rows asked for and a margin', () => {
+  const { posted, feed, timeline, stopLoading } = setup();
+  stopLoading();
+  for (let i = 0; i < 2000; i++) timeline.apply(agent(`row ${i} `.repeat(40), `m${i}`));
+  feed.setReady(undefined, { width: 800, height: 300 });
+  feed.setReady(undefined, { width: 800, height: 3000 });
+  const [small, tall] = posted;
+  assert.ok(small.type === 'snapshot' && tall.type === 'snapshot');
+  assert.ok(tall.entities.length > 3 * small.entities.length, `${small.entities.length} rows for 300 px, ${tall.entities.length} for 3000 px`);
+  feed.range(1000, 1004, false, { width: 800, height: 300 });
+  const rows = posted[2];
+  assert.ok(rows.type === 'rows');
+  assert.ok(rows.start < 1000 && rows.start + rows.entities.length > 1004, 'the rows asked for and a margin on each side');
+  assert.ok(rows.entities.length < 40, `${rows.entities.length} rows`);
+  // A range wider than a screen is sent whole (the webview builds what it asks for).
+  feed.range(500, 700, false, { width: 800, height: 300 });
+  const wide = posted[3];
+  assert.ok(wide.type === 'rows' && wide.start <= 500 && wide.start + wide.entities.length >= 700);
+  feed.dispose();
+});
+
+test('while the history is replayed, changes go at most once per LOADING_FLUSH_MS once the screen is filled; after it, once per frame', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { posted, feed, timeline, stopLoading } = setup();
+    feed.setReady();
+    // The first rows of an empty transcript fill the screen: they go within a frame.
+    timeline.apply(agent('first', 'm0'));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 2, 'the first row goes at once');
+    for (let i = 1; i < 200; i++) timeline.apply(agent(`row ${i} `.repeat(20), `m${i}`));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 3);
+    // The screen is filled now: the replay's next rows wait for the slower window.
+    timeline.apply(agent('a', 'm200'));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 3, 'nothing posted a frame after a change while loading');
+    timeline.apply(agent('b', 'm201'));
+    mock.timers.tick(LOADING_FLUSH_MS - FLUSH_MS);
+    assert.equal(posted.length, 4, 'one update for both changes');
+    assert.ok(posted[3].type === 'update' && posted[3].count === 202);
+    stopLoading();
+    timeline.apply(agent('c', 'm202'));
+    mock.timers.tick(FLUSH_MS);
+    assert.equal(posted.length, 5, 'after the replay, a change goes within a frame');
+    feed.dispose();
+  } finally {
+    mock.timers.reset();
+  }
 });

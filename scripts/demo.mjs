@@ -97,11 +97,16 @@ async function main() {
   });
   const agents = await agentEntries(demoDir, folders);
 
-  // Install the VSIX like a user would, into a profile nobody else uses.
+  // A profile nobody else uses. The screenshots need the extension there from the start; a
+  // newcomer gets it installed in their window, as a user's install is (see writeInstaller).
   const extensionsDir = join(demoDir, 'extensions');
-  step('installing the VSIX into a fresh profile', host.node, [host.serverMain, '--install-extension', VSIX,
-    '--extensions-dir', extensionsDir, '--user-data-dir', join(demoDir, 'install-user-data'),
-    '--server-data-dir', join(demoDir, 'install-server-data'), '--accept-server-license-terms']);
+  if (screenshot) {
+    step('installing the VSIX into a fresh profile', host.node, [host.serverMain, '--install-extension', VSIX,
+      '--extensions-dir', extensionsDir, '--user-data-dir', join(demoDir, 'install-user-data'),
+      '--server-data-dir', join(demoDir, 'install-server-data'), '--accept-server-license-terms']);
+  } else {
+    writeInstaller(join(extensionsDir, 'acp-sessions-demo.installer-0.0.1'));
+  }
 
   const server = await startServer({
     host,
@@ -160,13 +165,48 @@ async function main() {
     return;
   }
 
-  console.log(`\nACP Sessions demo: open ${url}\n(agents: ${agents.map((a) => a.name).join(', ') || 'none'}; Ctrl-C to stop)`);
+  console.log(`\nACP Sessions demo: open ${url}\n(the window installs ACP Sessions as a user would, and opens its view and walkthrough;`
+    + ` agents: ${agents.map((a) => a.name).join(', ') || 'none'}; Ctrl-C to stop)`);
   await new Promise((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
     server.exited.then(() => { if (!cleaned) console.error('demo: the VS Code server exited'); done(); });
   });
   await cleanup();
+}
+
+/**
+ * The demo's installer, an extension of the demo's profile only: when a window opens, it installs
+ * the VSIX through VS Code's own Install from VSIX and opens the new ACP Sessions view, so the
+ * newcomer meets ACP Sessions as a user who just installed it does: its walkthrough opens. (An
+ * install from the command line before the server starts is never "just installed" in a window;
+ * VS Code notes fresh installs only once its Welcome page exists in the window, hence Help: Welcome.)
+ */
+function writeInstaller(dir) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({
+    name: 'installer', publisher: 'acp-sessions-demo', version: '0.0.1', engines: { vscode: '^1.85.0' },
+    displayName: 'ACP Sessions demo installer', description: 'Installs ACP Sessions into the demo window, as a user would.',
+    main: './extension.js', activationEvents: ['onStartupFinished'],
+  }));
+  writeFileSync(join(dir, 'extension.js'), `const vscode = require('vscode');
+const ID = 'acp-sessions.acp-sessions';
+exports.activate = async () => {
+  if (vscode.extensions.getExtension(ID)) return; // installed in an earlier window
+  await vscode.commands.executeCommand('workbench.action.openWalkthrough');
+  await vscode.commands.executeCommand('workbench.extensions.installExtension', vscode.Uri.file(${JSON.stringify(VSIX)}));
+  await new Promise((resolve) => {
+    if (vscode.extensions.getExtension(ID)) return resolve();
+    const listener = vscode.extensions.onDidChange(() => {
+      if (vscode.extensions.getExtension(ID)) { listener.dispose(); resolve(); }
+    });
+  });
+  // The newcomer's first click, on the new ACP Sessions icon: the extension's first activation
+  // opens its walkthrough (VS Code does too, for an install it saw from its Welcome page).
+  await vscode.commands.executeCommand('workbench.view.extension.acpSessions')
+    .then(undefined, () => vscode.extensions.getExtension(ID).activate());
+};
+`);
 }
 
 /** Opens the seeded session with compactions and saves it with its first compaction row expanded. */

@@ -4,8 +4,6 @@
 // test-results/screenshots/claude-sessions-both-sections.png (`npm run test:interop`, since it
 // needs the interop agents installed).
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { startWorkbench, type Workbench } from '../ui/harness';
@@ -30,10 +28,10 @@ before(async () => {
     sessionId: `0a1b2c3d-0000-4000-8000-0000000000e${i}`, cwd: project, title: s.title, updatedAt: hoursAgo(s.hours), turns: s.turns,
   }));
   const agents = [agentEntry(installed.agents.claude, { name: 'Claude', home, node: node24 })];
+  // The agents go into the machine settings with the quiet ones (no chat, no tips) before the
+  // server starts: rewriting them later dropped those, and the chat side bar could then open
+  // and move the rows between a hover and its click.
   wb = await startWorkbench({ agents, folders: [project] });
-  // The server reads machine settings from <user-data-dir>/Machine when --user-data-dir is given.
-  mkdirSync(join(wb.dirs.userData, 'Machine'), { recursive: true });
-  writeFileSync(join(wb.dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'acpSessions.agents': agents }, null, 2));
   pane = await wb.openSessionsView();
 });
 

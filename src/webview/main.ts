@@ -209,9 +209,10 @@ function startOver(rowCount: number, start: number, entities: Entity[]): void {
   heights.reset(rowCount);
   tailMode = startAt?.end === true;
   hold(start, entities);
-  if (tailMode) tailSize = entities.length;
-  if (tailMode) stickBottom = true;
-  else if (restoreAnchor) {
+  if (tailMode) {
+    tailSize = entities.length;
+    stickBottom = true;
+  } else if (restoreAnchor) {
     const index = heldIndex.get(restoreAnchor.key);
     if (index !== undefined) reveal = { index };
   }
@@ -1005,4 +1006,4 @@ function saveState(patch: Partial<WebviewState>): void {
 
 /** Where the webview starts: the row it showed before (a tab shown again, a reload), else the top. */
 const startAt: StartAt | undefined = restoreAnchor?.key ? { key: restoreAnchor.key } : undefined;
-vscode.postMessage(startAt ? { type: 'ready', start: startAt, viewport: viewport() } : { type: 'ready', viewport: viewport() });
+vscode.postMessage({ type: 'ready', ...(startAt ? { start: startAt } : {}), viewport: viewport() });

@@ -33,14 +33,27 @@ export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
  * the agent's responses and requests, which the drain hands on in order.
  */
 export interface AgentLines {
-  /** Complete lines in wire order, several to a string, separated by `\n` (none at the end). */
-  texts: string[];
+  /**
+   * Complete lines in wire order, several to a piece, separated by `\n` (none at the end). A piece
+   * stays the agent's UTF-8 bytes until the drain reaches it: bytes live outside the JavaScript
+   * heap, so a backlog read ahead of the drain costs the garbage collector nothing (decoded
+   * early, it survived young-generation collections and was copied, then promoted).
+   */
+  texts: (string | Uint8Array)[];
   /** Messages the client queued behind these lines (the disconnect), handed on once they are read. */
   after: Message[];
 }
 
 /** By default a drain parses and applies for at most this long, then yields (the rest is queued again). */
 const SLICE_MS = 8;
+
+/**
+ * Bytes read and not yet drained at which the reader stops reading (the agent then waits on a
+ * full pipe), and below which it reads again: a replay faster than the client is held in the
+ * pipe, not in the extension host.
+ */
+const BACKLOG_HIGH_BYTES = 4 * 1024 * 1024;
+const BACKLOG_LOW_BYTES = 1024 * 1024;
 
 /** The clock is read once per this many lines (a power of two). */
 const LINES_PER_CLOCK = 64;
@@ -148,6 +161,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private stopped = false;
   /** The lines queued in vscode-jsonrpc and not drained yet: new lines join them. */
   private pending: AgentLines | undefined;
+  /** Bytes of lines read and not decoded by a drain yet ({@link BACKLOG_HIGH_BYTES}). */
+  private backlogBytes = 0;
+  /** Reading is paused until the drains bring the backlog under {@link BACKLOG_LOW_BYTES}. */
+  private paused = false;
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -190,7 +207,18 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     let count = 0;
     const texts = lines.texts;
     for (let i = 0; i < texts.length; i++) {
-      const text = texts[i];
+      const piece = texts[i];
+      let text: string;
+      if (typeof piece === 'string') {
+        text = piece;
+      } else {
+        text = texts[i] = UTF8.decode(piece);
+        this.backlogBytes -= piece.length;
+        if (this.paused && this.backlogBytes < BACKLOG_LOW_BYTES && !this.stopped) {
+          this.paused = false;
+          this.readable.resume();
+        }
+      }
       let start = 0;
       for (;;) {
         const newline = text.indexOf('\n', start);
@@ -218,7 +246,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   /** Queues what `drain` left of `lines` (from `texts[i]` at `start`) as the next message. */
   private requeue(lines: AgentLines, i: number, start: number): void {
     const texts = lines.texts;
-    const rest = start < texts[i].length ? [texts[i].slice(start), ...texts.slice(i + 1)] : texts.slice(i + 1);
+    // `texts[i]` is decoded: the drain decodes each piece as it reaches it.
+    const text = texts[i] as string;
+    const rest = start < text.length ? [text.slice(start), ...texts.slice(i + 1)] : texts.slice(i + 1);
     if (rest.length === 0) {
       for (const message of lines.after) this.callback!(message);
       return;
@@ -227,7 +257,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.queue(rest, lines.after);
   }
 
-  private queue(texts: string[], after: Message[]): AgentLines {
+  private queue(texts: (string | Uint8Array)[], after: Message[]): AgentLines {
     const lines: AgentLines = { texts, after };
     this.pending = lines;
     this.callback!({ jsonrpc: '2.0', method: AGENT_LINES, params: lines } as Message);
@@ -235,9 +265,14 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** Adds complete lines (one or more, `\n`-separated) to the queued message. */
-  private push(text: string): void {
+  private push(text: Uint8Array): void {
     if (this.pending) this.pending.texts.push(text);
     else this.queue([text], []);
+    this.backlogBytes += text.length;
+    if (!this.paused && this.backlogBytes > BACKLOG_HIGH_BYTES) {
+      this.paused = true;
+      this.readable.pause();
+    }
   }
 
   override dispose(): void {
@@ -251,6 +286,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.partialBytes = 0;
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
+    this.paused = false;
     // The error listener stays: an 'error' without a listener would be an uncaught exception.
     // Keep draining what the agent still writes, so that it never blocks on a full pipe.
     this.readable.resume();
@@ -271,11 +307,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if (firstLength > max) return this.tooLarge();
     if (this.partialBytes > 0) {
       this.partial.push(chunk.subarray(0, first));
-      this.push(UTF8.decode(Buffer.concat(this.partial, firstLength)));
+      this.push(Buffer.concat(this.partial, firstLength));
       this.partial = [];
       this.partialBytes = 0;
     } else if (first > 0) {
-      this.push(UTF8.decode(chunk.subarray(0, first)));
+      this.push(chunk.subarray(0, first));
     }
     // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
     // character) and split when drained; one decode per line costs more than the parse.
@@ -286,11 +322,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       for (let start = first + 1; start <= last; ) {
         const newline = chunk.indexOf(LF, start);
         if (newline - start > max) return this.tooLarge();
-        if (newline > start) this.push(UTF8.decode(chunk.subarray(start, newline)));
+        if (newline > start) this.push(chunk.subarray(start, newline));
         start = newline + 1;
       }
     } else if (last > first) {
-      this.push(UTF8.decode(chunk.subarray(first + 1, last)));
+      this.push(chunk.subarray(first + 1, last));
     }
     if (last + 1 < chunk.length) {
       this.partialBytes = chunk.length - last - 1;

@@ -114,10 +114,13 @@ export async function ingestFloor(
   child: { stdin: Writable; stdout: Readable },
   load: { sessionId: string; cwd: string },
   waitMs: number,
+  /** Keep each update's text, as any client that shows the session must (figure 1's second floor). */
+  keepText = false,
 ): Promise<{ ms: number; notifications: number }> {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let notifications = 0;
+  const kept: unknown[] = [];
   let waiting: ((message: { id?: number; error?: unknown }) => void) | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     pending += decoder.write(chunk);
@@ -128,6 +131,7 @@ export async function ingestFloor(
       start = newline + 1;
       if (message.id !== undefined) waiting?.(message);
       else notifications++;
+      if (keepText) kept.push(message.params?.update?.content?.text);
     }
     pending = pending.slice(start);
   });
@@ -140,6 +144,7 @@ export async function ingestFloor(
   const t0 = performance.now();
   const answer = await request(1, 'session/load', { sessionId: load.sessionId, cwd: load.cwd, mcpServers: [] });
   const ms = performance.now() - t0;
+  if (keepText && kept.length !== notifications + 2) throw new Error(`the ingest floor kept ${kept.length} of ${notifications + 2} texts`);
   if (answer.error) throw new Error(`the ingest floor's session/load failed: ${JSON.stringify(answer.error)}`);
   return { ms, notifications };
 }

@@ -66,7 +66,7 @@ test('an agent faster than the client: the reader holds at most about 4 MB unrea
     const turn = () => {
       const message = queue.shift();
       if (message) {
-        reader.drain((message as { params: AgentLines }).params, (params) => {
+        reader.drain((message as unknown as { params: AgentLines }).params, (params) => {
           texts.push((params as { update: { content: { text: string } } }).update.content.text);
           deliveredBytes += Buffer.byteLength(lineOf(texts.length - 1));
         });

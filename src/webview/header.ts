@@ -161,7 +161,7 @@ function revealRow(key: string, index?: number): void {
 }
 
 function statusText(header: TranscriptHeader): string {
-  const n = header.updateCount.toLocaleString();
+  const n = NUMBER_FORMAT.format(header.updateCount);
   if (header.loading) return header.updateCount === 1 ? t('Replaying session… {0} update', n) : t('Replaying session… {0} updates', n);
   const count = header.updateCount === 1 ? t('{0} update replayed', n) : t('{0} updates replayed', n);
   const after = header.live ? t('following live updates') : header.archived ? t('archived, no live updates') : '';
@@ -185,9 +185,14 @@ function button(icon: string, label: string, action: string, key?: string): HTML
   return b;
 }
 
+// Made once: toLocaleString makes a formatter per call (a millisecond each), and the header
+// is shown again with every batch of a replay.
+const DATE_FORMAT = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+const NUMBER_FORMAT = new Intl.NumberFormat();
+
 function formatDate(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? iso : DATE_FORMAT.format(date);
 }
 
 function compact(n: number): string {

@@ -212,19 +212,19 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
 /** The paths a file's set-up seeds: a fresh temporary folder and, in it, a workspace folder and a store. */
 export interface WorkbenchPaths {
   /** The temporary folder, removed after the file's tests. */
-  work: string;
+  readonly work: string;
   /** `<work>/project`, created (empty). */
-  folder: string;
+  readonly folder: string;
   /** `<work>/store`, for the reference agent (not created: seeding creates it). */
-  store: string;
+  readonly store: string;
 }
 
 /** One workbench shared by the tests of a file or describe block; its properties are there once `before` ran. */
 export interface WorkbenchFixture extends WorkbenchPaths {
-  wb: Workbench;
-  page: Page;
+  readonly wb: Workbench;
+  readonly page: Page;
   /** The Sessions view's pane, opened in `before`. */
-  pane: Locator;
+  readonly pane: Locator;
   /** `wb.until`. */
   until(what: string, condition: () => Promise<boolean> | boolean): Promise<void>;
   /** The Sessions tree's row whose label (the title, not its description) has `title`. */
@@ -235,7 +235,7 @@ export interface WorkbenchFixture extends WorkbenchPaths {
 
 /**
  * Registers `before` and `after` hooks in the current file or describe block: `before` makes
- * the paths, runs `setUp` (which seeds and returns the workbench's options), starts the
+ * the paths (the temporary folder is named acp-ui-<name>-…), runs `setUp` (which seeds and returns the workbench's options), starts the
  * workbench and opens the Sessions view (named `sessionsView` in the display language; `false`:
  * the tests open it themselves); `after` closes the workbench and removes the folder.
  */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { seedMany } from '../agent/seed';
 import { readSession, type StoredSession } from '../agent/store';
@@ -24,13 +24,11 @@ const ui = useWorkbench('cleanup', async ({ work, folder: project, store }) => {
   const sessions = await seedMany({ store, count: COUNT, folders: [project, library], missingFolders: [join(work, 'gone-spike'), join(work, 'gone-tmp')], days: 180, seed: 13 });
   ids = sessions.map((s) => s.sessionId);
   return { agents: [referenceAgent(store)], folders: [project], settings: { 'acpSessions.scope': 'all' } };
+}, {
+  // The tests start once the agent's sessions are listed.
+  ready: async ({ rowWithText }) => { await rowWithText('Bulk session').first().waitFor({ timeout: HANG_GUARD_MS }); },
 });
 const { until } = ui;
-
-// The tests start once the agent's sessions are listed.
-before(async () => {
-  await ui.rowWithText('Bulk session').first().waitFor({ timeout: HANG_GUARD_MS });
-});
 
 /** The store as the agent serves it now, read from disk. */
 async function storeNow(): Promise<StoredSession[]> {

@@ -236,13 +236,15 @@ export interface WorkbenchFixture extends WorkbenchPaths {
 /**
  * Registers `before` and `after` hooks in the current file or describe block: `before` makes
  * the paths (the temporary folder is named acp-ui-<name>-…), runs `setUp` (which seeds and returns the workbench's options), starts the
- * workbench and opens the Sessions view (named `sessionsView` in the display language; `false`:
- * the tests open it themselves); `after` closes the workbench and removes the folder.
+ * workbench, opens the Sessions view (named `sessionsView` in the display language; `false`:
+ * the tests open it themselves) and waits for `ready`; `after` closes the workbench and removes
+ * the folder. (A second top-level `before` would not wait for this one: node:test runs a file's
+ * top-level hooks as they are registered.)
  */
 export function useWorkbench(
   name: string,
   setUp: (paths: WorkbenchPaths) => WorkbenchOptions | Promise<WorkbenchOptions>,
-  { sessionsView = 'Sessions' }: { sessionsView?: string | false } = {},
+  { sessionsView = 'Sessions', ready: whenReady }: { sessionsView?: string | false; ready?: (fixture: WorkbenchFixture) => Promise<void> } = {},
 ): WorkbenchFixture {
   let paths: WorkbenchPaths | undefined;
   let wb: Workbench | undefined;
@@ -257,6 +259,7 @@ export function useWorkbench(
     mkdirSync(paths.folder);
     wb = await startWorkbench(await setUp(paths));
     if (sessionsView !== false) pane = await wb.openSessionsView(sessionsView);
+    await whenReady?.(fixture);
   });
   after(async () => {
     await wb?.close();

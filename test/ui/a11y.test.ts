@@ -3,13 +3,12 @@
 // kind of row, each in the dark, light and high-contrast themes: zero WCAG 2.1 A/AA
 // violations. A screenshot of each theme goes to test-results/screenshots/a11y-*.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Frame, Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Frame } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
-import { chooseInQuickInput, HANG_GUARD_MS, repoRoot, startWorkbench, type Workbench, referenceAgent } from './harness';
+import { chooseInQuickInput, HANG_GUARD_MS, repoRoot, referenceAgent, useWorkbench } from './harness';
 
 const AXE = readFileSync(join(repoRoot(), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 /** The themes, by their names in VS Code's Color Theme picker, and the class the workbench then has. */
@@ -21,34 +20,19 @@ const THEMES = [
 
 interface Violation { id: string; impact: string; help: string; nodes: { target: string[]; failureSummary: string }[] }
 
-let work: string;
 let seed: SeedResult;
-let wb: Workbench;
-let page: Page;
-let pane: Locator;
-let machineSettings: string;
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-a11y-'));
-  const folder = join(work, 'project');
-  mkdirSync(folder);
-  seed = await seedStore({ store: join(work, 'store'), folders: [folder], count: 6, seed: 5 });
-  wb = await startWorkbench({ agents: [], folders: [folder] });
-  page = wb.page;
-  machineSettings = join(wb.dirs.userData, 'Machine', 'settings.json');
-  pane = await wb.openSessionsView();
+const ui = useWorkbench('a11y', async ({ folder, store }) => {
+  seed = await seedStore({ store, folders: [folder], count: 6, seed: 5 });
+  return { agents: [], folders: [folder] };
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+const { until } = ui;
 
 async function useTheme(theme: (typeof THEMES)[number]): Promise<void> {
-  await wb.runCommand('Preferences: Color Theme');
-  await chooseInQuickInput(page, theme.name, theme.name, (what, condition) => wb.until(what, condition));
-  await wb.until(`the workbench uses ${theme.name}`, () =>
-    page.locator('.monaco-workbench').evaluate((el, cls) => el.classList.contains(cls), theme.workbenchClass),
+  await ui.wb.runCommand('Preferences: Color Theme');
+  await chooseInQuickInput(ui.page, theme.name, theme.name, until);
+  await until(`the workbench uses ${theme.name}`, () =>
+    ui.page.locator('.monaco-workbench').evaluate((el, cls) => el.classList.contains(cls), theme.workbenchClass),
   );
 }
 
@@ -72,8 +56,8 @@ function report(violations: Violation[]): string {
 /** The transcript's frame: the webview's inner document that holds #timeline. */
 async function transcriptFrame(): Promise<Frame> {
   let found: Frame | undefined;
-  await wb.until('the transcript webview is loaded', async () => {
-    for (const frame of page.frames()) {
+  await until('the transcript webview is loaded', async () => {
+    for (const frame of ui.page.frames()) {
       if (await frame.evaluate(() => document.body?.dataset.loading === 'false' && !!document.getElementById('timeline')).catch(() => false)) found = frame;
     }
     return found !== undefined;
@@ -82,23 +66,24 @@ async function transcriptFrame(): Promise<Frame> {
 }
 
 test('the welcome view (no agent yet) has no WCAG 2.1 AA violation in the dark, light and high-contrast themes', async () => {
-  const welcome = pane.locator('.welcome-view-content');
+  const welcome = ui.pane.locator('.welcome-view-content');
   await welcome.getByRole('button', { name: 'Add Agent…' }).waitFor({ timeout: HANG_GUARD_MS });
   // A stable selector for axe: VS Code's welcome content of our pane only.
   await welcome.evaluate((el) => el.setAttribute('data-axe-scope', 'welcome'));
   for (const theme of THEMES) {
     await useTheme(theme);
-    const violations = await axe(page.mainFrame(), '[data-axe-scope="welcome"]');
-    await wb.screenshot(`a11y-welcome-${theme.id}`);
+    const violations = await axe(ui.page.mainFrame(), '[data-axe-scope="welcome"]');
+    await ui.wb.screenshot(`a11y-welcome-${theme.id}`);
     assert.deepEqual(violations.map((v) => v.id), [], `${theme.name}:\n${report(violations)}`);
   }
 });
 
 test('a transcript (messages, thoughts, tool calls, plans, compactions) has no WCAG 2.1 AA violation in the three themes', async () => {
-  const agents = [referenceAgent(join(work, 'store'))];
+  const agents = [referenceAgent(ui.store)];
+  const machineSettings = join(ui.wb.dirs.userData, 'Machine', 'settings.json');
   writeFileSync(machineSettings, JSON.stringify({ ...JSON.parse(readFileSync(machineSettings, 'utf8')), 'acpSessions.agents': agents }, null, 2));
   const compacted = seed.sessions.find((s) => s.sessionId === seed.special.compactions)!;
-  const row = pane.locator('.monaco-list-row', { hasText: compacted.title! }).first();
+  const row = ui.rowWithText(compacted.title!).first();
   await row.waitFor({ timeout: HANG_GUARD_MS });
   await row.click();
   const frame = await transcriptFrame();
@@ -107,9 +92,9 @@ test('a transcript (messages, thoughts, tool calls, plans, compactions) has no W
   await frame.locator('details.compaction[open] .body').first().waitFor();
   for (const theme of THEMES) {
     await useTheme(theme);
-    await wb.until(`the transcript uses ${theme.name}`, () => frame.evaluate((cls) => document.body.classList.contains(cls), theme.webviewClass));
+    await until(`the transcript uses ${theme.name}`, () => frame.evaluate((cls) => document.body.classList.contains(cls), theme.webviewClass));
     const violations = await axe(frame, 'html');
-    await wb.screenshot(`a11y-transcript-${theme.id}`);
+    await ui.wb.screenshot(`a11y-transcript-${theme.id}`);
     assert.deepEqual(violations.map((v) => v.id), [], `${theme.name}:\n${report(violations)}`);
   }
 });

@@ -4,54 +4,38 @@
 // run, one Undo for all of it, and a delete run of archived sessions only, after the modal.
 // The preview's screenshot is test-results/screenshots/cleanup-preview.png.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { seedMany } from '../agent/seed';
 import { readSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 const COUNT = 500;
 const DAY = 86_400_000;
 
-let work: string;
-let store: string;
 let ids: string[];
-let wb: Workbench;
-let page: Page;
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-cleanup-'));
-  const project = join(work, 'project');
+const ui = useWorkbench('cleanup', async ({ work, folder: project, store }) => {
   const library = join(work, 'library');
-  mkdirSync(project);
   mkdirSync(library);
-  store = join(work, 'store');
   // Two folders that exist and two that are gone: a quarter of the sessions each.
   const sessions = await seedMany({ store, count: COUNT, folders: [project, library], missingFolders: [join(work, 'gone-spike'), join(work, 'gone-tmp')], days: 180, seed: 13 });
   ids = sessions.map((s) => s.sessionId);
-  const agents = [referenceAgent(store)];
-  wb = await startWorkbench({ agents, folders: [project], settings: { 'acpSessions.scope': 'all' } });
-  page = wb.page;
-  const pane = await wb.openSessionsView();
-  await pane.locator('.monaco-list-row', { hasText: 'Bulk session' }).first().waitFor({ timeout: HANG_GUARD_MS });
+  return { agents: [referenceAgent(store)], folders: [project], settings: { 'acpSessions.scope': 'all' } };
+}, {
+  // The tests start once the agent's sessions are listed.
+  ready: async ({ rowWithText }) => { await rowWithText('Bulk session').first().waitFor({ timeout: HANG_GUARD_MS }); },
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
+const { until } = ui;
 
 /** The store as the agent serves it now, read from disk. */
 async function storeNow(): Promise<StoredSession[]> {
-  return Promise.all(ids.map(async (id) => (await readSession(store, id))!));
+  return Promise.all(ids.map(async (id) => (await readSession(ui.store, id))!));
 }
 
-const widget = () => page.locator('.quick-input-widget');
+const widget = () => ui.page.locator('.quick-input-widget');
 const pickRow = (text: string | RegExp) => widget().locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
 
 /** Waits for a quick pick row, then makes it the active one by keyboard and presses Enter. */
@@ -59,10 +43,10 @@ async function chooseByKeyboard(text: string): Promise<void> {
   await pickRow(text).waitFor({ timeout: HANG_GUARD_MS });
   await until(`"${text}" is the active row`, async () => {
     if (((await widget().locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(text)) return true;
-    await page.keyboard.press('ArrowDown');
+    await ui.page.keyboard.press('ArrowDown');
     return false;
   });
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
 }
 
 /** Checks rules in the multi-select step (a click on a checkbox toggles it), then accepts with OK. */
@@ -81,7 +65,7 @@ async function checkRules(rules: string[]): Promise<void> {
 async function answerInput(prompt: string, value: string): Promise<void> {
   await until(`the input box asks "${prompt}"`, async () => (await widget().innerText().catch(() => '')).includes(prompt));
   await widget().locator('input').first().fill(value);
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
 }
 
 /** Every session row of the preview: paged through with the keyboard (the list is virtualised). */
@@ -95,7 +79,7 @@ async function previewIds(): Promise<string[]> {
       if (match) seen.add(`bulk_${match[1]}`);
     }
     still = seen.size === before ? still + 1 : 0;
-    await page.keyboard.press('PageDown');
+    await ui.page.keyboard.press('PageDown');
   }
   return [...seen].sort();
 }
@@ -108,8 +92,8 @@ async function previewTitle(pattern: RegExp): Promise<string> {
 
 /** The notification saying `text`, from the notification center (whether or not a toast shows). */
 async function notification(text: string): Promise<Locator> {
-  await wb.runCommand('Notifications: Show Notifications');
-  const item = page.locator('.notifications-center .notification-list-item', { hasText: text });
+  await ui.wb.runCommand('Notifications: Show Notifications');
+  const item = ui.page.locator('.notifications-center .notification-list-item', { hasText: text });
   await item.waitFor({ timeout: HANG_GUARD_MS });
   return item;
 }
@@ -121,17 +105,17 @@ test('an archive run previews exactly the sessions the rule selects among 500, a
   const expected = before.filter((s) => !s.archived && !s.deleted && older(s, 30) && !existsSync(s.cwd)).map((s) => s.sessionId).sort();
   assert.ok(expected.length > 50, `a long preview (${expected.length})`);
 
-  await wb.runCommand('ACP Sessions: Clean Up Sessions…');
+  await ui.wb.runCommand('ACP Sessions: Clean Up Sessions…');
   await chooseByKeyboard('Archive');
   await checkRules(['Older than', 'In folders that no longer exist']);
   await answerInput('Sessions last updated more than this many days ago', '30');
 
   const title = await previewTitle(/Archive \d+ sessions/);
   assert.match(title, new RegExp(`Archive ${expected.length} sessions`));
-  await wb.screenshot('cleanup-preview');
+  await ui.wb.screenshot('cleanup-preview');
   assert.deepEqual(await previewIds(), expected, 'the preview lists exactly the selected sessions');
 
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
   await until(`the store has the ${expected.length} sessions archived`, async () => {
     const now = await storeNow();
     return expected.every((id) => now.find((s) => s.sessionId === id)!.archived);
@@ -146,7 +130,7 @@ test('an archive run previews exactly the sessions the rule selects among 500, a
     return before.every((s) => now.find((n) => n.sessionId === s.sessionId)!.archived === s.archived);
   });
   await notification(`Restored ${expected.length} of ${expected.length} sessions.`);
-  await page.keyboard.press('Escape');
+  await ui.page.keyboard.press('Escape');
 });
 
 test('a delete run previews archived sessions only and deletes exactly those after the modal', async () => {
@@ -154,15 +138,15 @@ test('a delete run previews archived sessions only and deletes exactly those aft
   const expected = before.filter((s) => s.archived && !s.deleted && older(s, 60)).map((s) => s.sessionId).sort();
   assert.ok(expected.length > 10, `some archived sessions are old enough (${expected.length})`);
 
-  await wb.runCommand('ACP Sessions: Clean Up Sessions…');
+  await ui.wb.runCommand('ACP Sessions: Clean Up Sessions…');
   await chooseByKeyboard('Delete archived sessions');
   await checkRules(['Older than']);
   await answerInput('Sessions last updated more than this many days ago', '60');
   await previewTitle(new RegExp(`Delete ${expected.length} archived sessions`));
   assert.deepEqual(await previewIds(), expected);
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
 
-  const dialog = page.locator('.monaco-dialog-box');
+  const dialog = ui.page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: HANG_GUARD_MS });
   await until('the modal asks about exactly those', async () => (await dialog.innerText()).includes(`Delete ${expected.length} archived sessions?`));
   assert.equal((await storeNow()).filter((s) => s.deleted).length, 0, 'nothing deleted before the answer');

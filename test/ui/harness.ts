@@ -1,8 +1,11 @@
 // Drives the real workbench like a person: VS Code's server (from code-server) with this
 // extension loaded from the working tree (the current build), in Debian's Chromium through
-// playwright-core. UI tests: `const wb = await startWorkbench({ agents })` ... `await wb.close()`.
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+// playwright-core. UI tests: `const wb = await startWorkbench({ agents })` ... `await wb.close()`,
+// or one workbench for a whole file (or describe block): `const ui = useWorkbench(...)`.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import type { AgentConfig } from '../../src/acp/types';
@@ -204,4 +207,74 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
     await server.stop();
     throw e;
   }
+}
+
+/** The paths a file's set-up seeds: a fresh temporary folder and, in it, a workspace folder and a store. */
+export interface WorkbenchPaths {
+  /** The temporary folder, removed after the file's tests. */
+  readonly work: string;
+  /** `<work>/project`, created (empty). */
+  readonly folder: string;
+  /** `<work>/store`, for the reference agent (not created: seeding creates it). */
+  readonly store: string;
+}
+
+/** One workbench shared by the tests of a file or describe block; its properties are there once `before` ran. */
+export interface WorkbenchFixture extends WorkbenchPaths {
+  readonly wb: Workbench;
+  readonly page: Page;
+  /** The Sessions view's pane, opened in `before`. */
+  readonly pane: Locator;
+  /** `wb.until`. */
+  until(what: string, condition: () => Promise<boolean> | boolean): Promise<void>;
+  /** The Sessions tree's row whose label (the title, not its description) has `title`. */
+  row(title: string): Locator;
+  /** The Sessions tree's row with `text` anywhere in it (label, description, section name). */
+  rowWithText(text: string | RegExp): Locator;
+}
+
+/**
+ * Registers `before` and `after` hooks in the current file or describe block: `before` makes
+ * the paths (the temporary folder is named acp-ui-<name>-…), runs `setUp` (which seeds and returns the workbench's options), starts the
+ * workbench, opens the Sessions view (named `sessionsView` in the display language; `false`:
+ * the tests open it themselves) and waits for `ready`; `after` closes the workbench and removes
+ * the folder. (A second top-level `before` would not wait for this one: node:test runs a file's
+ * top-level hooks as they are registered.)
+ */
+export function useWorkbench(
+  name: string,
+  setUp: (paths: WorkbenchPaths) => WorkbenchOptions | Promise<WorkbenchOptions>,
+  { sessionsView = 'Sessions', ready: whenReady }: { sessionsView?: string | false; ready?: (fixture: WorkbenchFixture) => Promise<void> } = {},
+): WorkbenchFixture {
+  let paths: WorkbenchPaths | undefined;
+  let wb: Workbench | undefined;
+  let pane: Locator | undefined;
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is not there: use it in a test or a hook after the fixture's before`);
+    return value;
+  };
+  before(async () => {
+    const work = mkdtempSync(join(tmpdir(), `acp-ui-${name}-`));
+    paths = { work, folder: join(work, 'project'), store: join(work, 'store') };
+    mkdirSync(paths.folder);
+    wb = await startWorkbench(await setUp(paths));
+    if (sessionsView !== false) pane = await wb.openSessionsView(sessionsView);
+    await whenReady?.(fixture);
+  });
+  after(async () => {
+    await wb?.close();
+    if (paths) rmSync(paths.work, { recursive: true, force: true });
+  });
+  const fixture: WorkbenchFixture = {
+    get work() { return ready(paths, 'the temporary folder').work; },
+    get folder() { return ready(paths, 'the workspace folder').folder; },
+    get store() { return ready(paths, 'the store').store; },
+    get wb() { return ready(wb, 'the workbench'); },
+    get page() { return ready(wb, 'the workbench').page; },
+    get pane() { return ready(pane, sessionsView === false ? 'the Sessions view (this fixture does not open it)' : 'the Sessions view'); },
+    until: (what, condition) => fixture.wb.until(what, condition),
+    row: (title) => fixture.pane.locator('.monaco-list-row', { has: fixture.page.locator('.label-name', { hasText: title }) }),
+    rowWithText: (text) => fixture.pane.locator('.monaco-list-row', { hasText: text }),
+  };
+  return fixture;
 }

@@ -3,24 +3,18 @@
 // link likewise; a `$(icon)` in a title shows as text in the tree and in Find Session. And what
 // another extension gets from ours outside the Test mode: no hook to answer a confirmation.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 const COMMAND_TITLE = 'Fix [Undo](command:workbench.action.files.newUntitledFile)';
 const FILE_TITLE = 'Read [the key](file:///etc/hosts)';
 const ICON_TITLE = '$(zap) Zap the cache';
 
-let work: string;
-let store: string;
 let consumer: string;
-let wb: Workbench;
-let page: Page;
-let pane: Locator;
 
 /**
  * Another extension, as any installed one could be: it activates ours and writes down every
@@ -59,11 +53,7 @@ exports.activate = async (context) => {
 `);
 }
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-hostile-'));
-  const folder = join(work, 'project');
-  mkdirSync(folder);
-  store = join(work, 'store');
+const ui = useWorkbench('hostile', async ({ work, folder, store }) => {
   const now = Date.now();
   for (const [i, [sessionId, title]] of [['s-command', COMMAND_TITLE], ['s-file', FILE_TITLE], ['s-icon', ICON_TITLE]].entries()) {
     await writeSession(store, {
@@ -75,27 +65,14 @@ before(async () => {
   const extensions = join(work, 'extensions');
   consumer = join(extensions, 'acp-tests.api-consumer-0.0.1');
   writeConsumerExtension(consumer);
-  const agents = [referenceAgent(store)];
-  wb = await startWorkbench({ agents, folders: [folder], extensionsDir: extensions });
-  page = wb.page;
-  pane = await wb.openSessionsView();
+  return { agents: [referenceAgent(store)], folders: [folder], extensionsDir: extensions };
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
-
-function row(title: string): Locator {
-  return pane.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: title }) });
-}
+const { row, until } = ui;
 
 /** The notification in the notification center whose text, read as plain text, is `text`. */
 async function notificationSaying(text: string): Promise<Locator> {
-  await wb.runCommand('Notifications: Show Notifications');
-  const items = page.locator('.notifications-center .notification-list-item');
+  await ui.wb.runCommand('Notifications: Show Notifications');
+  const items = ui.page.locator('.notifications-center .notification-list-item');
   let found: Locator | undefined;
   await until(`a notification says ${JSON.stringify(text)}`, async () => {
     for (const item of await items.all()) {
@@ -116,12 +93,12 @@ for (const [sessionId, title] of [['s-command', COMMAND_TITLE], ['s-file', FILE_
     await target.waitFor({ timeout: HANG_GUARD_MS });
     await target.hover();
     await target.locator('.action-label[aria-label="Archive"]').click();
-    await until('the agent stores it archived', async () => (await readSession(store, sessionId))?.archived === true);
+    await until('the agent stores it archived', async () => (await readSession(ui.store, sessionId))?.archived === true);
     const notification = await notificationSaying(`Archived "${title}".`);
-    await wb.screenshot(`hostile-notification-${sessionId}`);
+    await ui.wb.screenshot(`hostile-notification-${sessionId}`);
     assert.equal(await notification.locator('.notification-list-item-message a').count(), 0, 'no link in the message');
     assert.ok(await notification.locator('.monaco-button', { hasText: 'Undo' }).count(), 'the Undo button is ours and still there');
-    await page.keyboard.press('Escape');
+    await ui.page.keyboard.press('Escape');
   });
 }
 
@@ -131,13 +108,13 @@ test('a $(icon) in a title shows as text in the tree and in Find Session, not as
   assert.equal(await target.locator('.label-name').innerText(), ICON_TITLE);
   assert.equal(await target.locator('.label-name .codicon').count(), 0, 'no icon in the tree label');
 
-  await wb.runCommand('ACP Sessions: Find Session…');
-  const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Zap the cache' });
+  await ui.wb.runCommand('ACP Sessions: Find Session…');
+  const pick = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Zap the cache' });
   await pick.waitFor({ timeout: HANG_GUARD_MS });
   const label = pick.locator('.label-name').first();
   assert.equal(await label.locator('.codicon').count(), 0, 'no icon in the quick pick label');
   assert.equal((await label.innerText()).trim(), ICON_TITLE);
-  await page.keyboard.press('Escape');
+  await ui.page.keyboard.press('Escape');
 });
 
 test('another extension gets no way to answer our confirmations (the extension is not in Test mode here)', async () => {

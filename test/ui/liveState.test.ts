@@ -3,20 +3,9 @@
 // a running session's row shows it, the transcript header's Rename… renames through the input
 // box (also by F2), and a load that resumed the session says so without moving its row.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
-
-
-let work: string;
-let store: string;
-let wb: Workbench;
-let page: Page;
-let pane: Locator;
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 function session(sessionId: string, title: string, cwd: string, hoursAgo: number, state?: string): StoredSession {
   return {
@@ -31,11 +20,7 @@ function session(sessionId: string, title: string, cwd: string, hoursAgo: number
   };
 }
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-live-'));
-  const folder = join(work, 'project');
-  mkdirSync(folder);
-  store = join(work, 'store');
+const ui = useWorkbench('live', async ({ folder, store }) => {
   for (const s of [
     session('s-parser', 'Refactor the parser', folder, 1, 'running'),
     session('s-notes', 'Write the release notes', folder, 2),
@@ -43,20 +28,10 @@ before(async () => {
   ]) {
     await writeSession(store, s);
   }
-  const agents = [referenceAgent(store, ['--archive-extension', '--air-state', '--resume-on-load'])];
-  wb = await startWorkbench({ agents, folders: [folder] });
-  page = wb.page;
-  pane = await wb.openSessionsView();
+  return { agents: [referenceAgent(store, ['--archive-extension', '--air-state', '--resume-on-load'])], folders: [folder] };
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const row = (label: string) => pane.locator('.monaco-list-row', { hasText: label });
-const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
-const labels = () => pane.locator('.monaco-list-row .label-name').allInnerTexts();
+const { rowWithText: row, until } = ui;
+const labels = () => ui.pane.locator('.monaco-list-row .label-name').allInnerTexts();
 
 test('a session the agent reports running shows a spinning icon and "Running" in its row', async () => {
   await row('Refactor the parser').waitFor({ timeout: HANG_GUARD_MS });
@@ -64,42 +39,42 @@ test('a session the agent reports running shows a spinning icon and "Running" in
   await running.locator('.codicon-loading').waitFor({ timeout: HANG_GUARD_MS });
   assert.match(await running.locator('.label-description').innerText(), /^Running · /);
   assert.equal(await row('Write the release notes').locator('.codicon-loading').count(), 0, 'an idle session looks as usual');
-  await wb.screenshot('sessions-live-state');
+  await ui.wb.screenshot('sessions-live-state');
 });
 
 test('the transcript header says the load resumed the session, and its row stays where it was', async () => {
   const before = await labels();
   await row('Old performance spike').click();
-  const frame = wb.webviewFrame();
+  const frame = ui.wb.webviewFrame();
   await frame.locator('#header .fact.resumed').waitFor({ timeout: HANG_GUARD_MS });
   assert.match(await frame.locator('#header .fact.resumed').innerText(), /Resumed by the agent/);
   await until('the row shows its new age', async () => /^now\b/.test(await row('Old performance spike').locator('.label-description').innerText()));
   assert.deepEqual(await labels(), before, 'no row moved');
-  await wb.screenshot('transcript-resumed');
+  await ui.wb.screenshot('transcript-resumed');
 });
 
 test('Rename… in the transcript header asks for a title and renames the session in the tree, the tab and the agent; F2 asks too', async () => {
   await row('Write the release notes').click();
-  const frame = wb.webviewFrame();
+  const frame = ui.wb.webviewFrame();
   const rename = frame.locator('#header button[data-action="rename"]');
   await rename.waitFor({ timeout: HANG_GUARD_MS });
   assert.equal(await rename.getAttribute('aria-label'), 'Rename…');
   await rename.click();
-  const input = page.locator('.quick-input-widget input');
+  const input = ui.page.locator('.quick-input-widget input');
   await input.waitFor({ timeout: HANG_GUARD_MS });
   assert.equal(await input.inputValue(), 'Write the release notes');
   await input.fill('Release notes for 2.0');
-  await page.keyboard.press('Enter');
-  await until('the agent stores the title', async () => (await readSession(store, 's-notes'))?.title === 'Release notes for 2.0');
+  await ui.page.keyboard.press('Enter');
+  await until('the agent stores the title', async () => (await readSession(ui.store, 's-notes'))?.title === 'Release notes for 2.0');
   await row('Release notes for 2.0').waitFor({ timeout: HANG_GUARD_MS });
-  await page.locator('.tabs-container .tab', { hasText: 'Release notes for 2.0' }).waitFor({ timeout: HANG_GUARD_MS });
+  await ui.page.locator('.tabs-container .tab', { hasText: 'Release notes for 2.0' }).waitFor({ timeout: HANG_GUARD_MS });
   await frame.locator('#header h1', { hasText: 'Release notes for 2.0' }).waitFor({ timeout: HANG_GUARD_MS });
   // By keyboard: F2 with the focus in the transcript.
   await frame.locator('#header button[data-action="rename"]').focus();
-  await page.keyboard.press('F2');
+  await ui.page.keyboard.press('F2');
   await input.waitFor({ timeout: HANG_GUARD_MS });
   assert.equal(await input.inputValue(), 'Release notes for 2.0');
-  await page.keyboard.press('Escape');
+  await ui.page.keyboard.press('Escape');
   await input.waitFor({ state: 'hidden', timeout: HANG_GUARD_MS });
-  assert.equal((await readSession(store, 's-notes'))?.title, 'Release notes for 2.0', 'cancelled: unchanged');
+  assert.equal((await readSession(ui.store, 's-notes'))?.title, 'Release notes for 2.0', 'cancelled: unchanged');
 });

@@ -3,20 +3,12 @@
 // the context menu and the modal dialog; each step checked in the tree and in the store on
 // disk. Screenshots of both sections go to test-results/screenshots/.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
-
-
-let work: string;
-let store: string;
-let wb: Workbench;
-let page: Page;
-let pane: Locator;
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 function session(sessionId: string, title: string, cwd: string, hoursAgo: number, archived = false): StoredSession {
   return {
@@ -30,13 +22,9 @@ function session(sessionId: string, title: string, cwd: string, hoursAgo: number
   };
 }
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-sessions-'));
-  const folder = join(work, 'project');
+const ui = useWorkbench('sessions', async ({ work, folder, store }) => {
   const library = join(work, 'library');
-  mkdirSync(folder);
   mkdirSync(library);
-  store = join(work, 'store');
   for (const s of [
     session('s-parser', 'Refactor the parser', folder, 1),
     session('s-notes', 'Write the release notes', folder, 2),
@@ -46,24 +34,13 @@ before(async () => {
   ]) {
     await writeSession(store, s);
   }
-  const agents = [referenceAgent(store)];
-  wb = await startWorkbench({ agents, folders: [folder, library] });
-  page = wb.page;
-  pane = await wb.openSessionsView();
+  return { agents: [referenceAgent(store)], folders: [folder, library] };
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-function row(label: string): Locator {
-  return pane.locator('.monaco-list-row', { hasText: label });
-}
+const { rowWithText: row, until } = ui;
 
 /** The labels of the tree's rows, top to bottom (the tree is virtualised; it is small here). */
 async function labels(): Promise<string[]> {
-  return pane.locator('.monaco-list-row .label-name').allInnerTexts();
+  return ui.pane.locator('.monaco-list-row .label-name').allInnerTexts();
 }
 
 /** Which section a session row is in: the nearest section header above it. */
@@ -74,13 +51,11 @@ async function sectionOf(title: string): Promise<string | undefined> {
   return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
 }
 
-const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
-
 /** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
 async function focusSessionsView(): Promise<void> {
-  await wb.runCommand('ACP Sessions: Focus on Sessions View');
+  await ui.wb.runCommand('ACP Sessions: Focus on Sessions View');
   await until('the Sessions tree has the keyboard focus', () =>
-    pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)),
+    ui.pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)),
   );
 }
 
@@ -99,37 +74,37 @@ test('the Active section lists the sessions of each workspace folder, grouped by
   const folderOf = (title: string) => all.slice(0, all.indexOf(title)).reverse().find((l) => l === 'project' || l === 'library');
   assert.equal(folderOf('Refactor the parser'), 'project');
   assert.equal(folderOf('Port the library to ESM'), 'library');
-  await wb.screenshot('sessions-active');
+  await ui.wb.screenshot('sessions-active');
 });
 
 test('Find Session… searches the loaded sessions and opens the picked one\'s transcript', async () => {
-  await wb.runCommand('ACP Sessions: Find Session…');
-  const input = page.locator('.quick-input-widget input');
+  await ui.wb.runCommand('ACP Sessions: Find Session…');
+  const input = ui.page.locator('.quick-input-widget input');
   await input.waitFor();
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' }).waitFor();
+  await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' }).waitFor();
   await input.fill('library');
-  const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' });
+  const pick = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Port the library to ESM' });
   await pick.waitFor();
-  assert.equal(await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor the parser' }).count(), 0);
-  await page.keyboard.press('Enter');
-  await page.locator('.tabs-container .tab', { hasText: 'Port the library to ESM' }).waitFor();
+  assert.equal(await ui.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Refactor the parser' }).count(), 0);
+  await ui.page.keyboard.press('Enter');
+  await ui.page.locator('.tabs-container .tab', { hasText: 'Port the library to ESM' }).waitFor();
 });
 
 test('the inline Archive action moves a session to Archived and the agent stores it archived', async () => {
   const target = row('Write the release notes');
   await target.hover();
   await target.locator('.action-label[aria-label="Archive"]').click();
-  await until('the agent stores it archived', async () => (await readSession(store, 's-notes'))?.archived === true);
+  await until('the agent stores it archived', async () => (await readSession(ui.store, 's-notes'))?.archived === true);
   // The notification (with its Undo) is in the notification center, whether or not a toast shows.
-  await wb.runCommand('Notifications: Show Notifications');
-  const notification = page.locator('.notifications-center .notification-list-item', { hasText: 'Archived "Write the release notes".' });
+  await ui.wb.runCommand('Notifications: Show Notifications');
+  const notification = ui.page.locator('.notifications-center .notification-list-item', { hasText: 'Archived "Write the release notes".' });
   await notification.waitFor();
   assert.ok(await notification.locator('.monaco-button', { hasText: 'Undo' }).count(), 'the notification offers Undo');
-  await page.keyboard.press('Escape');
+  await ui.page.keyboard.press('Escape');
   await expandArchived();
   await until('the session is under Archived', async () => (await sectionOf('Write the release notes')) === 'Archived');
-  assert.equal((await readSession(store, 's-notes'))?.archived, true);
-  await wb.screenshot('sessions-archived');
+  assert.equal((await readSession(ui.store, 's-notes'))?.archived, true);
+  await ui.wb.screenshot('sessions-archived');
 });
 
 test('the inline Unarchive action in Archived moves a session back to Active', async () => {
@@ -140,7 +115,7 @@ test('the inline Unarchive action in Archived moves a session back to Active', a
   await target.hover();
   await target.locator('.action-label[aria-label="Unarchive"]').click();
   await until('the session is under Active', async () => (await sectionOf('Old performance spike')) === 'Active');
-  assert.equal((await readSession(store, 's-spike'))?.archived, false);
+  assert.equal((await readSession(ui.store, 's-spike'))?.archived, false);
 });
 
 /**
@@ -152,23 +127,23 @@ test('the inline Unarchive action in Archived moves a session back to Active', a
 async function contextMenuAction(target: Locator, action: string): Promise<void> {
   await target.waitFor({ timeout: HANG_GUARD_MS });
   await target.click({ button: 'right' });
-  const menu = page.locator('.monaco-menu');
+  const menu = ui.page.locator('.monaco-menu');
   const item = menu.locator('.action-item', { hasText: action });
   await item.waitFor({ timeout: HANG_GUARD_MS });
   // The menu lives in a shadow root: its focused item is that root's activeElement.
   const focused = () => item.evaluate((e) => e.contains((e.getRootNode() as Document | ShadowRoot).activeElement));
   await until(`"${action}" is the focused menu item`, async () => {
     if (await focused()) return true;
-    await page.keyboard.press('ArrowDown');
+    await ui.page.keyboard.press('ArrowDown');
     return focused();
   });
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
   await menu.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
 }
 
 /** The modal dialog once it shows `text` (the workbench shows it after a round trip to the extension). */
 async function dialogSaying(text: RegExp): Promise<Locator> {
-  const dialog = page.locator('.monaco-dialog-box');
+  const dialog = ui.page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: HANG_GUARD_MS });
   await until(`the dialog says ${text}`, async () => text.test(await dialog.innerText()));
   return dialog;
@@ -177,26 +152,26 @@ async function dialogSaying(text: RegExp): Promise<Locator> {
 test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
   await contextMenuAction(row('Fix the flaky test'), 'Delete…');
   const dialog = await dialogSaying(/Delete the session "Fix the flaky test"\?/);
-  await wb.screenshot('sessions-delete-confirmation');
+  await ui.wb.screenshot('sessions-delete-confirmation');
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   await until('the session is gone from the tree', async () => (await row('Fix the flaky test').count()) === 0);
-  assert.equal((await readSession(store, 's-flaky'))?.deleted, true);
+  assert.equal((await readSession(ui.store, 's-flaky'))?.deleted, true);
   await expandArchived();
-  await wb.screenshot('sessions-both-sections');
+  await ui.wb.screenshot('sessions-both-sections');
 });
 
 test('Enter on a selected session opens its transcript, and Delete asks to delete it', async () => {
   const title = 'Refactor the parser';
   const target = row(title).first();
-  const tab = page.locator('.tabs-container .tab', { hasText: title });
+  const tab = ui.page.locator('.tabs-container .tab', { hasText: title });
   /** The transcript tab is open and its rows are in (keys typed in it reach the workbench from then on). */
   const transcriptShown = async () => {
     await tab.waitFor({ timeout: HANG_GUARD_MS });
-    await wb.webviewFrame().locator('#timeline:not([data-rows="0"])').waitFor({ timeout: HANG_GUARD_MS });
+    await ui.wb.webviewFrame().locator('#timeline:not([data-rows="0"])').waitFor({ timeout: HANG_GUARD_MS });
   };
   // Closed again each time: an open webview can take the focus back from the tree.
   const closeTranscript = async () => {
-    await wb.runCommand('View: Close All Editors');
+    await ui.wb.runCommand('View: Close All Editors');
     await tab.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
   };
   // A click selects the row (and opens the transcript): once the tab shows, the extension has
@@ -207,15 +182,15 @@ test('Enter on a selected session opens its transcript, and Delete asks to delet
   assert.equal(await target.getAttribute('aria-selected'), 'true');
 
   await focusSessionsView();
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
   await transcriptShown();
   await closeTranscript();
 
   await focusSessionsView();
-  await page.keyboard.press('Delete');
+  await ui.page.keyboard.press('Delete');
   const dialog = await dialogSaying(new RegExp(`Delete the session "${title}"\\?`));
   await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
   await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
-  assert.equal((await readSession(store, 's-parser'))?.deleted, false, 'cancelled: nothing deleted');
+  assert.equal((await readSession(ui.store, 's-parser'))?.deleted, false, 'cancelled: nothing deleted');
   assert.equal(await row(title).count(), 1);
 });

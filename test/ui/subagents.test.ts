@@ -4,54 +4,30 @@
 // transcript (click and keyboard); the header's sparkline marks each compaction and a marker
 // scrolls to its row. Screenshots: test-results/screenshots/subagents.png, usage-sparkline.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import { test } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
-import { HANG_GUARD_MS, startWorkbench, type Workbench, referenceAgent } from './harness';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 const PARENT = 'Prepare the 2.0 release with subagents';
 const CHILDREN = ['Changelog writer', 'Test runner'];
 const SHOWCASE = 'Long refactor with several context compactions';
 
-let work: string;
 let seed: SeedResult;
-let wb: Workbench;
-let page: Page;
-let pane: Locator;
 
-before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'acp-ui-subagents-'));
-  const folder = join(work, 'project');
-  mkdirSync(folder);
-  const store = join(work, 'store');
+const ui = useWorkbench('subagents', async ({ folder, store }) => {
   seed = await seedStore({ store, folders: [folder], count: 8, seed: 4, subagents: true });
-  const agents = [referenceAgent(store)];
-  wb = await startWorkbench({ agents, folders: [folder] });
-  page = wb.page;
-  pane = await wb.openSessionsView();
+  return { agents: [referenceAgent(store)], folders: [folder] };
 });
-
-after(async () => {
-  await wb?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-const until = (what: string, condition: () => Promise<boolean> | boolean) => wb.until(what, condition);
-
-function row(label: string): Locator {
-  return pane.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: label }) });
-}
+const { row, until } = ui;
 
 function tab(title: string): Locator {
-  return page.locator('.tabs-container .tab', { hasText: title });
+  return ui.page.locator('.tabs-container .tab', { hasText: title });
 }
 
 /** The active transcript tab's content (the one webview that is shown). */
 function transcript() {
-  return page.frameLocator('iframe.webview.ready:visible').frameLocator('iframe#active-frame');
+  return ui.page.frameLocator('iframe.webview.ready:visible').frameLocator('iframe#active-frame');
 }
 
 test('a parent lists its subagent children nested under it, collapsed until opened', async () => {
@@ -72,7 +48,7 @@ test('the parent\'s transcript shows a row per subagent; a click opens the child
   await until('both subagent rows show', async () => (await rows.count()) === 2);
   assert.deepEqual(await rows.locator('.subagent-title').allInnerTexts(), CHILDREN);
   assert.deepEqual(await rows.locator('.subagent-state').allInnerTexts(), ['idle', 'idle']);
-  await wb.screenshot('subagents');
+  await ui.wb.screenshot('subagents');
   await rows.first().locator('.subagent-open').click();
   await tab(CHILDREN[0]).waitFor({ timeout: HANG_GUARD_MS });
   await until('the child\'s own transcript shows', async () => (await transcript().locator('.row.agent_message', { hasText: 'Faster session lists' }).count()) === 1);
@@ -83,7 +59,7 @@ test('Enter on a subagent row opens that child too', async () => {
   const open = transcript().locator('.row.subagent .subagent-open').nth(1);
   await open.waitFor({ timeout: HANG_GUARD_MS });
   await open.focus();
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
   await tab(CHILDREN[1]).waitFor({ timeout: HANG_GUARD_MS });
   await until('the second child\'s transcript shows', async () => (await transcript().locator('.row.agent_message', { hasText: 'Ran 412 tests' }).count()) === 1);
 });
@@ -101,7 +77,7 @@ test('the header draws context use with a marker per compaction; a marker scroll
   const stored = seed.sessions.find((s) => s.sessionId === seed.special.compactions)!.updates.filter((u) => u.sessionUpdate === 'usage_update');
   assert.equal(points?.trim().split(/\s+/).length, stored.length, 'one point per usage_update the agent sent');
   assert.match((await markers.first().getAttribute('aria-label')) ?? '', /^Compaction 1: 190k → \d+(\.\d)?k, freed \d+(\.\d)?k$/);
-  await wb.screenshot('usage-sparkline');
+  await ui.wb.screenshot('usage-sparkline');
 
   // The last compaction's row is below the fold until its marker is clicked.
   const last = markers.nth(8);
@@ -121,7 +97,7 @@ test('the header draws context use with a marker per compaction; a marker scroll
   const first = markers.first();
   const firstRow = frame.locator(`.row[data-key="${await first.getAttribute('data-compaction-key')}"]`);
   await first.focus();
-  await page.keyboard.press('Enter');
+  await ui.page.keyboard.press('Enter');
   await until('the first compaction\'s row is in view and has the focus', () =>
     firstRow.evaluate((el) => {
       const top = el.getBoundingClientRect().top;

@@ -10,13 +10,12 @@
 // after it is opened or a step is selected; a quick input open at that moment loses the focus and
 // closes. So a quick input is opened only after the walkthrough has focused its step.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, REFERENCE_AGENT, referenceAgent, repoRoot, startWorkbench, type Workbench } from './harness';
+import { HANG_GUARD_MS, REFERENCE_AGENT, referenceAgent, repoRoot, useWorkbench, type WorkbenchFixture } from './harness';
 
 const COMPACTED = 'Refactor the parser';
 const DONE = 'Write the release notes';
@@ -42,9 +41,8 @@ async function seed(store: string, folder: string): Promise<void> {
 }
 
 /** The walkthrough as the page shows it. */
-function walkthroughOf(wb: Workbench) {
-  const page: Page = wb.page;
-  const step = (id: string) => page.locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="#${id}"]`);
+function walkthroughOf(ui: WorkbenchFixture) {
+  const step = (id: string) => ui.page.locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="#${id}"]`);
   return {
     step,
     /** The steps shown checked, once all four are on screen. */
@@ -56,19 +54,19 @@ function walkthroughOf(wb: Workbench) {
     },
     /** Waits until the walkthrough, on screen, shows step `id` checked. */
     async untilChecked(id: string): Promise<void> {
-      await wb.until(`the walkthrough shows "${id}" checked`, async () =>
+      await ui.until(`the walkthrough shows "${id}" checked`, async () =>
         (await step(id).isVisible()) && (await step(id).getAttribute('aria-checked')) === 'true');
     },
     /** Opens it with ACP Sessions: Get Started and waits until it has focused its first open step. */
     async open(): Promise<void> {
-      await wb.runCommand('ACP Sessions: Get Started');
-      await page.locator('.gettingStartedContainer', { hasText: WALKTHROUGH_TITLE }).waitFor({ timeout: HANG_GUARD_MS });
-      await wb.until('the walkthrough focuses its selected step', () =>
-        page.locator('button.getting-started-step.expanded').evaluate((e) => e === document.activeElement).catch(() => false));
+      await ui.wb.runCommand('ACP Sessions: Get Started');
+      await ui.page.locator('.gettingStartedContainer', { hasText: WALKTHROUGH_TITLE }).waitFor({ timeout: HANG_GUARD_MS });
+      await ui.until('the walkthrough focuses its selected step', () =>
+        ui.page.locator('button.getting-started-step.expanded').evaluate((e) => e === document.activeElement).catch(() => false));
     },
     /** Brings its editor tab to the front again (a transcript opened in the same group). */
     async show(): Promise<void> {
-      await page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough/ }).click();
+      await ui.page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough/ }).click();
       await step(STEPS[0]).waitFor({ timeout: HANG_GUARD_MS });
     },
   };
@@ -83,94 +81,78 @@ async function quickInput(page: Page, title: string, text: string): Promise<void
 }
 
 describe('a new user', () => {
-  let work: string;
-  let store: string;
-  let wb: Workbench;
-  let page: Page;
-  let wt: ReturnType<typeof walkthroughOf>;
-
-  before(async () => {
-    work = mkdtempSync(join(tmpdir(), 'acp-ui-walkthrough-'));
-    const folder = join(work, 'project');
-    mkdirSync(folder);
-    store = join(work, 'store');
+  const ui = useWorkbench('walkthrough', async ({ folder, store }) => {
     await seed(store, folder);
-    wb = await startWorkbench({ agents: [], folders: [folder] });
-    page = wb.page;
-    wt = walkthroughOf(wb);
-  });
-
-  after(async () => {
-    await wb?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+    return { agents: [], folders: [folder] };
+  }, { sessionsView: false });
+  const wt = walkthroughOf(ui);
 
   /** The agents the user's (remote machine's) settings hold. */
   const configuredAgents = (): unknown[] => {
-    const file = join(wb.dirs.userData, 'Machine', 'settings.json');
+    const file = join(ui.wb.dirs.userData, 'Machine', 'settings.json');
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8'))['acpSessions.agents'] ?? []) : [];
   };
 
   test('Get Started opens the walkthrough with four steps, none done yet', async () => {
     await wt.open();
     assert.deepEqual(await wt.checked(), []);
-    await wb.screenshot('walkthrough-start');
+    await ui.wb.screenshot('walkthrough-start');
   });
 
   test('step 1, from its Add Agent… button: a ready-made agent whose command is missing shows its install command and adds nothing; adding an agent checks the step', async () => {
     const addAgent = wt.step('addAgent').locator('.monaco-button', { hasText: 'Add Agent…' });
     await addAgent.click();
-    await quickInput(page, 'Add Agent', 'Qwen Code');
-    const dialog = page.locator('.monaco-dialog-box');
+    await quickInput(ui.page, 'Add Agent', 'Qwen Code');
+    const dialog = ui.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: HANG_GUARD_MS });
-    await wb.until('the dialog shows the install command', async () => /npm install -g @qwen-code\/qwen-code/.test(await dialog.innerText()));
+    await ui.until('the dialog shows the install command', async () => /npm install -g @qwen-code\/qwen-code/.test(await dialog.innerText()));
     mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: join(SHOTS, 'walkthrough-add-agent.png'), clip: (await dialog.boundingBox()) ?? undefined });
-    await page.keyboard.press('Escape');
+    await ui.page.screenshot({ path: join(SHOTS, 'walkthrough-add-agent.png'), clip: (await dialog.boundingBox()) ?? undefined });
+    await ui.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     assert.deepEqual(configuredAgents(), [], 'cancelled: no agent added');
     assert.deepEqual(await wt.checked(), [], 'cancelled: the step stays open');
 
     await addAgent.click();
-    await quickInput(page, 'Add Agent', 'Custom Command');
-    await quickInput(page, 'Add Agent (1/3)', 'Reference');
-    await quickInput(page, 'Add Agent (2/3)', process.execPath);
-    await quickInput(page, 'Add Agent (3/3)', `${REFERENCE_AGENT} --store ${store}`);
+    await quickInput(ui.page, 'Add Agent', 'Custom Command');
+    await quickInput(ui.page, 'Add Agent (1/3)', 'Reference');
+    await quickInput(ui.page, 'Add Agent (2/3)', process.execPath);
+    await quickInput(ui.page, 'Add Agent (3/3)', `${REFERENCE_AGENT} --store ${ui.store}`);
     await wt.untilChecked('addAgent');
     assert.equal(configuredAgents().length, 1);
   });
 
   test('step 2: opening a session\'s transcript from the Sessions view checks it', async () => {
-    const pane = await wb.openSessionsView();
+    const pane = await ui.wb.openSessionsView();
     await pane.locator('.monaco-list-row', { hasText: COMPACTED }).first().click({ timeout: HANG_GUARD_MS });
-    await wb.webviewFrame().locator('body[data-loading="false"]').waitFor({ timeout: HANG_GUARD_MS });
-    await page.mouse.move(800, 790);
-    await wb.screenshot('walkthrough-open-session');
+    await ui.wb.webviewFrame().locator('body[data-loading="false"]').waitFor({ timeout: HANG_GUARD_MS });
+    await ui.page.mouse.move(800, 790);
+    await ui.wb.screenshot('walkthrough-open-session');
     await wt.show();
     await wt.untilChecked('openSession');
     assert.deepEqual(await wt.checked(), ['addAgent', 'openSession']);
   });
 
   test('step 4: opening a compaction row in the transcript checks it', async () => {
-    await page.locator('.tabs-container .tab', { hasText: COMPACTED }).click();
-    const frame = wb.webviewFrame();
+    await ui.page.locator('.tabs-container .tab', { hasText: COMPACTED }).click();
+    const frame = ui.wb.webviewFrame();
     await frame.locator('details.compaction > summary').click();
     await frame.locator('details.compaction[open] .body h2').waitFor({ timeout: HANG_GUARD_MS });
-    await page.mouse.move(800, 790);
-    await wb.screenshot('walkthrough-compaction');
+    await ui.page.mouse.move(800, 790);
+    await ui.wb.screenshot('walkthrough-compaction');
     await wt.show();
     await wt.untilChecked('readCompaction');
   });
 
   test('step 3: archiving a session alone does not check it; finding it under Archived does', async () => {
     // The walkthrough in front, the Sessions view (open since step 2) beside it.
-    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
+    const pane = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
     const target = pane.locator('.monaco-list-row', { hasText: DONE }).first();
     await target.hover();
     await target.locator('.action-label[aria-label="Archive"]').click();
-    await wb.until('the agent stores it archived', async () => (await readSession(store, 's-notes'))?.archived === true);
+    await ui.until('the agent stores it archived', async () => (await readSession(ui.store, 's-notes'))?.archived === true);
     const archived = pane.locator('.monaco-list-row', { hasText: 'Archived' }).first();
-    await wb.until('the session has left Active', async () => (await pane.locator('.monaco-list-row', { hasText: DONE }).count()) === 0);
+    await ui.until('the session has left Active', async () => (await pane.locator('.monaco-list-row', { hasText: DONE }).count()) === 0);
     assert.ok(!(await wt.checked()).includes('archive'), 'archived but not yet found again');
     await archived.click();
     await pane.locator('.monaco-list-row', { hasText: DONE }).first().waitFor({ timeout: HANG_GUARD_MS });
@@ -178,34 +160,22 @@ describe('a new user', () => {
     await wt.untilChecked('archive');
     assert.deepEqual(await wt.checked(), STEPS);
     // The step's picture: the Sessions view with the session found again under Archived.
-    await page.mouse.move(800, 790);
+    await ui.page.mouse.move(800, 790);
     const box = (await pane.boundingBox())!;
     const last = (await pane.locator('.monaco-list-row').last().boundingBox())!;
-    await page.screenshot({ path: join(SHOTS, 'walkthrough-archive.png'), clip: { x: box.x, y: box.y, width: box.width, height: last.y + last.height + 12 - box.y } });
-    await wb.screenshot('walkthrough-done');
+    await ui.page.screenshot({ path: join(SHOTS, 'walkthrough-archive.png'), clip: { x: box.x, y: box.y, width: box.width, height: last.y + last.height + 12 - box.y } });
+    await ui.wb.screenshot('walkthrough-done');
   });
 });
 
 describe('a user with an agent configured before the walkthrough first opens', () => {
-  let work: string;
-  let wb: Workbench;
-
-  before(async () => {
-    work = mkdtempSync(join(tmpdir(), 'acp-ui-walkthrough-'));
-    const folder = join(work, 'project');
-    mkdirSync(folder);
-    const store = join(work, 'store');
+  const ui = useWorkbench('walkthrough', async ({ folder, store }) => {
     await seed(store, folder);
-    wb = await startWorkbench({ agents: [referenceAgent(store)], folders: [folder] });
-  });
-
-  after(async () => {
-    await wb?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+    return { agents: [referenceAgent(store)], folders: [folder] };
+  }, { sessionsView: false });
 
   test('sees "Add an agent" checked, and only that step', async () => {
-    const wt = walkthroughOf(wb);
+    const wt = walkthroughOf(ui);
     await wt.open();
     await wt.untilChecked('addAgent');
     assert.deepEqual(await wt.checked(), ['addAgent']);

@@ -129,9 +129,12 @@ export async function ingestFloor(
     while ((newline = pending.indexOf('\n', start)) >= 0) {
       const message = JSON.parse(pending.slice(start, newline));
       start = newline + 1;
-      if (message.id !== undefined) waiting?.(message);
-      else notifications++;
-      if (keepText) kept.push(message.params?.update?.content?.text);
+      if (message.id !== undefined) {
+        waiting?.(message);
+      } else {
+        notifications++;
+        if (keepText) kept.push(message.params?.update?.content?.text);
+      }
     }
     pending = pending.slice(start);
   });
@@ -144,7 +147,7 @@ export async function ingestFloor(
   const t0 = performance.now();
   const answer = await request(1, 'session/load', { sessionId: load.sessionId, cwd: load.cwd, mcpServers: [] });
   const ms = performance.now() - t0;
-  if (keepText && kept.length !== notifications + 2) throw new Error(`the ingest floor kept ${kept.length} of ${notifications + 2} texts`);
+  if (keepText && kept.length !== notifications) throw new Error(`the ingest floor kept ${kept.length} of ${notifications} texts`);
   if (answer.error) throw new Error(`the ingest floor's session/load failed: ${JSON.stringify(answer.error)}`);
   return { ms, notifications };
 }

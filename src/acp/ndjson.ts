@@ -149,9 +149,10 @@ export interface NdjsonReaderOptions {
 
 /**
  * Splits the agent's stdout on `\n` in the raw Buffers (no string concatenation of the
- * stream), decodes each chunk's whole lines in one call, and queues them unparsed in
- * vscode-jsonrpc ({@link AGENT_LINES}); {@link drain} parses them, `session/update`
- * notifications straight to the client's handler, other messages to vscode-jsonrpc in order.
+ * stream) and queues each chunk's whole lines, as one piece of bytes, in vscode-jsonrpc
+ * ({@link AGENT_LINES}); {@link drain} decodes each piece in one call and parses its lines,
+ * `session/update` notifications straight to the client's handler, other messages to
+ * vscode-jsonrpc in order.
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined;
@@ -265,10 +266,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** Adds complete lines (one or more, `\n`-separated) to the queued message. */
-  private push(text: Uint8Array): void {
-    if (this.pending) this.pending.texts.push(text);
-    else this.queue([text], []);
-    this.backlogBytes += text.length;
+  private push(bytes: Uint8Array): void {
+    if (this.pending) this.pending.texts.push(bytes);
+    else this.queue([bytes], []);
+    this.backlogBytes += bytes.length;
     if (!this.paused && this.backlogBytes > BACKLOG_HIGH_BYTES) {
       this.paused = true;
       this.readable.pause();
@@ -313,8 +314,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     } else if (first > 0) {
       this.push(chunk.subarray(0, first));
     }
-    // The lines wholly inside this chunk: decoded in one call (a `\n` byte never splits a UTF-8
-    // character) and split when drained; one decode per line costs more than the parse.
+    // The lines wholly inside this chunk: one piece, decoded in one call when drained (a `\n`
+    // byte never splits a UTF-8 character), then split; one decode per line costs more than the parse.
     const last = chunk.lastIndexOf(LF);
     if (last - first - 1 > max) {
       // Rare (this chunk's lines span more than the limit): each line is measured in the bytes it

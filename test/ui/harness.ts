@@ -128,6 +128,22 @@ export async function chooseInQuickInput(page: Page, text: string, label: string
   await until(`the quick input accepted "${label}"`, async () => !(await input.isVisible()) || (await input.inputValue()) !== text);
 }
 
+/**
+ * Waits until the workbench has made every part it starts "when restored" (VS Code marks
+ * `code/didCreateWorkbenchContributions/3` then). Those parts are made in idle time, after the
+ * activity bar already shows our entry, and one of them registers the log channels of the Output
+ * view: until it has, VS Code drops a LogOutputChannel.show() without a trace. On a loaded
+ * machine a test that ran "Show Log" at once saw no log (a CPU slowed six times shows it every
+ * time); a person is rarely that quick, a test always is.
+ */
+export async function workbenchStarted(page: Page): Promise<void> {
+  const mark = 'code/didCreateWorkbenchContributions/3';
+  await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: HANG_GUARD_MS, polling: 50 })
+    .catch((e: unknown) => {
+      throw new Error(`the workbench did not finish starting (no "${mark}" mark) within ${HANG_GUARD_MS} ms: ${e instanceof Error ? e.message : String(e)}`);
+    });
+}
+
 export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
   const root = repoRoot();
   const host = await hostModule();
@@ -154,6 +170,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
     await page.locator('.monaco-workbench').waitFor();
     // Ready for a person once the extension's contributions are in: its activity bar entry.
     await page.locator(ACTIVITY_BAR_ENTRY).waitFor();
+    await workbenchStarted(page);
     const opened = browser;
     const shots = join(root, 'test-results', 'screenshots');
     const workbench: Workbench = {

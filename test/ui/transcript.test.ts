@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { writeSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, runPaletteCommand } from './harness';
+import { HANG_GUARD_MS, referenceAgent, runPaletteCommand, workbenchStarted } from './harness';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const RESULTS = join(ROOT, 'test-results');
@@ -81,6 +81,7 @@ before(async () => {
   await page.goto(server.workbenchUrl({ folders: [folder], payload: [['extensionDevelopmentPath', server.remoteUri(ROOT)]] }));
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   await page.click('.activitybar a[aria-label^="ACP Sessions"]');
+  await workbenchStarted(page);
 });
 
 after(async () => {

@@ -7,7 +7,7 @@
 // from the panel (no `vscode`) so the benchmarks post exactly what the panel posts.
 import type { Entity } from './model';
 import { PatchCollector } from './patches';
-import type { HostToWebview, Patch, StartAt, TranscriptHeader, Viewport } from './protocol';
+import { MARGIN_SCREENS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader, type Viewport } from './protocol';
 
 /** How long changes wait before they go to the webview: one message per frame at most. */
 export const FLUSH_MS = 16;
@@ -19,8 +19,6 @@ export const FLUSH_MS = 16;
 export const LOADING_FLUSH_MS = 100;
 /** The most rows one reply carries: the webview holds a screen and a margin, never the session. */
 export const MAX_RANGE_ROWS = 1000;
-/** Screens of rows sent on each side of the rows the webview needs (it asks for more as the reader scrolls). */
-export const MARGIN_SCREENS = 1;
 /** Characters of rows in each margin at most: a row can be a 200 KB message, sent when it is needed, not as a margin. */
 export const MARGIN_MAX_CHARS = 32 * 1024;
 /** The viewport assumed until the webview says its own. */

@@ -127,6 +127,13 @@ export interface WebviewState {
   compactionsOpen?: boolean;
 }
 
+/**
+ * Screens of rows around the visible area: the host sends this many on each side of the rows the
+ * webview asks for, and the webview builds this many above and below what is on screen. One
+ * number, so the webview never builds further than the rows it holds.
+ */
+export const MARGIN_SCREENS = 1;
+
 /** The only link schemes a transcript may open. */
 export const ALLOWED_LINK_SCHEMES = ['http:', 'https:', 'mailto:'];
 

@@ -7,7 +7,7 @@
 // once per frame; Markdown is rendered for the rows on screen once the stream is quiet.
 import { bodyOf, type Entity } from '../transcript/model';
 import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader, Viewport, WebviewState, WebviewToHost } from '../transcript/protocol';
-import { allowedLink } from '../transcript/protocol';
+import { allowedLink, MARGIN_SCREENS } from '../transcript/protocol';
 import { renderHeader } from './header';
 import { Heights } from './heights';
 import { t } from './l10n';
@@ -47,8 +47,6 @@ let frameTextChars = 8 * 1024;
 let textPut = { chars: 0, at: 0 };
 /** The height of a row not measured yet, until the first rows are measured. */
 const FIRST_ESTIMATE_PX = 64;
-/** Rows are built this far (in screens) above and below the visible area. */
-const MARGIN_SCREENS = 1;
 /**
  * Bodies longer than this stay plain text: Markdown is rendered in one task, and a body of
  * hundreds of thousands of characters would hold the frame for longer than a reader notices.

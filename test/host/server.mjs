@@ -224,6 +224,25 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
+ * Waits until the workbench in `page` has finished starting: VS Code makes the parts it starts
+ * "when restored" (phase 3) and then "eventually" (phase 4) in idle time, each phase ending with
+ * the mark `code/didCreateWorkbenchContributions/<phase>`, well after the window shows. One of
+ * the restored parts registers the Output view's log channels, and VS Code drops a
+ * LogOutputChannel.show() that comes before it without a trace; the eventual parts are the
+ * workbench's own work, which a benchmark's clock must not count as ours.
+ * @param {import('playwright-core').Page} page
+ * @param {{ phase?: 3 | 4, timeoutMs?: number }} [options]
+ */
+export async function whenWorkbenchStarted(page, { phase = 3, timeoutMs = 120_000 } = {}) {
+  const mark = `code/didCreateWorkbenchContributions/${phase}`;
+  try {
+    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: timeoutMs, polling: 50 });
+  } catch (e) {
+    throw new Error(`the workbench did not finish starting (no "${mark}" mark) within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
  * A fresh Chromium profile with one page, through playwright-core and Debian's Chromium.
  * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read').
  */

@@ -88,6 +88,7 @@ interface HostModule {
     workbenchUrl(options: { folders?: string[]; payload?: [string, string][] }): string;
     stop(): Promise<void>;
   }>;
+  whenWorkbenchStarted(page: Page, options?: { phase?: 3 | 4; timeoutMs?: number }): Promise<void>;
   openBrowser(options: { headless?: boolean }): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }>;
 }
 
@@ -129,19 +130,13 @@ export async function chooseInQuickInput(page: Page, text: string, label: string
 }
 
 /**
- * Waits until the workbench has made every part it starts "when restored" (VS Code marks
- * `code/didCreateWorkbenchContributions/3` then). Those parts are made in idle time, after the
- * activity bar already shows our entry, and one of them registers the log channels of the Output
- * view: until it has, VS Code drops a LogOutputChannel.show() without a trace. On a loaded
- * machine a test that ran "Show Log" at once saw no log (a CPU slowed six times shows it every
- * time); a person is rarely that quick, a test always is.
+ * Waits until the workbench has made the parts it starts "when restored", among them the one
+ * that registers the Output view's log channels: before, VS Code drops a LogOutputChannel.show()
+ * without a trace. On a loaded machine a test that ran "Show Log" at once saw no log (with the
+ * page's CPU slowed six times, every time); a person is rarely that quick, a test always is.
  */
 export async function workbenchStarted(page: Page): Promise<void> {
-  const mark = 'code/didCreateWorkbenchContributions/3';
-  await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: HANG_GUARD_MS, polling: 50 })
-    .catch((e: unknown) => {
-      throw new Error(`the workbench did not finish starting (no "${mark}" mark) within ${HANG_GUARD_MS} ms: ${e instanceof Error ? e.message : String(e)}`);
-    });
+  await (await hostModule()).whenWorkbenchStarted(page, { timeoutMs: HANG_GUARD_MS });
 }
 
 export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {

@@ -232,11 +232,13 @@ export const CHROMIUM_ARGS = [
  * workbench's own work, which a benchmark's clock must not count as ours.
  * @param {import('playwright-core').Page} page
  * @param {{ phase?: 3 | 4, timeoutMs?: number }} [options]
+ * @returns {Promise<number>} when the mark was made, in ms after the page began to load
  */
 export async function whenWorkbenchStarted(page, { phase = 3, timeoutMs = 120_000 } = {}) {
   const mark = `code/didCreateWorkbenchContributions/${phase}`;
   try {
-    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, mark, { timeout: timeoutMs, polling: 50 });
+    const handle = await page.waitForFunction((name) => performance.getEntriesByName(name)[0]?.startTime, mark, { timeout: timeoutMs, polling: 50 });
+    return Math.round(await handle.jsonValue());
   } catch (e) {
     throw new Error(`the workbench did not finish starting (no "${mark}" mark) within ${timeoutMs} ms: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -88,7 +88,7 @@ interface HostModule {
     workbenchUrl(options: { folders?: string[]; payload?: [string, string][] }): string;
     stop(): Promise<void>;
   }>;
-  whenWorkbenchStarted(page: Page, options?: { phase?: 3 | 4; timeoutMs?: number }): Promise<void>;
+  whenWorkbenchStarted(page: Page, options?: { phase?: 3 | 4; timeoutMs?: number }): Promise<number>;
   openBrowser(options: { headless?: boolean }): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }>;
 }
 

@@ -4,7 +4,8 @@ import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
 import { registerWalkthrough, walkthrough } from './ui/walkthrough';
 import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
-import { activateSessions, type SessionsApi } from './ui/sessionsView';
+import { isVerdictOnSession } from './sessions/health';
+import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
 
@@ -71,10 +72,12 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       const client = agents.connectedClient(agentName);
       if (client) sessions.model.lastStatusCheck = sessions.model.checkStatus(agentName, client, [sessionId]);
     },
-    loaded: (agentName, sessionId, error) =>
-      void (error === undefined
-        ? sessions.health.recordLoadSuccess(agentName, sessionId)
-        : sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error))),
+    // Only the agent's word about the session is remembered as its health (a time-out shows in
+    // the transcript, and is not the session's fault).
+    loaded: (agentName, sessionId, error) => {
+      if (error === undefined) void sessions.health.recordLoadSuccess(agentName, sessionId);
+      else if (isVerdictOnSession(error)) void sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error));
+    },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
   });
   context.subscriptions.push(transcripts);

@@ -83,3 +83,15 @@ export function sortNewestFirst(sessions: SessionInfo[], placeTime: (session: Se
     })
     .map((e) => e.session);
 }
+
+/** Items by a key, each group in the items' order (a command acts per agent, in the user's order). */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = map.get(k);
+    if (group) group.push(item);
+    else map.set(k, [item]);
+  }
+  return map;
+}

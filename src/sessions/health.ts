@@ -4,6 +4,7 @@
 // Nothing is loaded to learn any of this: folders are checked with a stat, loads are recorded
 // when the user opened a transcript.
 import { stat } from 'node:fs/promises';
+import { AcpError, ErrorCodes } from '../acp/errors';
 import type { SessionInfo } from '../acp/types';
 import { Emitter, type Disposable, type Event } from './events';
 
@@ -138,6 +139,18 @@ export class SessionHealth implements Disposable {
     const stored: Stored = { loadFailures: Object.fromEntries(this.loadFailures), missingFolders: Object.fromEntries(this.missingSince) };
     return Promise.resolve(this.memento.update(HEALTH_STATE_KEY, stored));
   }
+}
+
+/**
+ * Whether a failed load says something about the session itself, to remember as its health: the
+ * agent's own answer that it does not know it (-32002) or refuses it. A time-out, a crash, the
+ * agent's internal error, a sign-in or a cancel say something about that moment only: a session
+ * that loaded slowly on a busy machine must not be marked broken (and offered for deletion).
+ */
+export function isVerdictOnSession(error: unknown): boolean {
+  if (!(error instanceof AcpError)) return false;
+  const passing: number[] = [ErrorCodes.InternalError, ErrorCodes.AuthRequired, ErrorCodes.RequestCancelled, ErrorCodes.MethodNotFound];
+  return !passing.includes(error.code);
 }
 
 function key(agent: string, sessionId: string): string {

@@ -6,6 +6,7 @@ import type { AcpClient } from '../acp/client';
 import type { ArchivedFilter, ListSessionsParams, SessionInfo, SessionState, SessionUpdate } from '../acp/types';
 import { messageOf, type AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
+import { forgetRealPaths, sameFolder } from './folders';
 import { sortNewestFirst, updatedAtMs } from './format';
 
 /** "Active" lists `archived: "exclude"` (or no filter without archive); "Archived" lists `only`. */
@@ -24,6 +25,8 @@ export interface SessionsChange {
 
 /** What happened to one session of an archive, unarchive or delete. */
 export interface SessionOutcome {
+  /** The agent the session belongs to: two agents may hold sessions with one id. */
+  agent: string;
   sessionId: string;
   /** What was known about it before the operation (undefined when not loaded). */
   session: SessionInfo | undefined;
@@ -171,9 +174,9 @@ export class SessionList {
     return this.section === 'archived' ? 'only' : 'exclude';
   }
 
-  /** Whether a session with this `cwd` belongs in this list. */
-  covers(session: SessionInfo): boolean {
-    return this.cwd === undefined || this.cwd === session.cwd;
+  /** Whether a session with this `cwd` belongs in this list (the folder however the agent spells it). */
+  covers(session: Pick<SessionInfo, 'cwd'>): boolean {
+    return this.cwd === undefined || (typeof session.cwd === 'string' && sameFolder(this.cwd, session.cwd));
   }
 
   /** The time the session is placed by in this list (see `placedAt`); grouping by date uses it too. */
@@ -211,6 +214,7 @@ export class SessionList {
       const seen = new Set(collected.map((s) => s.sessionId));
       let cursor = fromStart ? undefined : this.nextCursor;
       let pages = 0;
+      let foreign = 0;
       do {
         // The same `cwd` and `archived` along the whole chain: changing either restarts it.
         const params: { cwd?: string; archived?: ArchivedFilter; cursor?: string } = {};
@@ -220,14 +224,21 @@ export class SessionList {
         this.listRequests++;
         const page = await client.listSessions(params);
         if (!current()) return;
-        for (const session of page.sessions) {
-          if (seen.has(session.sessionId)) continue;
-          seen.add(session.sessionId);
-          collected.push(session);
+        for (const listed of page.sessions) {
+          // An agent that ignores `cwd` (or matches it as a prefix) must not put another
+          // folder's session here too: it would show twice, once under each folder.
+          if (!this.covers(listed)) {
+            foreign++;
+            continue;
+          }
+          if (seen.has(listed.sessionId)) continue;
+          seen.add(listed.sessionId);
+          collected.push(withSectionFlag(listed, this.section, archived));
         }
         cursor = page.nextCursor ?? undefined;
         pages++;
       } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
+      if (foreign > 0) this.model.log?.warn(`"${this.agent}" listed ${foreign} sessions of other folders for cwd ${this.cwd}; they are shown under their own folders only.`);
       const byStatus = client.capabilities.sessionState === 'status';
       // session/status answers arrive after the list: until then a session shows what it showed.
       const shown = byStatus ? new Map(this.sessions.map((s) => [s.sessionId, s.state])) : undefined;
@@ -264,6 +275,8 @@ export class SessionsModel implements Disposable {
   private readonly onDidChangeEmitter = new Emitter<SessionsChange>();
   readonly onDidChange: Event<SessionsChange> = this.onDidChangeEmitter.event;
   private readonly registrySubscriptions: Disposable[] = [];
+  /** Each agent's slot in the registry when its lists were made (a new slot is a reconfigured agent). */
+  private readonly slots = new Map<string, unknown>();
   pageSize: number;
   private currentScope: SessionScope;
   readonly log: SessionsModelOptions['log'];
@@ -275,6 +288,7 @@ export class SessionsModel implements Disposable {
     this.pageSize = Math.max(1, options.pageSize ?? 50);
     this.currentScope = options.scope ?? { kind: 'all' };
     this.log = options.log;
+    for (const agent of registry.agents) this.slots.set(agent.name, agent);
     this.registrySubscriptions.push(
       registry.onDidChangeState((agent) => this.agentStateChanged(agent.name)),
       registry.onDidChangeAgents(() => this.agentsChanged()),
@@ -340,6 +354,7 @@ export class SessionsModel implements Disposable {
    */
   async refresh(agentName?: string): Promise<void> {
     const agents = this.registry.agents.filter((a) => agentName === undefined || a.name === agentName);
+    forgetRealPaths();
     await Promise.all(
       agents.map(async (agent) => {
         if (agent.state.kind === 'connected') {
@@ -348,9 +363,10 @@ export class SessionsModel implements Disposable {
           return;
         }
         if (agent.state.kind === 'starting') return;
-        this.dropAgent(agent.name);
-        this.onDidChangeEmitter.fire({ agent: agent.name });
+        // Lists are kept: once the agent runs, they are listed again (see agentStateChanged),
+        // and as the user asked, in the agent's order.
         await this.registry.restart(agent.name).catch(() => undefined);
+        if (this.registry.connectedClient(agent.name)) await Promise.all(this.allLists(agent.name).map((l) => l.reload(true)));
       }),
     );
   }
@@ -398,7 +414,7 @@ export class SessionsModel implements Disposable {
       const stored = await client.setSessionTitle(sessionId, title);
       const current = this.find(agent, sessionId)?.session;
       if (current) this.move(agent, { ...current, title: stored });
-      return { sessionId, session, status: 'done', title: stored };
+      return { agent, sessionId, session, status: 'done', title: stored };
     } catch (error) {
       return this.failure(agent, sessionId, session, error);
     }
@@ -568,7 +584,7 @@ export class SessionsModel implements Disposable {
       const session = this.find(agent, sessionId)?.session;
       try {
         await change(sessionId, session);
-        outcomes.push({ sessionId, session, status: 'done' });
+        outcomes.push({ agent, sessionId, session, status: 'done' });
       } catch (error) {
         outcomes.push(this.failure(agent, sessionId, session, error));
       }
@@ -594,29 +610,35 @@ export class SessionsModel implements Disposable {
     if (isResourceNotFound(error)) {
       // -32002: the agent no longer knows the session, so no list may keep showing it.
       this.remove(agent, sessionId);
-      return { sessionId, session, status: 'gone', error };
+      return { agent, sessionId, session, status: 'gone', error };
     }
     if (isAuthRequired(error)) this.registry.reportAuthenticationRequired(agent, messageOf(error));
     this.log?.warn(`Operation on session ${sessionId} of "${agent}" failed: ${messageOf(error)}`);
-    return { sessionId, session, status: 'failed', error };
+    return { agent, sessionId, session, status: 'failed', error };
   }
 
-  /** Puts the session into the lists of its (new) section and out of the others. */
+  /**
+   * Puts the session into the lists of its (new) section and out of the others. A list that
+   * holds it keeps it in place, however the agent spells its folder now; only a list that does
+   * not hold it yet asks whether its folder is this one.
+   */
   private move(agent: string, session: SessionInfo): void {
-    const section: Section = session.archived ? 'archived' : 'active';
-    for (const list of this.allLists(agent)) {
+    const lists = this.allLists(agent);
+    // Without the flag, the section it is listed in says where it is (a rename keeps it there).
+    const holder = lists.find((l) => l.sessions.some((s) => s.sessionId === session.sessionId));
+    const section: Section = typeof session.archived === 'boolean' ? (session.archived ? 'archived' : 'active') : holder?.section ?? 'active';
+    for (const list of lists) {
       const index = list.sessions.findIndex((s) => s.sessionId === session.sessionId);
-      if (list.section !== section || !list.covers(session)) {
+      if (list.section !== section) {
         if (index >= 0) {
           list.sessions = list.sessions.filter((_, i) => i !== index);
           this.changed(list);
         }
         continue;
       }
-      if (list.status !== 'loaded') continue;
       const next = [...list.sessions];
       if (index >= 0) next[index] = session;
-      else if (!belongsAfterLoadedPages(list, session)) next.push(session);
+      else if (list.status === 'loaded' && list.covers(session) && !belongsAfterLoadedPages(list, session)) next.push(session);
       else continue;
       list.setSessions(next);
       this.changed(list);
@@ -657,22 +679,28 @@ export class SessionsModel implements Disposable {
       return;
     }
     const client = this.registry.connectedClient(agent);
-    // Content from another (dead) client is stale: a reconnect lists everything again.
-    for (const list of this.allLists(agent)) {
-      if (!list.busy && list.loadedFrom !== client) list.reset();
-    }
     if (this.subscriptions.get(agent)?.client !== client) this.untrack(agent);
+    // Content from another (dead) client is stale, but what the reader had (Load more pages, the
+    // order seen) stays on screen: once connected again, each list is listed again as deep as it
+    // was, in the background, and sessions keep their places.
+    if (client) {
+      for (const list of this.allLists(agent)) {
+        if (list.busy || list.status === 'idle' || list.loadedFrom === client) continue;
+        this.lastRevalidation = list.reload();
+      }
+    }
     this.onDidChangeEmitter.fire({ agent });
   }
 
   private agentsChanged(): void {
-    const names = new Set(this.registry.agents.map((a) => a.name));
     for (const agent of new Set(this.allLists().map((l) => l.agent))) {
-      // A reconfigured agent is a new process: its old lists are stale too.
-      const current = this.registry.connectedClient(agent);
-      const stale = this.allLists(agent).some((l) => l.loadedFrom && l.loadedFrom !== current);
-      if (!names.has(agent) || stale) this.dropAgent(agent);
+      // A removed or reconfigured agent (a new slot: another command, another store) lists
+      // other sessions: its old lists go. A restart after a crash keeps its slot and its lists.
+      const slot = this.registry.agent(agent);
+      if (!slot || this.slots.get(agent) !== slot) this.dropAgent(agent);
     }
+    this.slots.clear();
+    for (const agent of this.registry.agents) this.slots.set(agent.name, agent);
   }
 
   private dropAgent(agent: string): void {
@@ -682,6 +710,15 @@ export class SessionsModel implements Disposable {
     }
     this.untrack(agent);
   }
+}
+
+/**
+ * A listed session with `archived` as the list's filter says, when the entry leaves it out (an
+ * agent that archives by the standard need not repeat it): a later move then knows its section.
+ */
+function withSectionFlag(session: SessionInfo, section: Section, filter: ArchivedFilter | undefined): SessionInfo {
+  if (filter === undefined || typeof session.archived === 'boolean') return session;
+  return { ...session, archived: section === 'archived' };
 }
 
 /** The session with `state` set, or without one when undefined. */

@@ -14,10 +14,11 @@ import {
   type CleanupRule,
   type CleanupSelection,
 } from '../sessions/cleanup';
-import { relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
+import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
 import { CapabilityMissingError, ListCancelledError, type SessionOutcome } from '../sessions/sessionsModel';
 import { quickPickText } from './plainText';
-import { describeOutcomes, groupBy, listedLabels, type SessionCommandsDeps } from './sessionCommands';
+import type { CommandContext } from './commandContext';
+import { describeOutcomes, listedLabels } from './outcomeText';
 import { problemText } from './treeNodes/sessionNode';
 
 /** Given by tests (and scripts) instead of the quick pick steps: no preview is shown. */
@@ -43,7 +44,7 @@ export interface CleanupResult {
 
 const TITLE = () => vscode.l10n.t('Clean Up Sessions');
 
-export async function cleanUpSessions(deps: SessionCommandsDeps, given?: unknown): Promise<CleanupResult> {
+export async function cleanUpSessions(deps: CommandContext, given?: unknown): Promise<CleanupResult> {
   const request = isRequest(given) ? given : undefined;
   const result: CleanupResult = { done: [], failed: [], gone: [], cancelled: false };
   const stop = (why: string) => ({ ...result, stopped: why });
@@ -91,7 +92,7 @@ function isRequest(value: unknown): value is CleanupRequest {
 }
 
 /** The agents to clean up: the one asked for, the only one, or the user's pick ("All agents" first). */
-async function pickAgents(deps: SessionCommandsDeps, request: CleanupRequest | undefined): Promise<string[] | undefined> {
+async function pickAgents(deps: CommandContext, request: CleanupRequest | undefined): Promise<string[] | undefined> {
   // An agent not started yet may list; one known not to is left out.
   const names = deps.registry.agents.filter((a) => a.capabilities?.list !== false).map((a) => a.name);
   if (request?.agent !== undefined) return names.filter((n) => n === request.agent);
@@ -104,7 +105,7 @@ async function pickAgents(deps: SessionCommandsDeps, request: CleanupRequest | u
   return picked?.names;
 }
 
-async function pickAction(deps: SessionCommandsDeps, agents: readonly string[], title: string): Promise<CleanupAction | undefined> {
+async function pickAction(deps: CommandContext, agents: readonly string[], title: string): Promise<CleanupAction | undefined> {
   const canDelete = agents.some((a) => deps.registry.agent(a)?.capabilities?.delete !== false);
   const items: (vscode.QuickPickItem & { action: CleanupAction })[] = [
     {
@@ -173,7 +174,7 @@ async function pickRule(action: CleanupAction, title: string): Promise<CleanupRu
 }
 
 /** Every page of each agent's list for the action (Active to archive, Archived to delete), with progress and cancel. */
-async function listCandidates(deps: SessionCommandsDeps, agents: readonly string[], action: CleanupAction): Promise<CleanupCandidate[] | undefined> {
+async function listCandidates(deps: CommandContext, agents: readonly string[], action: CleanupAction): Promise<CleanupCandidate[] | undefined> {
   const section = action === 'archive' ? 'active' : 'archived';
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing sessions'), cancellable: true },
@@ -203,7 +204,7 @@ function preview(
   selection: CleanupSelection,
   action: CleanupAction,
   now: number,
-  deps: SessionCommandsDeps,
+  deps: CommandContext,
   shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void,
 ): Promise<boolean> {
   const count = selection.selected.length;
@@ -247,7 +248,7 @@ function preview(
   });
 }
 
-function previewItem(agent: string, session: SessionInfo, now: number, deps: SessionCommandsDeps): vscode.QuickPickItem {
+function previewItem(agent: string, session: SessionInfo, now: number, deps: CommandContext): vscode.QuickPickItem {
   const ms = updatedAtMs(session);
   const age = ms === undefined ? vscode.l10n.t('no date') : relativeTime(ms, now);
   const problem = deps.health.problemOf(agent, session);
@@ -261,7 +262,7 @@ function previewItem(agent: string, session: SessionInfo, now: number, deps: Ses
   };
 }
 
-async function confirmDelete(deps: SessionCommandsDeps, selected: readonly CleanupCandidate[]): Promise<boolean> {
+async function confirmDelete(deps: CommandContext, selected: readonly CleanupCandidate[]): Promise<boolean> {
   const question = vscode.l10n.t('Delete {0} archived sessions?', selected.length);
   const agents = [...new Set(selected.map((c) => c.agent))];
   const detail = `${listedLabels(selected.map((c) => sessionLabel(c.session)))}${
@@ -272,7 +273,7 @@ async function confirmDelete(deps: SessionCommandsDeps, selected: readonly Clean
 
 /** Runs the action per agent, with progress and cancel (the sessions not reached stay as they were). */
 async function run(
-  deps: SessionCommandsDeps,
+  deps: CommandContext,
   selected: readonly CleanupCandidate[],
   action: CleanupAction | 'unarchive',
 ): Promise<Pick<CleanupResult, 'done' | 'failed' | 'gone' | 'cancelled'>> {
@@ -298,12 +299,12 @@ async function run(
               ? await deps.model.delete(agent, ids, bulk)
               : await deps.model.unarchive(agent, ids, bulk);
       } catch (error) {
-        outcomes = candidates.map((c) => ({ sessionId: c.session.sessionId, session: c.session, status: 'failed' as const, error }));
+        outcomes = candidates.map((c) => ({ agent, sessionId: c.session.sessionId, session: c.session, status: 'failed' as const, error }));
       }
       const transcripts = deps.transcripts();
       for (const o of outcomes) {
         // The model knows only the sessions the tree loaded; the summary names the others too.
-        const full = { ...o, session: o.session ?? known.get(JSON.stringify([agent, o.sessionId])), agent } as SessionOutcome & { agent: string };
+        const full: SessionOutcome = { ...o, session: o.session ?? known.get(JSON.stringify([agent, o.sessionId])) };
         outcome[o.status === 'done' ? 'done' : o.status === 'gone' ? 'gone' : 'failed'].push(full);
         if (o.status === 'done' && action !== 'delete') transcripts?.setArchived(agent, o.sessionId, action === 'archive');
       }
@@ -315,7 +316,7 @@ async function run(
 }
 
 /** One message for the run; an archive run offers one Undo for everything it archived. */
-function summarize(deps: SessionCommandsDeps, result: CleanupResult, action: CleanupAction, total: number): void {
+function summarize(deps: CommandContext, result: CleanupResult, action: CleanupAction, total: number): void {
   const parts: string[] = [];
   const done = result.done.length;
   if (done > 0) parts.push(action === 'archive' ? vscode.l10n.t('Archived {0}.', describeOutcomes(result.done)) : vscode.l10n.t('Deleted {0}.', describeOutcomes(result.done)));
@@ -334,7 +335,7 @@ function summarize(deps: SessionCommandsDeps, result: CleanupResult, action: Cle
   const undo = vscode.l10n.t('Undo');
   result.undone = deps.messages.show(severity, text, undo).then(async (choice) => {
     if (choice !== undo) return undefined;
-    const archived = (result.done as (SessionOutcome & { agent: string })[]).map((o) => ({ agent: o.agent, session: o.session ?? ({ sessionId: o.sessionId, cwd: '' } as SessionInfo) }));
+    const archived = result.done.map((o) => ({ agent: o.agent, session: o.session ?? ({ sessionId: o.sessionId, cwd: '' } as SessionInfo) }));
     const restored = await run(deps, archived, 'unarchive');
     const message =
       restored.failed.length > 0

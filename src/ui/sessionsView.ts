@@ -1,18 +1,17 @@
-// The Sessions tree: routes VS Code's questions to the node classes and refreshes when the
-// registry or the sessions model change. No protocol logic lives here.
+// The Sessions tree's data provider: routes VS Code's questions to the node classes, redraws what
+// changed in the registry or the sessions model, and tells what is selected. No protocol logic and
+// no commands live here (src/ui/sessionsWiring.ts wires them).
 import * as vscode from 'vscode';
-import { AgentRegistry } from '../sessions/agentRegistry';
-import { SessionHealth } from '../sessions/health';
-import { SessionsModel, type SessionList, type SessionScope } from '../sessions/sessionsModel';
-import { MessageRecorder, Messages, registerSessionCommands, type TranscriptsLike } from './sessionCommands';
-import { boundedLogger } from '../acp/boundedLog';
-import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
+import type { AgentRegistry } from '../sessions/agentRegistry';
+import type { SessionHealth } from '../sessions/health';
+import type { LearnedFacts } from '../sessions/lineage';
+import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
+import type { SelectionSource, SessionKey } from './commandTargets';
 import { AgentNode } from './treeNodes/agentNode';
 import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import { walkthrough } from './walkthrough';
 import type { TreeContext, TreeNode } from './treeNodes/treeNode';
-import { LearnedFacts } from '../sessions/lineage';
 
 export const sessionsViewId = 'acpSessions.sessions';
 
@@ -24,7 +23,7 @@ export interface SessionsViewOptions {
   learned: LearnedFacts;
 }
 
-export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
   readonly treeView: vscode.TreeView<TreeNode>;
   private readonly changeEmitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
@@ -44,6 +43,16 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   private groupByDate: boolean;
   private problemsOnly = false;
   private showSubagents: boolean;
+  /** Nodes whose redraw was asked for and that VS Code has not fetched again yet ('' is the root). */
+  private readonly awaitingFetch = new Set<string>();
+  private readonly fetchEmitter = new vscode.EventEmitter<void>();
+  readonly onDidFetch = this.fetchEmitter.event;
+  private fetchTimer: NodeJS.Timeout | undefined;
+  /** The user's last selection of sessions (see `remembered`). */
+  private lastSelection: SessionKey[] = [];
+  /** Nodes the user expanded (true) or collapsed (false); others are as their item says. */
+  private readonly expansion = new Map<string, boolean>();
+  private sessionSelected: boolean | undefined;
 
   constructor(
     readonly registry: AgentRegistry,
@@ -87,14 +96,16 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       options.learned.onDidChange(() => this.refresh()),
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
+        this.expansion.set(e.element.id, true);
         if (e.element instanceof SectionNode && e.element.section === 'archived') walkthrough.archivedShown();
         this.refresh();
       }),
-      this.treeView.onDidCollapseElement(() => this.refresh()),
-      // Enter and Delete apply to sessions only; elsewhere the tree keeps its own keys.
-      this.treeView.onDidChangeSelection((e) =>
-        vscode.commands.executeCommand('setContext', 'acpSessions.sessionSelected', e.selection.some((n) => n instanceof SessionNode)),
-      ),
+      this.treeView.onDidCollapseElement((e) => {
+        this.expansion.set(e.element.id, false);
+        this.refresh();
+      }),
+      this.treeView.onDidChangeSelection((e) => this.selectionChanged(e.selection)),
+      this.fetchEmitter,
     );
     this.updateDescription();
   }
@@ -117,11 +128,66 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
       if (changed === 'root') {
         this.nodes.clear();
         this.shown.clear();
+        this.awaitingFetch.clear();
+        this.awaitingFetch.add('');
         this.changeEmitter.fire(undefined);
       } else if (changed.length > 0) {
         this.prune();
+        for (const node of changed) this.awaitingFetch.add(node.id);
         this.changeEmitter.fire(changed);
       }
+    }, 0);
+  }
+
+  /** Whether a redraw was asked for that VS Code has not fetched yet (rows below it are unknown to it meanwhile). */
+  get redrawing(): boolean {
+    return this.refreshTimer !== undefined || this.awaitingFetch.size > 0;
+  }
+
+  /** Everything selected, as VS Code reports it now. */
+  selection(): readonly TreeNode[] {
+    return this.treeView.selection;
+  }
+
+  /** The selected sessions, for commands run from the palette. */
+  selectedSessions(): SessionNode[] {
+    return this.treeView.selection.filter((n): n is SessionNode => n instanceof SessionNode);
+  }
+
+  /**
+   * The user's last selection of sessions. A selection event that comes while rows are being
+   * redrawn carries what VS Code could resolve then (often nothing), not what the user chose, so
+   * it does not replace what was remembered; any other event does.
+   */
+  remembered(): readonly SessionKey[] {
+    return this.lastSelection;
+  }
+
+  private selectionChanged(selection: readonly TreeNode[]): void {
+    const sessions = selection.filter((n): n is SessionNode => n instanceof SessionNode);
+    if (sessions.length > 0) this.lastSelection = sessions.map((n) => ({ agent: n.agent, section: n.section, sessionId: n.session.sessionId }));
+    else if (!(selection.length === 0 && this.redrawing)) this.lastSelection = [];
+    this.updateSessionSelected();
+  }
+
+  /**
+   * `acpSessions.sessionSelected`, from what VS Code reports as selected now: after every fetch
+   * too, since a row that comes back after a redraw is selected again without any event.
+   */
+  private updateSessionSelected(): void {
+    const selected = this.treeView.selection.some((n) => n instanceof SessionNode);
+    if (selected === this.sessionSelected) return;
+    this.sessionSelected = selected;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.sessionSelected', selected);
+  }
+
+  /** After VS Code fetched: once its handlers have taken the rows in (a task later), selection and waiters see them. */
+  private fetched(): void {
+    if (this.fetchTimer) return;
+    this.fetchTimer = setTimeout(() => {
+      this.fetchTimer = undefined;
+      this.updateSessionSelected();
+      this.fetchEmitter.fire();
     }, 0);
   }
 
@@ -143,6 +209,9 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     walk('');
     for (const id of this.nodes.keys()) if (!reachable.has(id)) this.nodes.delete(id);
     for (const id of this.shown.keys()) if (!reachable.has(id)) this.shown.delete(id);
+    for (const id of this.expansion.keys()) if (!reachable.has(id)) this.expansion.delete(id);
+    // A node no longer shown will not be fetched: its redraw is not in flight.
+    for (const id of this.awaitingFetch) if (id !== '' && !reachable.has(id)) this.awaitingFetch.delete(id);
   }
 
   /** @internal how many nodes the view keeps (tests check that gone ones are forgotten). */
@@ -183,7 +252,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     const fresh = node ? node.getChildren() : this.registry.agents.map((agent) => new AgentNode(this.ctx, agent));
     return fresh.map((child) => {
       const known = this.nodes.get(child.id);
-      if (known && known.constructor === child.constructor) return Object.assign(known, child);
+      if (known && known.refreshFrom(child)) return known;
       this.nodes.set(child.id, child);
       return child;
     });
@@ -214,10 +283,16 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
   getTreeItem(node: TreeNode): vscode.TreeItem {
     const item = node.getTreeItem();
     this.record(node.id).item = itemKey(item);
+    // A collapsed node's redraw ends with its item: VS Code fetches no children of it.
+    const expanded = this.expansion.get(node.id) ?? item.collapsibleState === vscode.TreeItemCollapsibleState.Expanded;
+    if (!expanded) this.awaitingFetch.delete(node.id);
+    this.fetched();
     return item;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
+    this.awaitingFetch.delete(node?.id ?? '');
+    this.fetched();
     const children = this.children(node);
     const shown = this.record(node?.id ?? '');
     const ids = children.map((c) => c.id);
@@ -238,11 +313,6 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
     return node.parent;
   }
 
-  /** The selected sessions, for commands run from the keyboard or the palette. */
-  selectedSessions(): SessionNode[] {
-    return this.treeView.selection.filter((n): n is SessionNode => n instanceof SessionNode);
-  }
-
   /** Shows progress in the view while `work` runs (only visible when it takes a while). */
   withProgress<T>(work: Promise<T>): Promise<T> {
     return Promise.resolve(vscode.window.withProgress({ location: { viewId: sessionsViewId } }, () => work));
@@ -261,6 +331,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, vscode.D
 
   dispose(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    if (this.fetchTimer) clearTimeout(this.fetchTimer);
     clearInterval(this.clock);
     for (const d of this.disposables) d.dispose();
   }
@@ -272,94 +343,4 @@ function itemKey(item: vscode.TreeItem): string {
   const icon = item.iconPath instanceof vscode.ThemeIcon ? [item.iconPath.id, item.iconPath.color] : String(item.iconPath);
   const { label, description, contextValue, collapsibleState, accessibilityInformation } = item;
   return JSON.stringify([label, description, tooltip, icon, contextValue, collapsibleState, item.command?.command, accessibilityInformation, item.resourceUri?.toString()]);
-}
-
-const restrictedModeReason = () => vscode.l10n.t('Restricted Mode: agents do not start by themselves in a folder you have not trusted.');
-
-/** The Sessions part of the test API (the extension's Test mode only). */
-export interface SessionsApi {
-  readonly model: SessionsModel;
-  /** The tree's data provider: `getChildren()` walks exactly what the view shows. */
-  readonly view: SessionsView;
-  /** Lineage and last figures that opened transcripts told the tree. */
-  readonly learned: LearnedFacts;
-  /** Notifications and confirmations the view showed, readable and answerable. */
-  readonly messages: MessageRecorder;
-  /** Missing folders and failed loads (remembered in globalState). */
-  readonly health: SessionHealth;
-}
-
-/**
- * Creates the agent registry from the user's settings (re-read on change), the sessions model
- * scoped to the workspace folders or all, the tree view and its commands.
- */
-export function activateSessions(
-  context: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-  transcripts: () => TranscriptsLike | undefined,
-): { agents: AgentRegistry; sessions: Omit<SessionsApi, 'messages'> & { messages: MessageRecorder | undefined } } {
-  const config = () => vscode.workspace.getConfiguration('acpSessions');
-  const folders = () =>
-    (vscode.workspace.workspaceFolders ?? [])
-      .filter((f) => f.uri.scheme === 'file')
-      .map((f) => ({ path: f.uri.fsPath, name: f.name }));
-  const scope = (): SessionScope =>
-    config().get<string>('scope') === 'all' ? { kind: 'all' } : { kind: 'folders', folders: folders().map((f) => f.path) };
-
-  const agents = new AgentRegistry({
-    start: () => ({
-      clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
-      // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
-      log: boundedLogger(log),
-      trace: readTraceLevel,
-      maxMessageBytes: config().get<number>('maxMessageSize'),
-      initializeTimeoutMs: readRequestTimeout(),
-      requestTimeoutMs: readRequestTimeout(),
-      defaultCwd: folders()[0]?.path,
-    }),
-  });
-  agents.setConfigs(readAgentConfigs());
-  // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
-  // starts there until the user trusts the folder or says "start anyway" for this session.
-  if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
-  const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
-  const health = new SessionHealth(context.globalState);
-  const learned = new LearnedFacts();
-  const view = new SessionsView(agents, model, {
-    folders,
-    groupByDate: config().get<boolean>('groupByDate') === true,
-    showSubagents: config().get<boolean>('showSubagents') !== false,
-    health,
-    learned,
-  });
-  const messages = new Messages();
-  // Only integration tests read and answer messages; in any other mode nothing is recorded.
-  if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
-  const setContextKeys = () => {
-    void vscode.commands.executeCommand('setContext', 'acpSessions.scope', config().get<string>('scope') === 'all' ? 'all' : 'workspace');
-    void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
-  };
-  setContextKeys();
-
-  context.subscriptions.push(
-    view,
-    ...registerSessionCommands({ registry: agents, model, view, messages, log, transcripts, health }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
-      if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
-      if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
-      if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
-      if (e.affectsConfiguration('acpSessions.pageSize')) model.pageSize = Math.max(1, config().get<number>('pageSize') ?? 50);
-      if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
-    }),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
-    vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
-    { dispose: () => model.dispose() },
-    health,
-    learned,
-    // Agents are killed on deactivate; nothing may outlive the extension host.
-    { dispose: () => void agents.dispose() },
-  );
-  return { agents, sessions: { model, view, learned, messages: messages.recorder, health } };
 }

@@ -9,7 +9,7 @@ import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
 import { notificationText, plainLine, scriptJson } from './plainText';
-import { SessionTarget } from './sessionCommands';
+import { SessionTarget } from './commandTargets';
 import { walkthrough } from './walkthrough';
 import { partsText, type CompactionEntity, type EntityKind, type Usage } from '../transcript/model';
 import { usageSeries } from '../transcript/usage';

@@ -290,7 +290,10 @@ const standardArchive = opts.list && opts.archive && !opts.archiveExtension;
 
 async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null; _meta?: unknown } }) {
   try {
-    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState);
+    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState, {
+      cwdMatch: opts.cwdMatch,
+      omitArchivedFlag: opts.omitArchivedFlag,
+    });
   } catch (error) {
     if (error instanceof InvalidListParams) throw acp.RequestError.invalidParams({ archived: params.archived, cursor: params.cursor }, error.message);
     throw error;

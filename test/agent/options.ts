@@ -47,7 +47,19 @@ export interface AgentOptions {
   chaos?: ChaosOptions;
   /** A JSON file of agent-controlled text to send instead of ours (see AgentStrings). */
   strings?: string;
+  /** How `session/list`'s `cwd` matches a session's folder (see CwdMatch). */
+  cwdMatch: CwdMatch;
+  /** List entries leave `archived` out even with the standard archive (the schema makes it optional). */
+  omitArchivedFlag: boolean;
 }
+
+/**
+ * `exact`: the same string. As agents seen elsewhere do: `loose` ignores a drive letter's case
+ * and trailing separators (an agent on Windows), `prefix` also lists sessions in folders below,
+ * `ignore` lists every folder's sessions whatever `cwd` says.
+ */
+export type CwdMatch = 'exact' | 'loose' | 'prefix' | 'ignore';
+const CWD_MATCHES: readonly CwdMatch[] = ['exact', 'loose', 'prefix', 'ignore'];
 
 /** What --strings FILE holds: text this agent sends in place of its own (hostile-string tests). */
 export interface AgentStrings {
@@ -122,15 +134,18 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --chaos-log FILE            append one JSON line per process start and per fault
   --chaos-oversized-bytes N   length of an oversized line (default 1.25 MiB)
   --strings FILE              JSON { agentInfo, errorMessage, errorData, stderr }: text to send instead of ours
+  --cwd-match MODE            how session/list's cwd matches: exact (default), loose (drive letter case,
+                              trailing separators), prefix (folders below too), ignore (every folder)
+  --omit-archived-flag        list entries leave out \`archived\` (standard archive only)
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
 ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
-  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings',
+  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -201,6 +216,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
   if (exitAt !== undefined && !(EXIT_POINTS as readonly string[]).includes(exitAt)) {
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
   }
+  const cwdMatch = value('cwd-match') ?? 'exact';
+  if (!(CWD_MATCHES as readonly string[]).includes(cwdMatch)) throw new OptionsError(`--cwd-match: expected one of ${CWD_MATCHES.join(', ')}, got ${JSON.stringify(cwdMatch)}`);
   const pageSize = value('page-size');
   const exitAtCount = value('exit-at-count');
   const delay = value('delay');
@@ -211,6 +228,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     list: !flag('no-list'),
     archive: !flag('no-archive'),
     archiveExtension: flag('archive-extension'),
+    cwdMatch: cwdMatch as CwdMatch,
+    omitArchivedFlag: flag('omit-archived-flag'),
     delete: !flag('no-delete'),
     load: !flag('no-load'),
     close: !flag('no-close'),

@@ -1,6 +1,7 @@
 // Pure session logic of the reference agent: list filtering, ordering and cursors, and what
 // a replay sends for a given protocol version and client capabilities.
 import type { SessionUpdate, StoredSession } from './store';
+import type { CwdMatch } from './options';
 
 export type ArchivedFilter = 'exclude' | 'include' | 'only';
 
@@ -91,6 +92,7 @@ export function listPage(
   archiveSupported: boolean,
   airFilter?: ArchivedFilter,
   airState = false,
+  quirks: ListQuirks = {},
 ): { sessions: ListedSession[]; nextCursor?: string } {
   let archived: ArchivedFilter;
   // The SDK's schema lets any string through (an open enum), so the RFD's -32602 is ours to send.
@@ -111,7 +113,7 @@ export function listPage(
 
   // The order of compareSessions, with each date parsed once rather than per comparison.
   const matching = stored
-    .filter((s) => !s.deleted && (cwd === null || s.cwd === cwd) && (!filtering || archived === 'include' || (archived === 'only') === s.archived))
+    .filter((s) => !s.deleted && (cwd === null || cwdMatches(s.cwd, cwd, quirks.cwdMatch ?? 'exact')) && (!filtering || archived === 'include' || (archived === 'only') === s.archived))
     .map((s) => ({ s, t: Date.parse(s.updatedAt) }))
     .sort((a, b) => b.t - a.t || (a.s.sessionId < b.s.sessionId ? -1 : a.s.sessionId > b.s.sessionId ? 1 : 0))
     .map((k) => k.s);
@@ -122,9 +124,24 @@ export function listPage(
   const hasMore = from + pageSize < matching.length;
   const last = page[page.length - 1];
   return {
-    sessions: page.map((s) => toListedSession(s, archiveSupported, airFilter !== undefined, airState)),
+    sessions: page.map((s) => toListedSession(s, archiveSupported && !quirks.omitArchivedFlag, airFilter !== undefined, airState)),
     ...(hasMore && last ? { nextCursor: encodeCursor({ v: 1, t: Date.parse(last.updatedAt), id: last.sessionId, f: key }) } : {}),
   };
+}
+
+/** Ways of listing that real agents have and the tests need (see --cwd-match, --omit-archived-flag). */
+export interface ListQuirks {
+  cwdMatch?: CwdMatch;
+  omitArchivedFlag?: boolean;
+}
+
+function cwdMatches(stored: string, asked: string, match: CwdMatch): boolean {
+  if (match === 'ignore') return true;
+  const spelled = (p: string) => (match === 'exact' ? p : p.replace(/^([a-zA-Z]):/, (_, d: string) => `${d.toLowerCase()}:`).replace(/(.)[\\/]+$/, '$1'));
+  const a = spelled(stored);
+  const b = spelled(asked);
+  if (a === b) return true;
+  return match === 'prefix' && a.startsWith(b);
 }
 
 function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean, airState: boolean): ListedSession {

@@ -12,7 +12,7 @@ import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import type { SessionPick } from '../../src/ui/findSession';
-import type { ShownMessage } from '../../src/ui/sessionCommands';
+import type { ShownMessage } from '../../src/ui/messages';
 import { linkToOpen } from '../../src/ui/transcriptPanel';
 import { writeSession } from '../agent/store';
 import { BASE, hostileStrings, longStrings } from '../hostile/corpus';

@@ -161,7 +161,7 @@ describe('agent registry', () => {
     await waitFor(() => !keptClient.isConnected);
   });
 
-  test('a reconnect makes the model list again: content from a dead client is dropped', async () => {
+  test('a reconnect makes the model list again: content from a dead client stays on screen until the new process has listed it', async () => {
     const r = registry();
     const dir = await store();
     r.setConfigs([{ name: 'ref', command: process.execPath, args: [agentScript, '--store', dir] }]);
@@ -170,9 +170,10 @@ describe('agent registry', () => {
     const list = model.list('ref', 'active', undefined);
     await list.load();
     assert.equal(list.status, 'loaded');
+    const before = list.loadedFrom;
     await r.restart('ref');
-    assert.equal(list.status, 'idle', 'the list will be listed again from the new process');
-    await list.load();
+    assert.equal(list.status, 'loaded', 'what the reader had stays on screen');
+    await waitFor(() => list.loadedFrom !== before && list.loadedFrom === r.connectedClient('ref'));
     assert.deepEqual(list.sessions.map((s) => s.sessionId), ['s1']);
   });
 });

@@ -14,9 +14,18 @@ import { TreeNode, type TreeContext } from './treeNode';
 export class AgentNode extends TreeNode {
   constructor(
     private readonly ctx: TreeContext,
-    readonly agent: Agent,
+    private currentAgent: Agent,
   ) {
     super(undefined);
+  }
+
+  /** The agent as the registry holds it now (a reconfigured agent is a new one under the same name). */
+  get agent(): Agent {
+    return this.currentAgent;
+  }
+
+  protected override update(fresh: AgentNode): void {
+    this.currentAgent = fresh.currentAgent;
   }
 
   get name(): string {

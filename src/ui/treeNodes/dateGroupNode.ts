@@ -11,12 +11,18 @@ export class DateGroupNode extends TreeNode {
   constructor(
     private readonly ctx: TreeContext,
     parent: TreeNode,
-    readonly list: SessionList,
+    private list: SessionList,
     readonly group: DateGroup,
-    readonly sessions: readonly SessionInfo[],
-    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
+    private sessions: readonly SessionInfo[],
+    private subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
+  }
+
+  protected override update(fresh: DateGroupNode): void {
+    this.list = fresh.list;
+    this.sessions = fresh.sessions;
+    this.subagents = fresh.subagents;
   }
 
   get id(): string {

@@ -11,9 +11,17 @@ export class FolderNode extends TreeNode {
     parent: TreeNode,
     readonly agent: string,
     readonly section: Section,
-    readonly folder: { path: string; name: string },
+    private currentFolder: { path: string; name: string },
   ) {
     super(parent);
+  }
+
+  get folder(): { path: string; name: string } {
+    return this.currentFolder;
+  }
+
+  protected override update(fresh: FolderNode): void {
+    this.currentFolder = fresh.currentFolder;
   }
 
   get id(): string {

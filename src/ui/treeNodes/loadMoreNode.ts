@@ -8,9 +8,18 @@ import { TreeNode } from './treeNode';
 export class LoadMoreNode extends TreeNode {
   constructor(
     parent: TreeNode,
-    readonly list: SessionList,
+    private currentList: SessionList,
   ) {
     super(parent);
+  }
+
+  /** The list whose next page this loads. */
+  get list(): SessionList {
+    return this.currentList;
+  }
+
+  protected override update(fresh: LoadMoreNode): void {
+    this.currentList = fresh.currentList;
   }
 
   get id(): string {

@@ -16,11 +16,17 @@ const icons: Record<MessageKind, vscode.ThemeIcon> = {
 export class MessageNode extends TreeNode {
   constructor(
     parent: TreeNode,
-    readonly kind: MessageKind,
-    readonly message: string,
-    private readonly options: { tooltip?: string; command?: vscode.Command; key?: string } = {},
+    private kind: MessageKind,
+    private message: string,
+    private options: { tooltip?: string; command?: vscode.Command; key?: string } = {},
   ) {
     super(parent);
+  }
+
+  protected override update(fresh: MessageNode): void {
+    this.kind = fresh.kind;
+    this.message = fresh.message;
+    this.options = fresh.options;
   }
 
   get id(): string {

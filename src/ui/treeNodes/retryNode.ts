@@ -7,10 +7,20 @@ export class RetryNode extends TreeNode {
   constructor(
     parent: TreeNode,
     /** A list to load again, or the name of an agent to restart. */
-    readonly target: { list: SessionList } | { agent: string },
-    private readonly label = vscode.l10n.t('Retry'),
+    private currentTarget: { list: SessionList } | { agent: string },
+    private label = vscode.l10n.t('Retry'),
   ) {
     super(parent);
+  }
+
+  /** A list to load again, or the name of an agent to restart. */
+  get target(): { list: SessionList } | { agent: string } {
+    return this.currentTarget;
+  }
+
+  protected override update(fresh: RetryNode): void {
+    this.currentTarget = fresh.currentTarget;
+    this.label = fresh.label;
   }
 
   get id(): string {

@@ -13,12 +13,27 @@ export class SessionNode extends TreeNode {
   constructor(
     private readonly ctx: TreeContext,
     parent: TreeNode,
-    readonly list: SessionList,
-    readonly session: SessionInfo,
+    private currentList: SessionList,
+    private currentSession: SessionInfo,
     /** The list's subagent sessions by parent id: this session's children, and theirs. */
-    private readonly subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
+    private subagents: ReadonlyMap<string, readonly SessionInfo[]> = new Map(),
   ) {
     super(parent);
+  }
+
+  get list(): SessionList {
+    return this.currentList;
+  }
+
+  /** The session as its list holds it now. */
+  get session(): SessionInfo {
+    return this.currentSession;
+  }
+
+  protected override update(fresh: SessionNode): void {
+    this.currentList = fresh.currentList;
+    this.currentSession = fresh.currentSession;
+    this.subagents = fresh.subagents;
   }
 
   /** Whether this session is a subagent nested under another session's node. */

@@ -30,11 +30,24 @@ export interface TreeContext {
 
 /**
  * Nodes are made afresh by their parent's getChildren; the view keeps one object per id (VS Code
- * knows its nodes by object) and copies a fresh node's fields into the one it kept, so a node's
- * fields describe what it shows now, and two nodes with the same id must be of the same class.
+ * knows its nodes by object) and refreshes the one it kept from the fresh one (`refreshFrom`), so
+ * a node describes what it shows now.
  */
 export abstract class TreeNode {
   constructor(readonly parent: TreeNode | undefined) {}
+
+  /**
+   * Takes what a fresh node of the same id shows now; false when the fresh node is another kind
+   * of node (the view then keeps the fresh one instead).
+   */
+  refreshFrom(fresh: TreeNode): boolean {
+    if (fresh.constructor !== this.constructor || fresh.id !== this.id) return false;
+    this.update(fresh as this);
+    return true;
+  }
+
+  /** Copies the data a fresh node of the same class and id holds (what its parent knows now). */
+  protected update(_fresh: this): void {}
 
   /** Stable across refreshes, so expansion and selection survive them. */
   abstract readonly id: string;

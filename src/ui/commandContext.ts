@@ -1,0 +1,31 @@
+// What the Sessions commands and the clean-up work with: the models, the view, the messages and
+// the transcripts. Its own module, so that the commands, the clean-up and the wiring depend on it
+// and not on each other.
+import type * as vscode from 'vscode';
+import type { SessionInfo } from '../acp/types';
+import type { AgentRegistry } from '../sessions/agentRegistry';
+import type { SessionHealth } from '../sessions/health';
+import type { SessionsModel } from '../sessions/sessionsModel';
+import type { CommandTargets } from './commandTargets';
+import type { Messages } from './messages';
+import type { SessionsView } from './sessionsView';
+
+/** The part of the transcript panels the Sessions commands use. */
+export interface TranscriptsLike {
+  open(agentName: string, session: SessionInfo): Promise<void>;
+  setArchived(agentName: string, sessionId: string, archived: boolean): void;
+  setTitle?(agentName: string, sessionId: string, title: string): void;
+}
+
+export interface CommandContext {
+  registry: AgentRegistry;
+  model: SessionsModel;
+  view: SessionsView;
+  messages: Messages;
+  /** Which sessions a command acts on (src/ui/commandTargets.ts). */
+  targets: CommandTargets;
+  log: vscode.LogOutputChannel;
+  health: SessionHealth;
+  /** The transcript panels once they exist (created after the tree). */
+  transcripts(): TranscriptsLike | undefined;
+}

@@ -110,15 +110,22 @@ export class CommandTargets {
     return [];
   }
 
-  /** The selected sessions; undefined when VS Code reports nothing selected at all. */
-  private selected(): SessionNode[] | undefined {
+  /**
+   * The selected sessions that the model still holds (a row of an agent removed since, or of a
+   * session gone, may linger in VS Code's selection); undefined when nothing is selected at all.
+   */
+  private selected(): SessionRef[] | undefined {
     const selection = this.view.selection();
     if (selection.length === 0) return undefined;
-    return selection.filter((n): n is SessionNode => n instanceof SessionNode);
+    return selection.filter((n): n is SessionNode => n instanceof SessionNode && this.holds(n));
+  }
+
+  private holds(ref: SessionRef): boolean {
+    return this.model.allLists(ref.agent).some((l) => l.section === ref.section && l.sessions.some((s) => s.sessionId === ref.session.sessionId));
   }
 
   /** The selection once the redraw in flight is done, or when KEY_REDRAW_WAIT_MS have passed. */
-  private async afterRedraw(): Promise<SessionNode[] | undefined> {
+  private async afterRedraw(): Promise<SessionRef[] | undefined> {
     const deadline = Date.now() + KEY_REDRAW_WAIT_MS;
     for (;;) {
       const found = this.selected();

@@ -172,9 +172,9 @@ suite('Clean up and session health', () => {
     await until('every session shows again', async () => (await sessionRows()).size === sessions.length);
   });
 
-  test('a session whose load failed is marked with the reason and date, remembered, and selected by "sessions with problems"', async () => {
+  test('a session whose load the agent refused is marked with the reason and date, remembered, and selected by "sessions with problems"', async () => {
     const { store, sessions } = await bulkStore(6);
-    const agent = await useAgent(store, ['--fail', 'session/load=-32603']);
+    const agent = await useAgent(store, ['--fail', 'session/load=-32602']);
     const target = sessions.find((s) => !s.archived && !GONE.includes(s.cwd))!;
     await api.transcripts.open(agent, { sessionId: target.sessionId, cwd: target.cwd, title: target.title });
     const problem = await until('the failed load is recorded', () => api.sessions.health.problemOf(agent, target));
@@ -191,4 +191,29 @@ suite('Clean up and session health', () => {
     const expected = ids(sessions.filter((s) => !s.archived && (s.sessionId === target.sessionId || GONE.includes(s.cwd))));
     assert.deepEqual(ids(result.selection!.selected.map((c) => c.session)), expected);
   });
+
+  test('a load that timed out or hit the agent\'s internal error leaves the session unmarked (a slow load is not a broken session)', async () => {
+    // A one-second deadline for this test only (the next suites archive hundreds at once).
+    await config().update('requestTimeout', 1000, vscode.ConfigurationTarget.Global);
+    try {
+      await loadsLeaveNoMark();
+    } finally {
+      await config().update('requestTimeout', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
+
+/** Opens a session whose load fails with -32603, then one whose load times out: neither is marked. */
+async function loadsLeaveNoMark(): Promise<void> {
+  for (const flags of [['--fail', 'session/load=-32603'], ['--hang', 'session/load']]) {
+    const { store, sessions } = await bulkStore(6);
+    const agent = await useAgent(store, flags);
+    const target = sessions.find((s) => !s.archived && !GONE.includes(s.cwd))!;
+    await api.transcripts.open(agent, { sessionId: target.sessionId, cwd: target.cwd, title: target.title }).catch(() => undefined);
+    // The health hook runs before the replay counts as done.
+    const state = await api.transcripts.whenLoaded(agent, target.sessionId);
+    assert.ok(state.problem, `the transcript shows the failure (${flags.join(' ')})`);
+    assert.equal(api.sessions.health.problemOf(agent, target), undefined, `${flags.join(' ')}: not remembered as the session's health`);
+    await closeAllTranscripts(api);
+  }
+}

@@ -933,3 +933,96 @@ suite('Transcript header: Rename…', () => {
     assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1');
   });
 });
+
+// Issue 21: a command acts on what the user pointed at, and says so when it cannot.
+suite('Sessions tree: command targets', () => {
+  settingsPerSuite();
+
+  test('Rename… from a row\'s menu with two rows selected renames the row the menu was opened on, and the menu is hidden on a multi-selection', async () => {
+    const store = await seededStore();
+    await useAgent(store);
+    const tree = await settledTree();
+    const [first, clicked] = [sessionRow(tree, 'w1').node, sessionRow(tree, 'w2').node];
+    await vscode.commands.executeCommand('acpSessions.rename', clicked, [first, clicked], 'Renamed from its menu');
+    assert.equal((await readSession(store, 'w2'))?.title, 'Renamed from its menu');
+    assert.equal((await readSession(store, 'w1'))?.title, 'Title of w1', 'the other selected row is left alone');
+    const manifest = vscode.extensions.getExtension('acp-sessions.acp-sessions')!.packageJSON;
+    const menu = manifest.contributes.menus['view/item/context'].find((m: { command: string }) => m.command === 'acpSessions.rename');
+    assert.match(menu.when, /!listMultiSelection/);
+  });
+
+  test('Undo after archiving sessions of two agents that share an id restores each agent\'s own', async () => {
+    const [storeA, storeB] = [await seededStore(), await seededStore()];
+    const [nameA, nameB] = [`Reference ${++agentCounter}`, `Reference ${++agentCounter}`];
+    await config().update('agents', [
+      { name: nameA, command: process.execPath, args: [agentScript, '--store', storeA] },
+      { name: nameB, command: process.execPath, args: [agentScript, '--store', storeB] },
+    ], vscode.ConfigurationTarget.Global);
+    await until('both agents are configured', () => api.agents.agents.length === 2 && api.agents.agents.every((a) => a.name === nameA || a.name === nameB));
+    const tree = await until('both agents list w1', async () => {
+      const t = await settledTree();
+      return sessionIds(sectionRow(t, nameA, 'Active')).includes('w1') && sessionIds(sectionRow(t, nameB, 'Active')).includes('w1') ? t : undefined;
+    });
+    const rowOf = (agent: string) => flatten(sectionRow(tree, agent, 'Active')!.children).find((r) => r.node?.session?.sessionId === 'w1')!.node;
+    const both = [rowOf(nameA), rowOf(nameB)];
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', both[0], both);
+    assert.deepEqual([(await readSession(storeA, 'w1'))?.archived, (await readSession(storeB, 'w1'))?.archived], [true, true]);
+    const shown = await message();
+    assert.equal(shown.text, 'Archived 2 sessions.');
+    api.sessions.messages.choose(shown, 'Undo');
+    await until('each agent has its w1 back', async () => (await readSession(storeA, 'w1'))?.archived === false && (await readSession(storeB, 'w1'))?.archived === false);
+    await until('both trees show it in Active', async () => (await sections(nameA)).active.includes('w1') && (await sections(nameB)).active.includes('w1'));
+  });
+
+  test('archiving a row that is already archived says so in words (no internal marker reaches the user)', async () => {
+    await useAgent(await seededStore());
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', sessionRow(await settledTree(), 'w4').node);
+    assert.equal((await message()).text, 'Nothing was archived: "Title of w4" is already archived.');
+  });
+
+  // One agent and one reveal for the whole test: VS Code keeps a row of a replaced agent in its
+  // selection, and a reveal does not replace it there.
+  test('with w1 selected: Open Transcript and Restart Agent with a row VS Code no longer knows do nothing and say so; Delete and F2 act on w1, also right after a redraw of its section', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store);
+    const tree = await settledTree();
+    await vscode.commands.executeCommand('acpSessions.sessions.focus');
+    await api.sessions.view.treeView.reveal(sessionRow(tree, 'w1').node, { select: true, focus: true });
+    await until(`w1 of ${agent} is selected`, () => {
+      const selection = api.sessions.view.selection();
+      if (selection.some((n: any) => n.session?.sessionId === 'w1' && n.agent === agent)) return true;
+      throw new Error(`the selection is ${JSON.stringify(selection.map((n) => n.id))}`);
+    });
+
+    const opened = api.transcripts.openCount;
+    let message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.openTranscript', undefined);
+    assert.match((await message()).text, /^Nothing was opened: the Sessions view was redrawing that row/);
+    assert.equal(api.transcripts.openCount, opened, 'the selected session was not opened in its place');
+    const client = api.agents.connectedClient(agent);
+    message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.restartAgent', undefined);
+    assert.match((await message()).text, /^No agent was restarted/);
+    assert.equal(api.agents.connectedClient(agent), client, 'the agent kept its process');
+
+    // Archiving w3 changes Active's count: VS Code redraws the section w1 is in.
+    await api.sessions.model.archive(agent, ['w3']);
+    api.sessions.messages.answerNextModal(undefined);
+    const asked = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.deleteSelected');
+    assert.equal((await asked()).text, 'Delete the session "Title of w1"?');
+    assert.equal((await readSession(store, 'w1'))?.deleted, false, 'cancelled: nothing deleted');
+    api.sessions.messages.answerNextInput('Renamed by key');
+    await vscode.commands.executeCommand('acpSessions.renameSelected');
+    assert.equal((await readSession(store, 'w1'))?.title, 'Renamed by key');
+
+    const keys = vscode.extensions.getExtension('acp-sessions.acp-sessions')!.packageJSON.contributes.keybindings as { command: string; key: string; when: string }[];
+    for (const key of ['delete', 'f2']) {
+      const binding = keys.find((k) => k.key === key);
+      assert.equal(binding?.when, 'focusedView == acpSessions.sessions && !inputFocus', `${key} does not depend on a context key that a redraw can leave stale`);
+    }
+    assert.ok(!keys.some((k) => k.key === 'enter'), 'Enter is VS Code\'s own list.select, which runs the row\'s command');
+  });
+});

@@ -41,6 +41,7 @@ const pickRow = (text: string | RegExp) => widget().locator('.quick-input-list .
 /** Waits for a quick pick row, then makes it the active one by keyboard and presses Enter. */
 async function chooseByKeyboard(text: string): Promise<void> {
   await pickRow(text).waitFor({ timeout: HANG_GUARD_MS });
+  await ui.quickInput();
   await until(`"${text}" is the active row`, async () => {
     if (((await widget().locator('.quick-input-list .monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(text)) return true;
     await ui.page.keyboard.press('ArrowDown');
@@ -64,7 +65,7 @@ async function checkRules(rules: string[]): Promise<void> {
 
 async function answerInput(prompt: string, value: string): Promise<void> {
   await until(`the input box asks "${prompt}"`, async () => (await widget().innerText().catch(() => '')).includes(prompt));
-  await widget().locator('input').first().fill(value);
+  await (await ui.quickInput()).fill(value);
   await ui.page.keyboard.press('Enter');
 }
 
@@ -87,6 +88,8 @@ async function previewIds(): Promise<string[]> {
 async function previewTitle(pattern: RegExp): Promise<string> {
   const title = widget().locator('.quick-input-title');
   await until(`the preview's title matches ${pattern}`, async () => pattern.test(await title.innerText().catch(() => '')));
+  // Its keys (PageDown, Enter) go to it only once it has the focus.
+  await ui.quickInput();
   return title.innerText();
 }
 
@@ -146,9 +149,7 @@ test('a delete run previews archived sessions only and deletes exactly those aft
   assert.deepEqual(await previewIds(), expected);
   await ui.page.keyboard.press('Enter');
 
-  const dialog = ui.page.locator('.monaco-dialog-box');
-  await dialog.waitFor({ timeout: HANG_GUARD_MS });
-  await until('the modal asks about exactly those', async () => (await dialog.innerText()).includes(`Delete ${expected.length} archived sessions?`));
+  const dialog = await ui.dialog(new RegExp(`Delete ${expected.length} archived sessions\\?`));
   assert.equal((await storeNow()).filter((s) => s.deleted).length, 0, 'nothing deleted before the answer');
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   await until(`the store has the ${expected.length} sessions deleted`, async () => (await storeNow()).filter((s) => s.deleted).length === expected.length);

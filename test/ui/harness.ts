@@ -54,6 +54,25 @@ export interface Workbench {
    * fails with `what` and the end of the extension's log.
    */
   until(what: string, condition: () => Promise<boolean> | boolean): Promise<void>;
+  /**
+   * The quick input (palette, input box, quick pick) once it shows and holds the keyboard focus:
+   * a key pressed before goes where the focus was (a webview keeps it for a moment), not to it.
+   */
+  quickInput(): Promise<Locator>;
+  /**
+   * Presses `key` on a tree row: first waits until the row is selected and focused in its list
+   * and the list holds the keyboard focus. Then waits until `effect` holds; when it does not, the
+   * failure says which `when` clause kept VS Code from running the key (see keyTrouble).
+   */
+  pressOnRow(row: Locator, key: string, effect: { what: string; holds: () => Promise<boolean> | boolean }): Promise<void>;
+  /** The modal dialog once it is attached, shows `text` and has the keyboard focus (its buttons take a click or a key). */
+  dialog(text: RegExp): Promise<Locator>;
+  /**
+   * Why VS Code did or did not run a key: turns on its keyboard troubleshooting (Developer:
+   * Toggle Keyboard Shortcuts Troubleshooting), presses `key` again where the focus is, and
+   * returns what VS Code logged about it (the `when` clauses it checked). For failure messages only.
+   */
+  keyTrouble(key: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -117,7 +136,8 @@ export async function runPaletteCommand(page: Page, title: string, until: Until)
 /** Types `text` into the open quick input and accepts the row labelled exactly `label` (see runPaletteCommand). */
 export async function chooseInQuickInput(page: Page, text: string, label: string, until: Until): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
+  // Keys reach the quick input only once it has the focus (fill focuses it; the arrows and Enter below need it to keep it).
+  await until('the quick input shows and has the keyboard focus', () => input.evaluate((e) => e === document.activeElement).catch(() => false));
   await input.fill(text);
   const active = page.locator('.quick-input-list .monaco-list-row.focused');
   const activeLabel = async () => ((await active.isVisible()) ? await active.locator('.label-name').first().textContent() : null);
@@ -153,6 +173,13 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
   try {
     browser = await host.openBrowser({ headless: !options.headed });
     const { page, context } = browser;
+    // The workbench's own log (with the smoke-test driver on, VS Code writes it here): the
+    // keyboard troubleshooting lines that keyTrouble reads.
+    const windowLog: string[] = [];
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+      windowLog.push(`${type} ${(Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
+      if (windowLog.length > 2000) windowLog.splice(0, windowLog.length - 2000);
+    });
     const url = server.workbenchUrl({
       folders: options.folders ?? [],
       payload: [
@@ -208,6 +235,47 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
           await page.waitForTimeout(50);
         }
       },
+      async quickInput() {
+        const input = page.locator('.quick-input-widget input');
+        await workbench.until('the quick input shows and has the keyboard focus', () =>
+          input.evaluate((e) => e === document.activeElement).catch(() => false),
+        );
+        return input;
+      },
+      async pressOnRow(row, key, effect) {
+        await workbench.until('the row is selected and focused, and its list has the keyboard focus', () =>
+          row.evaluate((e) => {
+            const list = e.closest('.monaco-list');
+            return e.getAttribute('aria-selected') === 'true' && e.classList.contains('focused') && !!list && list.contains(document.activeElement);
+          }).catch(() => false),
+        );
+        await page.keyboard.press(key);
+        const deadline = Date.now() + HANG_GUARD_MS;
+        while (!(await effect.holds())) {
+          if (Date.now() > deadline) {
+            const trouble = await workbench.keyTrouble(key).catch((e: Error) => `(no troubleshooting log: ${e.message})`);
+            await workbench.screenshot(`key-${key}-did-nothing`).catch(() => undefined);
+            throw new Error(`${key} did not lead to: ${effect.what}. VS Code's keyboard troubleshooting:\n${trouble}\nThe extension's log ends with:\n${workbench.extensionLog()}`);
+          }
+          await page.waitForTimeout(50);
+        }
+      },
+      async dialog(text) {
+        const dialog = page.locator('.monaco-dialog-box');
+        await workbench.until(`a modal dialog says ${text} and has the keyboard focus`, async () =>
+          (await dialog.isVisible()) && text.test(await dialog.innerText()) && (await dialog.evaluate((e) => e.contains(document.activeElement)).catch(() => false)),
+        );
+        return dialog;
+      },
+      async keyTrouble(key) {
+        const focused = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 200) ?? '(nothing)');
+        await runPaletteCommand(page, 'Developer: Toggle Keyboard Shortcuts Troubleshooting', (what, condition) => workbench.until(what, condition));
+        const from = windowLog.length;
+        await page.keyboard.press(key);
+        await page.waitForTimeout(500);
+        const lines = windowLog.slice(from).filter((l) => /KeybindingService|keybinding|when/i.test(l));
+        return [`focus was on: ${focused}`, ...lines].join('\n');
+      },
       async close() {
         await opened.close();
         await server.stop();
@@ -239,6 +307,10 @@ export interface WorkbenchFixture extends WorkbenchPaths {
   readonly pane: Locator;
   /** `wb.until`. */
   until(what: string, condition: () => Promise<boolean> | boolean): Promise<void>;
+  /** `wb.quickInput`. */
+  quickInput(): Promise<Locator>;
+  /** `wb.dialog`. */
+  dialog(text: RegExp): Promise<Locator>;
   /** The Sessions tree's row whose label (the title, not its description) has `title`. */
   row(title: string): Locator;
   /** The Sessions tree's row with `text` anywhere in it (label, description, section name). */
@@ -285,6 +357,8 @@ export function useWorkbench(
     get page() { return ready(wb, 'the workbench').page; },
     get pane() { return ready(pane, sessionsView === false ? 'the Sessions view (this fixture does not open it)' : 'the Sessions view'); },
     until: (what, condition) => fixture.wb.until(what, condition),
+    quickInput: () => fixture.wb.quickInput(),
+    dialog: (text) => fixture.wb.dialog(text),
     row: (title) => fixture.pane.locator('.monaco-list-row', { has: fixture.page.locator('.label-name', { hasText: title }) }),
     rowWithText: (text) => fixture.pane.locator('.monaco-list-row', { hasText: text }),
   };

@@ -114,6 +114,7 @@ test('a $(icon) in a title shows as text in the tree and in Find Session, not as
   const label = pick.locator('.label-name').first();
   assert.equal(await label.locator('.codicon').count(), 0, 'no icon in the quick pick label');
   assert.equal((await label.innerText()).trim(), ICON_TITLE);
+  await ui.quickInput();
   await ui.page.keyboard.press('Escape');
 });
 

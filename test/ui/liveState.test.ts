@@ -60,8 +60,7 @@ test('Rename… in the transcript header asks for a title and renames the sessio
   await rename.waitFor({ timeout: HANG_GUARD_MS });
   assert.equal(await rename.getAttribute('aria-label'), 'Rename…');
   await rename.click();
-  const input = ui.page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: HANG_GUARD_MS });
+  let input = await ui.quickInput();
   assert.equal(await input.inputValue(), 'Write the release notes');
   await input.fill('Release notes for 2.0');
   await ui.page.keyboard.press('Enter');
@@ -69,10 +68,11 @@ test('Rename… in the transcript header asks for a title and renames the sessio
   await row('Release notes for 2.0').waitFor({ timeout: HANG_GUARD_MS });
   await ui.page.locator('.tabs-container .tab', { hasText: 'Release notes for 2.0' }).waitFor({ timeout: HANG_GUARD_MS });
   await frame.locator('#header h1', { hasText: 'Release notes for 2.0' }).waitFor({ timeout: HANG_GUARD_MS });
-  // By keyboard: F2 with the focus in the transcript.
+  // By keyboard: F2 with the focus in the transcript. The input box shows before the focus
+  // leaves the webview's frame (about 300 ms later): a key pressed at once would go to the webview.
   await frame.locator('#header button[data-action="rename"]').focus();
   await ui.page.keyboard.press('F2');
-  await input.waitFor({ timeout: HANG_GUARD_MS });
+  input = await ui.quickInput();
   assert.equal(await input.inputValue(), 'Release notes for 2.0');
   await ui.page.keyboard.press('Escape');
   await input.waitFor({ state: 'hidden', timeout: HANG_GUARD_MS });

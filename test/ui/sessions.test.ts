@@ -141,18 +141,9 @@ async function contextMenuAction(target: Locator, action: string): Promise<void>
   await menu.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
 }
 
-/** The modal dialog once it shows `text` (the workbench shows it after a round trip to the extension). */
-async function dialogSaying(text: RegExp): Promise<Locator> {
-  const dialog = ui.page.locator('.monaco-dialog-box');
-  // Through the harness's wait: on a time-out it saves a screenshot and the extension's log (the
-  // Delete key once showed no dialog in a fresh-clone run; the picture will say what showed).
-  await until(`a modal dialog says ${text}`, async () => (await dialog.isVisible()) && text.test(await dialog.innerText()));
-  return dialog;
-}
-
 test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
   await contextMenuAction(row('Fix the flaky test'), 'Delete…');
-  const dialog = await dialogSaying(/Delete the session "Fix the flaky test"\?/);
+  const dialog = await ui.dialog(/Delete the session "Fix the flaky test"\?/);
   await ui.wb.screenshot('sessions-delete-confirmation');
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   await until('the session is gone from the tree', async () => (await row('Fix the flaky test').count()) === 0);
@@ -161,37 +152,60 @@ test('Delete… in the context menu asks in a modal naming the session, then rem
   await ui.wb.screenshot('sessions-both-sections');
 });
 
-test('Enter on a selected session opens its transcript, and Delete asks to delete it', async () => {
+test('Enter on a selected session opens its transcript, Delete asks to delete it, and F2 renames it', async () => {
   const title = 'Refactor the parser';
   const target = row(title).first();
   const tab = ui.page.locator('.tabs-container .tab', { hasText: title });
-  /** The transcript tab is open and its rows are in (keys typed in it reach the workbench from then on). */
-  const transcriptShown = async () => {
-    await tab.waitFor({ timeout: HANG_GUARD_MS });
-    await ui.wb.webviewFrame().locator('#timeline:not([data-rows="0"])').waitFor({ timeout: HANG_GUARD_MS });
-  };
+  const transcriptShown = async () => (await tab.count()) > 0 && (await ui.wb.webviewFrame().locator('#timeline:not([data-rows="0"])').count()) > 0;
   // Closed again each time: an open webview can take the focus back from the tree.
   const closeTranscript = async () => {
     await ui.wb.runCommand('View: Close All Editors');
     await tab.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
   };
-  // A click selects the row (and opens the transcript): once the tab shows, the extension has
-  // seen the selection and set acpSessions.sessionSelected, which both keys depend on.
+  // A click selects the row (and opens the transcript).
   await target.click();
-  await transcriptShown();
-  await closeTranscript();
-  assert.equal(await target.getAttribute('aria-selected'), 'true');
-
-  await focusSessionsView();
-  await ui.page.keyboard.press('Enter');
-  await transcriptShown();
+  await until('the transcript is open', transcriptShown);
   await closeTranscript();
 
   await focusSessionsView();
-  await ui.page.keyboard.press('Delete');
-  const dialog = await dialogSaying(new RegExp(`Delete the session "${title}"\\?`));
-  await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+  await ui.wb.pressOnRow(target, 'Enter', { what: 'the transcript opens', holds: transcriptShown });
+  await closeTranscript();
+
+  await focusSessionsView();
+  const dialog = ui.page.locator('.monaco-dialog-box');
+  await ui.wb.pressOnRow(target, 'Delete', { what: 'a dialog asks to delete it', holds: () => dialog.isVisible() });
+  await ui.dialog(new RegExp(`Delete the session "${title}"\\?`));
+  await ui.page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
   assert.equal((await readSession(ui.store, 's-parser'))?.deleted, false, 'cancelled: nothing deleted');
   assert.equal(await row(title).count(), 1);
+
+  await focusSessionsView();
+  const input = ui.page.locator('.quick-input-widget input');
+  await ui.wb.pressOnRow(target, 'F2', { what: 'the Rename box asks for a title', holds: () => input.isVisible() });
+  await ui.quickInput();
+  assert.equal(await input.inputValue(), title);
+  await input.fill('Refactor the parser, part 2');
+  await ui.page.keyboard.press('Enter');
+  await until('the agent stores the new title', async () => (await readSession(ui.store, 's-parser'))?.title === 'Refactor the parser, part 2');
+  await row('Refactor the parser, part 2').waitFor({ timeout: HANG_GUARD_MS });
+});
+
+test('Delete on a selected session right after its section was redrawn still asks about that session', async () => {
+  const title = 'Port the library to ESM';
+  const target = row(title).first();
+  await target.click();
+  await ui.wb.runCommand('View: Close All Editors');
+  await focusSessionsView();
+  // A session written by another process, then Refresh: the section's count changes and VS Code
+  // redraws it with the selected row in it, dropping the row's handle until it has fetched it again.
+  await writeSession(ui.store, session('s-new', 'Written by another process', join(ui.work, 'library'), 0.5));
+  await ui.wb.runCommand('ACP Sessions: Refresh');
+  await focusSessionsView();
+  const dialog = ui.page.locator('.monaco-dialog-box');
+  await ui.wb.pressOnRow(target, 'Delete', { what: 'a dialog asks to delete it', holds: () => dialog.isVisible() });
+  await ui.dialog(new RegExp(`Delete the session "${title}"\\?`));
+  await ui.page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  assert.equal((await readSession(ui.store, 's-lib'))?.deleted, false, 'cancelled: nothing deleted');
 });

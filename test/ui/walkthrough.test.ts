@@ -103,9 +103,7 @@ describe('a new user', () => {
     const addAgent = wt.step('addAgent').locator('.monaco-button', { hasText: 'Add Agent…' });
     await addAgent.click();
     await quickInput(ui.page, 'Add Agent', 'Qwen Code');
-    const dialog = ui.page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: HANG_GUARD_MS });
-    await ui.until('the dialog shows the install command', async () => /npm install -g @qwen-code\/qwen-code/.test(await dialog.innerText()));
+    const dialog = await ui.dialog(/npm install -g @qwen-code\/qwen-code/);
     mkdirSync(SHOTS, { recursive: true });
     await ui.page.screenshot({ path: join(SHOTS, 'walkthrough-add-agent.png'), clip: (await dialog.boundingBox()) ?? undefined });
     await ui.page.keyboard.press('Escape');

@@ -144,7 +144,7 @@ function applyPatches(patches: Patch[], from: number, deadline: number): true | 
 }
 
 function setHeader(next: TranscriptHeader): void {
-  renderHeader(headerEl, next, postAction);
+  renderHeader(headerEl, next, revealCompaction);
   document.body.dataset.loading = String(next.loading);
   list.setReplaying(next.loading);
   document.title = next.title;
@@ -290,15 +290,14 @@ function handleButton(action: string): void {
   else postAction(action as HostAction);
 }
 
+/** A usage marker's compaction: by its key among the rows held, else the host's index for it; just below the header, focused. */
+function revealCompaction(key: string, index?: number): void {
+  const at = held.indexOf(key) ?? index;
+  if (at !== undefined) list.reveal(at, (row) => focusTarget(row).focus(), true);
+}
+
 function postAction(action: HostAction): void {
   host.post({ type: 'action', action });
 }
-
-// A usage marker in the header whose compaction row is not built: scroll there, then focus it.
-document.addEventListener('acp-reveal-row', (event) => {
-  const index = (event as CustomEvent<{ index?: unknown }>).detail?.index;
-  if (typeof index !== 'number') return;
-  list.reveal(index, (row) => focusTarget(row).focus());
-});
 
 host.post({ type: 'ready', ...(startAt ? { start: startAt } : {}), viewport: list.viewport() });

@@ -92,7 +92,7 @@ function frame(): void {
     switch (message.type) {
       case 'snapshot':
         setHeader(message.header);
-        startOver(message.count, message.start, message.entities);
+        startOver(message.count, message.start, message.entities, message.tail === true);
         break;
       case 'rows':
         held.rows(message.count, message.start, message.entities);
@@ -126,11 +126,12 @@ function frame(): void {
   markdown.schedule(QUIET_MS);
 }
 
-function startOver(count: number, start: number, entities: Entity[]): void {
+function startOver(count: number, start: number, entities: Entity[], tail: boolean): void {
   list.startOver(count);
-  held.snapshot(count, start, entities, startAt?.end === true);
-  if (held.tail) list.follow();
-  else list.restore();
+  // From the tail, the rows held follow the end as after a `tail` range; whether the view
+  // follows it stays as the reader left it.
+  held.snapshot(count, start, entities, tail);
+  list.restore();
 }
 
 /** Applies a batch from `from` on: true when done, else where to go on in the next frame (the frame's time ran out). */

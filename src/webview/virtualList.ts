@@ -154,11 +154,6 @@ export function createVirtualList(options: VirtualListOptions) {
     heights.reset(count);
   }
 
-  /** Keeps the last line in view from now on. */
-  function follow(): void {
-    stickBottom = true;
-  }
-
   /** After a snapshot: the row to restore, when it is held, is brought back where it stood. */
   function restore(): void {
     if (!restoreAnchor) return;
@@ -462,7 +457,7 @@ export function createVirtualList(options: VirtualListOptions) {
   }
 
   return {
-    listEl, beforeHold, appendTo, replaced, countChanged, setReplaying, startOver, follow, restore,
+    listEl, beforeHold, appendTo, replaced, countChanged, setReplaying, startOver, restore,
     topRow, viewport, builtRow, builtRows, rowOf, keepingPlace, reveal, pageKey, scrollIntoView, render, moveFocus,
   };
 }

@@ -20,7 +20,7 @@ function setup() {
   /** Applies what the feed posted since the last call, as the webview's frame does. */
   const deliver = () => {
     for (const message of posted.splice(0)) {
-      if (message.type === 'snapshot') held.snapshot(message.count, message.start, message.entities, false);
+      if (message.type === 'snapshot') held.snapshot(message.count, message.start, message.entities, message.tail === true);
       else if (message.type === 'rows') held.rows(message.count, message.start, message.entities);
       else if (message.type === 'update') {
         held.setCount(message.count);
@@ -96,5 +96,26 @@ test('following the end, the window holds the last rows as new ones arrive, as m
   assert.equal(held.entities.length, size, 'the rows that left the tail were dropped');
   sameAsHost('after new rows');
   assert.equal(held.ask(445, 450, true), undefined, 'the tail is held: nothing to ask');
+  feed.dispose();
+});
+
+test('a snapshot sent from the tail says so: the window follows the end without asking again', () => {
+  const { feed, timeline, held, deliver, ask, sameAsHost } = setup();
+  for (let i = 0; i < 400; i++) timeline.apply(agent(`row ${i} `, `m${i}`));
+  feed.setReady(undefined, { width: 800, height: 600 });
+  deliver();
+  ask(held.ask(390, 400, true));
+  // The host starts the webview over where it was (a reload of the session, a removed row).
+  feed.snapshot();
+  deliver();
+  assert.equal(held.tail, true, 'the snapshot came from the tail');
+  assert.equal(held.end, 400);
+  sameAsHost('the tail snapshot');
+  assert.equal(held.ask(395, 400, true), undefined, 'no range request to get back to the end');
+  for (let i = 400; i < 420; i++) timeline.apply(agent(`new ${i} `, `m${i}`));
+  feed.flush();
+  deliver();
+  assert.equal(held.end, 420);
+  sameAsHost('after new rows');
   feed.dispose();
 });

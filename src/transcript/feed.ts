@@ -181,7 +181,10 @@ export class WebviewFeed {
     const tail = at?.end === true;
     const index = tail ? count - 1 : at?.key ? Math.max(0, timeline.indexOf(at.key)) : 0;
     const rows = this.hold(timeline.entities, index, index + 1, tail);
-    this.target.post({ type: 'snapshot', header: this.target.header(), count, ...rows });
+    // Said, so that a webview following the end need not ask for the tail again; an empty tail
+    // holds nothing to follow, and the webview asks for rows once there are some.
+    const fromTail = tail && rows.entities.length > 0 ? { tail: true } : {};
+    this.target.post({ type: 'snapshot', header: this.target.header(), count, ...rows, ...fromTail });
   }
 
   /**

@@ -116,11 +116,9 @@ export interface Notice {
   description?: string;
 }
 
-export interface Usage {
-  used: number;
-  size: number;
-  cost?: { amount: number; currency: string };
-}
+// Defined with the sessions layer, which shows it too; re-exported for the transcript's importers.
+import type { Usage } from '../sessions/usage';
+export type { Usage };
 
 /** One `usage_update` where it came: `at` counts the entities created before it (see Timeline). */
 export interface UsagePoint {

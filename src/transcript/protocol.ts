@@ -73,8 +73,9 @@ export type HostToWebview =
   /**
    * A fresh start: the transcript has `count` rows, and here are rows `start` to
    * `start + entities.length` (what is on screen plus a margin). Sent after each `ready`.
+   * `tail`: these are the last rows, and new rows will follow them as after a `tail` range.
    */
-  | { type: 'snapshot'; header: TranscriptHeader; count: number; start: number; entities: Entity[] }
+  | { type: 'snapshot'; header: TranscriptHeader; count: number; start: number; entities: Entity[]; tail?: boolean }
   /** The rows a `range` asked for: they replace what the webview held. */
   | { type: 'rows'; count: number; start: number; entities: Entity[] }
   /** A batch of changes since the last message, to the rows the webview holds; `count` rows in all. */

@@ -17,7 +17,11 @@ const ACTION_LABELS: Record<HostAction, string> = {
 /** Per header element: what it shows apart from the count, and the element holding the count. */
 const rendered = new WeakMap<HTMLElement, { shape: string; status: HTMLElement }>();
 
-export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (action: HostAction) => void): void {
+/**
+ * Shows `header` in `el`. `revealRow` is the list's reveal: a compaction marker brings its row
+ * (by key, else by the host's index for it) just below the header and focuses it.
+ */
+export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRow: (key: string, index?: number) => void): void {
   const shape = JSON.stringify({ ...header, updateCount: 0 });
   const last = rendered.get(el);
   if (last && last.shape === shape) {
@@ -51,7 +55,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, _post: (
   );
 
   const children: Node[] = [title, facts, toolbar];
-  if (header.usageSeries) children.push(usageChart(header.usageSeries));
+  if (header.usageSeries) children.push(usageChart(header.usageSeries, revealRow));
   // Always one line, so that the page below does not move when the replay ends.
   const progress = element('div', 'progress');
   progress.setAttribute('role', 'status');
@@ -95,7 +99,7 @@ const CHART_HEIGHT = 100;
  * Context use along the transcript: the agent's figures as a line (share of the window), each
  * compaction a marker button where its row is, labelled with what it freed.
  */
-function usageChart(series: UsageSeries): HTMLElement {
+function usageChart(series: UsageSeries, revealRow: (key: string, index?: number) => void): HTMLElement {
   const chart = element('div', 'usage-chart');
   chart.setAttribute('role', 'group');
   chart.setAttribute('aria-label', t('Context use along the transcript'));
@@ -120,11 +124,11 @@ function usageChart(series: UsageSeries): HTMLElement {
   line.classList.add('usage-line');
   svg.append(area, line);
   chart.append(svg);
-  series.marks.forEach((mark, i) => chart.append(compactionMarker(mark, i + 1, (x(mark.at) / CHART_WIDTH) * 100)));
+  series.marks.forEach((mark, i) => chart.append(compactionMarker(mark, i + 1, (x(mark.at) / CHART_WIDTH) * 100, revealRow)));
   return chart;
 }
 
-function compactionMarker(mark: CompactionMark, n: number, leftPercent: number): HTMLElement {
+function compactionMarker(mark: CompactionMark, n: number, leftPercent: number, revealRow: (key: string, index?: number) => void): HTMLElement {
   const marker = element('button', 'usage-marker');
   marker.dataset.compactionKey = mark.key;
   marker.style.left = `${leftPercent.toFixed(2)}%`;
@@ -144,20 +148,6 @@ function markLabel(mark: CompactionMark, n: number): string {
   if (before && after) return t('Compaction {0}: {1} → {2}, freed {3}', n, compact(before.used), compact(after.used), compact(Math.max(0, before.used - after.used)));
   if (before) return t('Compaction {0}: at {1}', n, compact(before.used));
   return t('Compaction {0}', n);
-}
-
-/** Scrolls the row to just below the sticky header and moves focus to it (keyboard readers too). */
-function revealRow(key: string, index?: number): void {
-  const row = document.querySelector<HTMLElement>(`.row[data-key="${CSS.escape(key)}"]`);
-  if (!row) {
-    // A row not in the page (the renderer keeps only the rows on screen) is its renderer's to reveal.
-    if (index !== undefined && index >= 0) document.dispatchEvent(new CustomEvent('acp-reveal-row', { detail: { key, index } }));
-    return;
-  }
-  const headerBottom = document.getElementById('header')?.getBoundingClientRect().bottom ?? 0;
-  window.scrollBy({ top: row.getBoundingClientRect().top - headerBottom - 4 });
-  const focusable = (row.querySelector<HTMLElement>(':scope > summary, :scope > .row-head') ?? row);
-  focusable.focus({ preventScroll: true });
 }
 
 function statusText(header: TranscriptHeader): string {

@@ -156,6 +156,20 @@ test('a snapshot carries what the viewport shows and a margin bounded in charact
   assert.ok(end.type === 'snapshot');
   assert.equal(end.start + end.entities.length, 400, 'the last row is sent');
   assert.ok(px(end.entities, 800) >= 600 && end.entities.length < 10, `${end.entities.length} rows`);
+  assert.equal(end.tail, true, 'a snapshot from the end says so');
+  assert.equal(top.tail, undefined);
+  assert.equal(around.tail, undefined);
+  feed.dispose();
+});
+
+test('a snapshot from the tail says so only when it carries rows for new ones to follow', () => {
+  const { posted, feed, timeline } = setup();
+  feed.setReady({ end: true });
+  assert.ok(posted[0].type === 'snapshot' && posted[0].tail === undefined, 'an empty session: nothing to follow yet');
+  timeline.apply(agent('one', 'm1'));
+  feed.snapshot();
+  const last = posted[posted.length - 1];
+  assert.ok(last.type === 'snapshot' && last.tail === true && last.entities.length === 1);
   feed.dispose();
 });
 

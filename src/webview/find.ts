@@ -1,0 +1,231 @@
+// Find in the transcript: matched in the host's timeline (`find` / `found`), so rows not built
+// are found too; the webview shows the bar, the count, and highlights the match once its row is
+// built. FindSession is the DOM-free part (which answer is current, what to show); FindBar the bar.
+import type { HostToWebview, WebviewToHost } from '../transcript/protocol';
+import { t } from './l10n';
+import { codicon, element, type Row } from './rows';
+
+type Found = Extract<HostToWebview, { type: 'found' }>;
+type Find = Extract<WebviewToHost, { type: 'find' }>;
+
+/** How long typing must pause before the query is sent. */
+export const FIND_TYPING_MS = 120;
+const FIND_HIGHLIGHT = 'transcript-find';
+
+export class FindSession {
+  /** The current search's number: answers to older ones are stale. */
+  private seq = 0;
+  private sent = '';
+  /** The match shown last (`index:occurrence`): the same answer again moves nothing. */
+  private shown = '';
+
+  /**
+   * The `find` to send for `query`: `step` 1 / -1 the next / previous match of the current
+   * search (a changed query starts a new one, step 0, from row `from`). Undefined for an empty
+   * query, which ends the search.
+   */
+  search(query: string, step: 0 | 1 | -1, from: number): Find | undefined {
+    if (query !== this.sent) step = 0;
+    this.sent = query;
+    this.shown = '';
+    if (!query) {
+      this.seq++;
+      return undefined;
+    }
+    return { type: 'find', seq: ++this.seq, query, step, from };
+  }
+
+  /** The bar closed: answers still coming are stale, and the next search starts over. */
+  close(): void {
+    this.seq++;
+    this.sent = '';
+    this.shown = '';
+  }
+
+  /**
+   * What an answer shows: undefined when it is stale; else the count's text, whether there is
+   * no result, and the match to bring into view (unless there is none or it is shown already).
+   */
+  found(message: Found): { count: string; noResults: boolean; match?: { index: number; occurrence: number; query: string } } | undefined {
+    if (message.seq !== this.seq) return undefined;
+    const count = message.total === 0
+      ? (message.done ? t('No results') : '')
+      : message.done ? t('{0} of {1}', message.current, message.total) : t('{0} of {1}+', message.current, message.total);
+    const result = { count, noResults: message.done && message.total === 0 };
+    if (message.index < 0) return result;
+    const shown = `${message.index}:${message.occurrence}`;
+    if (shown === this.shown) return result;
+    this.shown = shown;
+    return { ...result, match: { index: message.index, occurrence: message.occurrence, query: message.query } };
+  }
+}
+
+/** Where the `occurrence`th match of `query` starts in `text`, case-insensitive (the last match when there are fewer); -1 when none. */
+export function matchAt(text: string, query: string, occurrence: number): number {
+  const needle = query.toLowerCase();
+  const hay = text.toLowerCase();
+  let at = -1;
+  for (let i = hay.indexOf(needle), n = 0; i >= 0; i = hay.indexOf(needle, i + needle.length), n++) {
+    at = i;
+    if (n === occurrence) break;
+  }
+  return at;
+}
+
+export interface FindBarOptions {
+  post(message: Find): void;
+  /** The row at the top of the view: a new search starts there. */
+  topIndex(): number;
+  /** Brings row `index` into view, then calls `then` with it. */
+  reveal(index: number, then: (row: Row) => void): void;
+  /** Opens a folded row (a match inside it shows, as find-in-page opens a closed <details>). */
+  open(row: Row): void;
+  /** Scrolls a match at [top, bottom) px of the viewport into view, unless it is in view. */
+  scrollIntoView(top: number, bottom: number): void;
+  /** The bar closed: the focus goes back to the transcript. */
+  closed(): void;
+}
+
+export class FindBar {
+  private readonly session = new FindSession();
+  private readonly input = element('input', 'find-input');
+  private readonly count = element('span', 'find-count');
+  private readonly bar = element('div', 'find-bar');
+  private typing: ReturnType<typeof setTimeout> | undefined;
+  /** The match shown, to put back when its row's text is rendered anew (Markdown once quiet). */
+  private shownHighlight: { row: Row; query: string; occurrence: number } | undefined;
+
+  constructor(private readonly options: FindBarOptions) {
+    const { input, count, bar } = this;
+    input.type = 'text';
+    input.placeholder = t('Find');
+    input.setAttribute('aria-label', t('Find in transcript'));
+    count.setAttribute('role', 'status');
+    bar.setAttribute('role', 'search');
+    bar.hidden = true;
+    bar.append(input, count, findButton('arrow-up', t('Previous Match (Shift+Enter)'), 'previous'), findButton('arrow-down', t('Next Match (Enter)'), 'next'), findButton('close', t('Close (Escape)'), 'close'));
+    document.body.append(bar);
+    input.addEventListener('input', () => {
+      if (this.typing !== undefined) clearTimeout(this.typing);
+      this.typing = setTimeout(() => this.search(0), FIND_TYPING_MS);
+    });
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        this.step(event.shiftKey ? -1 : 1);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        this.close();
+      }
+    });
+    bar.addEventListener('click', (event) => {
+      const action = ((event.target as Element).closest('[data-find]') as HTMLElement | null)?.dataset.find;
+      if (action === 'close') this.close();
+      else if (action === 'next' || action === 'previous') this.step(action === 'next' ? 1 : -1);
+    });
+  }
+
+  /** A query was typed (F3 steps through it from anywhere). */
+  get hasQuery(): boolean {
+    return this.input.value !== '';
+  }
+
+  open(): void {
+    this.bar.hidden = false;
+    this.input.focus();
+    this.input.select();
+  }
+
+  close(): void {
+    this.bar.hidden = true;
+    this.session.close();
+    this.clearHighlight();
+    this.options.closed();
+  }
+
+  step(step: 1 | -1): void {
+    this.search(step);
+  }
+
+  private search(step: 0 | 1 | -1): void {
+    if (this.typing !== undefined) clearTimeout(this.typing);
+    this.typing = undefined;
+    const message = this.session.search(this.input.value, step, this.options.topIndex());
+    if (message) {
+      this.options.post(message);
+      return;
+    }
+    this.count.textContent = '';
+    this.clearHighlight();
+  }
+
+  /** The host's answer to a `find`. */
+  found(message: Found): void {
+    if (this.bar.hidden) return;
+    const shown = this.session.found(message);
+    if (!shown) return;
+    this.count.textContent = shown.count;
+    this.bar.classList.toggle('no-results', shown.noResults);
+    const match = shown.match;
+    if (!match) return;
+    this.options.reveal(match.index, (row) => {
+      this.options.open(row);
+      this.highlight(row, match.query, match.occurrence);
+    });
+  }
+
+  /** A row's text was rendered anew, which collapses a highlight in it: put it back. */
+  rendered(row: Row): void {
+    const shown = this.shownHighlight;
+    if (shown?.row === row) this.highlight(row, shown.query, shown.occurrence, false);
+  }
+
+  private clearHighlight(): void {
+    this.shownHighlight = undefined;
+    (CSS as unknown as { highlights?: Map<string, unknown> }).highlights?.delete(FIND_HIGHLIGHT);
+  }
+
+  /** Highlights the `occurrence`th match of `query` in the row's text and brings it into view (unless `scroll` is false). */
+  private highlight(row: Row, query: string, occurrence: number, scroll = true): void {
+    this.shownHighlight = { row, query, occurrence };
+    const walker = document.createTreeWalker(row.el, NodeFilter.SHOW_TEXT);
+    const nodes: Text[] = [];
+    let text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      nodes.push(node as Text);
+      text += (node as Text).data;
+    }
+    const at = matchAt(text, query, occurrence);
+    if (at < 0) {
+      this.clearHighlight();
+      return;
+    }
+    const length = query.toLowerCase().length;
+    const range = document.createRange();
+    let pos = 0;
+    for (const node of nodes) {
+      const end = pos + node.data.length;
+      if (at >= pos && at < end) range.setStart(node, at - pos);
+      if (at + length > pos && at + length <= end) {
+        range.setEnd(node, at + length - pos);
+        break;
+      }
+      pos = end;
+    }
+    const Highlight = (window as unknown as { Highlight?: new (r: Range) => unknown }).Highlight;
+    const registry = (CSS as unknown as { highlights?: Map<string, unknown> }).highlights;
+    if (Highlight && registry) registry.set(FIND_HIGHLIGHT, new Highlight(range));
+    if (!scroll) return;
+    const rect = range.getBoundingClientRect();
+    this.options.scrollIntoView(rect.top, rect.bottom);
+  }
+}
+
+function findButton(icon: string, label: string, action: string): HTMLElement {
+  const b = element('button', 'icon-button');
+  b.dataset.find = action;
+  b.title = label;
+  b.setAttribute('aria-label', label);
+  b.append(codicon(icon));
+  return b;
+}

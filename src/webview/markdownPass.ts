@@ -1,0 +1,87 @@
+// Markdown once quiet: streamed rows show plain text while text arrives, and are rendered as
+// Markdown once the stream has been quiet for QUIET_MS, the rows on screen only, a bounded
+// amount per frame. `document.body.dataset.markdown` says whether a pass is still to come
+// (rows change height then): what a UI test waits for.
+import { bodyOf } from '../transcript/model';
+import { isOpen, renderBodyMarkdown, type Row } from './rows';
+
+/** How long the stream must be quiet before streamed text is re-rendered as Markdown. */
+export const QUIET_MS = 200;
+/**
+ * Bodies longer than this stay plain text: Markdown is rendered in one task, and a body of
+ * hundreds of thousands of characters would hold the frame for longer than a reader notices.
+ */
+export const MARKDOWN_MAX_CHARS = 64 * 1024;
+/** Script time per frame for rendering streamed rows as Markdown once quiet. */
+const MARKDOWN_FRAME_MS = 8;
+
+export interface MarkdownPassOptions {
+  /** Rows whose text is not Markdown yet (StreamedText's). */
+  dirty: Set<Row>;
+  /** When text last went in. */
+  lastAppendAt(): number;
+  now(): number;
+  requestFrame(callback: () => void): void;
+  /** The built rows, in order. */
+  rows(): Iterable<Row>;
+  /** Characters a frame may lay out anew (the text the layout shapes again). */
+  frameChars: number;
+  /** A row's text nodes were replaced (a find highlight in them collapsed). */
+  rendered(row: Row): void;
+  /** Runs `change` keeping the row at the top of the view where it stands; relayout when it returns true. */
+  keepingPlace(change: () => boolean): void;
+  /** Whether a pass is still to come: 'pending' or 'done'. */
+  signal(state: 'pending' | 'done'): void;
+}
+
+export class MarkdownPass {
+  private quietTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: MarkdownPassOptions) {}
+
+  /** Renders the dirty rows once the stream has been quiet for `delay` ms (and QUIET_MS since the last text). */
+  schedule(delay = QUIET_MS): void {
+    if (!this.options.dirty.size) return;
+    this.options.signal('pending');
+    if (this.quietTimer !== undefined) clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      const quietFor = this.options.now() - this.options.lastAppendAt();
+      if (quietFor < QUIET_MS) return this.schedule(QUIET_MS - quietFor);
+      this.options.requestFrame(() => this.renderDirty());
+    }, delay);
+  }
+
+  private renderDirty(): void {
+    const { dirty, now } = this.options;
+    const started = now();
+    let more = false;
+    this.options.keepingPlace(() => {
+      let any = false;
+      let room = this.options.frameChars;
+      for (const row of this.options.rows()) {
+        if (!dirty.has(row) || !isOpen(row)) continue;
+        let chars = 0;
+        for (const part of bodyOf(row.entity) ?? []) if (part.type === 'text') chars += part.text.length;
+        if (chars > MARKDOWN_MAX_CHARS) {
+          dirty.delete(row);
+          continue;
+        }
+        renderBodyMarkdown(row);
+        dirty.delete(row);
+        this.options.rendered(row);
+        any = true;
+        room -= chars;
+        // Keep frames short (script, and the text the layout shapes again): continue in the next frame.
+        if (now() - started > MARKDOWN_FRAME_MS || room <= 0) {
+          this.options.requestFrame(() => this.renderDirty());
+          more = true;
+          break;
+        }
+      }
+      // Rendered rows changed height: measure them, keeping the view where it was.
+      return any;
+    });
+    if (!more && this.quietTimer === undefined) this.options.signal('done');
+  }
+}

@@ -1,11 +1,12 @@
 // What the client offers in `initialize` and how it reads the answer into the capabilities it
 // gates every method on. Pure: no process, no connection; unit-tested on plain objects.
-import { JETBRAINS_AIR_CLIENT_META, answersAirSessionIndex, archiveMethodOf } from './archive';
+import { archiveMethodOf } from './archive';
+import { JETBRAINS_AIR_CLIENT_META, airCapabilityName, airIndexServes, answersAirSessionIndex } from './jetbrainsAir';
 import { type Problems, checkAuthMethods, checkCapability, checkImplementation, checkRecord } from './validate';
 import type { AdvertisedCapabilities, ClientInfo, Implementation } from './types';
 
 /** The capabilities a method can be gated on (the others are descriptions, not switches). */
-export type GatedCapability = keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod' | 'sessionState'>;
+export type GatedCapability = keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod' | 'titleMethod' | 'sessionState'>;
 
 /** Which advertised capability each gated method needs, in the protocol's words per version. */
 export const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }> = {
@@ -17,6 +18,8 @@ export const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }>
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
   title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
   status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
+  listSubscribe: { 1: airCapabilityName('listSubscribe'), 2: airCapabilityName('listSubscribe') },
+  batchGet: { 1: airCapabilityName('batchGet'), 2: airCapabilityName('batchGet') },
 };
 
 /** Nothing advertised: the capabilities before `initialize` answered. */
@@ -29,6 +32,8 @@ export const NO_CAPABILITIES: Readonly<AdvertisedCapabilities> = Object.freeze({
   close: false,
   title: false,
   status: false,
+  listSubscribe: false,
+  batchGet: false,
   authMethods: [],
 });
 
@@ -41,7 +46,7 @@ export function initializeParams(requested: 1 | 2, clientInfo: ClientInfo): obje
     clientInfo: info,
     // We read history: no file system or terminal for the agent; compaction rows are shown;
     // `subagents` lets a replay announce children (`subagent_update`), shown as rows.
-    // `_meta` offers the JetBrains AIR session index, how today's agents archive (archive.ts).
+    // `_meta` offers the JetBrains AIR session index, how today's agents archive (jetbrainsAir.ts).
     clientCapabilities: {
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
@@ -82,6 +87,9 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
       delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
       title: false, // v2 has no set_title yet
       status: false, // nor session/status
+      // Nor the AIR session index (claude-agent-acp routes it for v1 only).
+      listSubscribe: false,
+      batchGet: false,
       authMethods: checkAuthMethods(result.authMethods, problems),
     };
     if (parsed.archive) parsed.archiveMethod = 'standard';
@@ -106,6 +114,8 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
     close: has('close'),
     title: has('title'),
     status: has('status'),
+    listSubscribe: false,
+    batchGet: false,
     authMethods: checkAuthMethods(result.authMethods, problems),
   };
   // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).
@@ -114,5 +124,12 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
   // Live state the same way: session/status, else the AIR list entries' state (sessionState.ts).
   if (parsed.status) parsed.sessionState = 'status';
   else if (list && answersAirSessionIndex(result)) parsed.sessionState = 'jetbrains-air';
+  // Rename the same way: session/set_title, else the AIR index's `_session/rename`.
+  const air = airIndexServes(result);
+  if (parsed.title) parsed.titleMethod = 'standard';
+  else if (air.rename) Object.assign(parsed, { title: true, titleMethod: 'jetbrains-air' });
+  // A live list and batch get come only with the AIR index, and need list entries to make sense.
+  parsed.listSubscribe = list && air.listSubscribe;
+  parsed.batchGet = list && air.batchGet;
   return { protocolVersion: 1, agentInfo, capabilities: parsed };
 }

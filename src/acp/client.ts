@@ -25,7 +25,8 @@ import {
   acpErrorFor,
 } from './errors';
 import { addListFilter, archiveRequestMethod, withArchivedFlag } from './archive';
-import { parseSessionStatus, withAirState } from './sessionState';
+import { parseSessionStatus } from './sessionState';
+import { AIR_METHODS, isAirReplayEnd, readAirListChanges, readAirSubscriptionId, withAirDetails, withAirState } from './jetbrainsAir';
 import { AgentProcess, delay } from './agentProcess';
 import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES, initializeParams, parseInitializeResult } from './capabilities';
 import { Problems, checkCursor, checkErrorParts, checkSessionInfo, checkSessionUpdate } from './validate';
@@ -44,8 +45,10 @@ import type {
   Implementation,
   ListSessionsParams,
   ListSessionsResult,
+  LoadSessionResult,
   Logger,
   SessionInfo,
+  SessionListChange,
   SessionState,
   SessionUpdate,
   SessionUpdateListener,
@@ -108,6 +111,14 @@ export class AcpClient {
   /** Per session, its listeners; replaced (never mutated) so that dispatch can iterate safely. */
   private readonly listeners = new Map<string, readonly SessionUpdateListener[]>();
   private readonly disconnectEmitter = new Emitter<AgentDisconnectedError>();
+  private readonly listChangeEmitter = new Emitter<SessionListChange>();
+  /** Live list subscriptions this connection holds (they end with the process). */
+  private readonly subscriptions = new Set<string>();
+  /** Subscribe requests not answered yet: a change for an id not known yet waits for them in `earlyChanges`. */
+  private subscribing = 0;
+  private earlyChanges: SessionListChange[] = [];
+  /** Per session being loaded, what to call when the agent marks the end of its replay. */
+  private readonly replayEndWaiters = new Map<string, () => void>();
   private tooLarge = false;
   private disconnected: AgentDisconnectedError | undefined;
   private disposing: Promise<void> | undefined;
@@ -116,6 +127,13 @@ export class AcpClient {
 
   /** Fires once when the connection ends without `dispose` (crash, exit, oversized message). */
   readonly onDidDisconnect: Event<AgentDisconnectedError> = this.disconnectEmitter.event;
+
+  /**
+   * Changes of the live lists this client subscribed to ({@link subscribeSessionList}), in the
+   * order the agent sent them; only for subscriptions it holds. Entries are checked as
+   * `session/list` entries are (bad ones dropped with one warning per change).
+   */
+  readonly onDidChangeSessionList: Event<SessionListChange> = this.listChangeEmitter.event;
 
   private constructor(
     readonly config: AgentConfig,
@@ -159,6 +177,7 @@ export class AcpClient {
     });
     this.connection.onNotification(AGENT_LINES, (lines: AgentLines) => this.dispatch(lines));
     this.connection.onNotification(DISCONNECTED, () => this.onDisconnected());
+    this.connection.onNotification(AIR_METHODS.changes, (params: unknown) => this.onListChanges(params));
     this.connection.onNotification((method: string) => {
       // `$/` notifications (e.g. the agent cancelling its own request) and `_` extensions may be ignored.
       if (!method.startsWith('$/') && !method.startsWith('_')) this.log.debug(`[${this.name}] Ignored notification ${method}.`);
@@ -221,15 +240,7 @@ export class AcpClient {
       throw new AcpError(ErrorCodes.InternalError, 'session/list', 'the agent answered without a sessions array');
     }
     const problems = new Problems();
-    const sessions: SessionInfo[] = [];
-    const airState = this.capabilities.sessionState === 'jetbrains-air';
-    for (const entry of answer.sessions) {
-      let session = checkSessionInfo(entry, problems);
-      if (!session) continue;
-      if (archiveMethod) session = withArchivedFlag(session, archiveMethod, params.archived);
-      if (airState) session = withAirState(session, problems);
-      sessions.push(session);
-    }
+    const sessions = this.readEntries(answer.sessions, params.archived, problems);
     const nextCursor = checkCursor(answer.nextCursor, problems);
     this.warnProblems('session/list', problems);
     return nextCursor === undefined ? { sessions } : { sessions, nextCursor };
@@ -249,12 +260,72 @@ export class AcpClient {
 
   /**
    * `session/set_title` (no effect on the conversation; -32002 for unknown sessions, -32602 for
-   * a title the agent rejects). Resolves with the title the agent stored (it may normalize it).
+   * a title the agent rejects), or where only the vendor extension offers rename, its
+   * `_session/rename` (answers `{}`). Resolves with the title the agent stored: the standard's
+   * answer, else the title sent (a live list's next change says what the agent made of it).
    */
   async setSessionTitle(sessionId: string, title: string): Promise<string> {
     this.require('title', 'session/set_title');
+    if (this.advertised.titleMethod === 'jetbrains-air') {
+      await this.request(AIR_METHODS.rename, { sessionId, title });
+      return title;
+    }
     const result = await this.request<{ title?: unknown } | null>('session/set_title', { sessionId, title });
     return typeof result?.title === 'string' ? result.title : title;
+  }
+
+  /**
+   * Subscribes to the live list of the sessions of `cwd` (an absolute path), in every archive
+   * state: changes arrive on {@link onDidChangeSessionList} with the returned subscription id,
+   * when this or any other process creates, retitles, archives or deletes a session there.
+   * Subscriptions end with the agent's process: subscribe again on the client that replaces it.
+   */
+  async subscribeSessionList(cwd: string): Promise<string> {
+    this.require('listSubscribe', 'a live session list');
+    this.subscribing++;
+    let subscriptionId: string | undefined;
+    try {
+      const result = await this.request<unknown>(AIR_METHODS.subscribe, { cwd });
+      subscriptionId = readAirSubscriptionId(result);
+      if (subscriptionId === undefined) {
+        throw new AcpError(ErrorCodes.InternalError, AIR_METHODS.subscribe, 'the agent answered without a subscriptionId');
+      }
+      this.subscriptions.add(subscriptionId);
+      return subscriptionId;
+    } finally {
+      this.subscribing--;
+      this.releaseEarlyChanges();
+    }
+  }
+
+  /** Ends a live list subscription (idempotent; nothing to do once the agent's process is gone). */
+  async unsubscribeSessionList(subscriptionId: string): Promise<void> {
+    if (!this.subscriptions.delete(subscriptionId)) return;
+    await this.request(AIR_METHODS.unsubscribe, { subscriptionId });
+  }
+
+  /**
+   * The list entries of the given sessions, as `session/list` would give them, without listing
+   * a folder; sessions the agent does not know are left out. Blank and repeated ids are not sent.
+   */
+  async getSessions(sessionIds: readonly string[]): Promise<SessionInfo[]> {
+    this.require('batchGet', 'getting sessions by id');
+    const asked = [...new Set(sessionIds.filter((id) => typeof id === 'string' && id.trim() !== ''))];
+    if (asked.length === 0) return [];
+    const result = await this.request<unknown>(AIR_METHODS.batchGet, { sessionIds: asked });
+    const answer = result as { sessions?: unknown } | null;
+    if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.sessions)) {
+      throw new AcpError(ErrorCodes.InternalError, AIR_METHODS.batchGet, 'the agent answered without a sessions array');
+    }
+    const problems = new Problems();
+    const wanted = new Set(asked);
+    const sessions = this.readEntries(answer.sessions, 'include', problems).filter((session) => {
+      if (wanted.has(session.sessionId)) return true;
+      problems.add('an entry for a session not asked for skipped');
+      return false;
+    });
+    this.warnProblems(AIR_METHODS.batchGet, problems);
+    return sessions;
   }
 
   /**
@@ -286,11 +357,30 @@ export class AcpClient {
    * Replays a session: `onUpdate` receives every replayed update in order; the promise resolves
    * after the agent's response, so after the last update. The listener is registered before
    * the request goes out (updates precede the response). v1 `session/load`; v2 `session/resume`
-   * with `replayFrom: { type: "start" }`.
+   * with `replayFrom: { type: "start" }`. Where the agent marks the end of its replay (JetBrains
+   * AIR `loadReplayEnd`), `onReplayEnd` runs when the mark arrives and the result says `marker`;
+   * the mark itself never reaches `onUpdate` or any other listener.
    */
-  async loadSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<void> {
+  async loadSession(
+    sessionId: string,
+    cwd: string,
+    onUpdate: SessionUpdateListener,
+    token?: CancellationToken,
+    options: { onReplayEnd?: () => void } = {},
+  ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const deadline: Deadline = {};
+    let replayEnd: LoadSessionResult['replayEnd'] = 'answer';
+    const onMarker = () => {
+      if (replayEnd === 'marker') return;
+      replayEnd = 'marker';
+      try {
+        options.onReplayEnd?.();
+      } catch (error) {
+        this.log.error(`[${this.name}] A replay-end listener failed: ${(error as Error)?.stack ?? error}`);
+      }
+    };
+    this.replayEndWaiters.set(sessionId, onMarker);
     const subscription = this.onSessionUpdate(sessionId, (update) => {
       deadline.progress?.();
       onUpdate(update);
@@ -303,7 +393,9 @@ export class AcpClient {
       }
     } finally {
       subscription.dispose();
+      if (this.replayEndWaiters.get(sessionId) === onMarker) this.replayEndWaiters.delete(sessionId);
     }
+    return { replayEnd };
   }
 
   /** `session/resume` without replay. */
@@ -338,8 +430,12 @@ export class AcpClient {
     this.disconnected ??= error;
     this.rejectPending(this.disconnected);
     this.listeners.clear();
+    this.endSubscriptions();
     this.connection.dispose();
-    this.disposing = this.stopProcess().finally(() => this.disconnectEmitter.dispose());
+    this.disposing = this.stopProcess().finally(() => {
+      this.disconnectEmitter.dispose();
+      this.listChangeEmitter.dispose();
+    });
     return this.disposing;
   }
 
@@ -505,7 +601,7 @@ export class AcpClient {
           const { code, message } = checkErrorParts(error.code, error.message, problems);
           this.warnProblems(`the error answer to ${method}`, problems);
           // `data` stays unknown: nothing reads it without checking its shape first.
-          reject(acpErrorFor(code, method, message, error.data));
+          reject(acpErrorFor(code, method, message, error.data, this.name));
         },
       );
     });
@@ -537,6 +633,11 @@ export class AcpClient {
     const update = notification?.update;
     if (typeof notification?.sessionId !== 'string' || typeof update?.sessionUpdate !== 'string') {
       this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(notification)?.slice(0, 200)}`);
+      return;
+    }
+    if (isAirReplayEnd(update as SessionUpdate)) {
+      // The end of a load's replay: told to the load, never delivered as an info update.
+      this.replayEndWaiters.get(notification.sessionId)?.();
       return;
     }
     const listeners = this.listeners.get(notification.sessionId);
@@ -580,10 +681,77 @@ export class AcpClient {
     if (this.started) this.log.error(error.message);
     this.rejectPending(error);
     this.listeners.clear();
+    this.endSubscriptions();
     this.disconnectEmitter.fire(error);
     this.connection.dispose();
     // A dead connection's process (or what it started) may still run: end the whole group.
     void this.stopProcess();
+  }
+
+  /**
+   * List entries as every answer's are read: checked (validate.ts), then the archive flag, live
+   * state and details however the agent tells them. `filter` is what the list asked for.
+   */
+  private readEntries(entries: readonly unknown[], filter: ListSessionsParams['archived'], problems: Problems): SessionInfo[] {
+    const { archiveMethod, sessionState } = this.advertised;
+    const sessions: SessionInfo[] = [];
+    for (const entry of entries) {
+      let session = checkSessionInfo(entry, problems);
+      if (!session) continue;
+      if (archiveMethod) session = withArchivedFlag(session, archiveMethod, filter);
+      if (sessionState === 'jetbrains-air') session = withAirState(session, problems);
+      // Only an agent that answered the AIR index sends its row metadata; any other has none to read.
+      session = withAirDetails(session, problems);
+      sessions.push(session);
+    }
+    return sessions;
+  }
+
+  /** A `_session/list/changes` notification: checked, and delivered when the subscription is ours. */
+  private onListChanges(params: unknown): void {
+    if (this.disconnected || !this.advertised.listSubscribe) return;
+    const problems = new Problems();
+    try {
+      const changes = readAirListChanges(params, problems);
+      if (!changes) return;
+      const change: SessionListChange = {
+        subscriptionId: changes.subscriptionId,
+        // Any archive state: an entry's own `archived` says which.
+        sessions: this.readEntries(changes.sessions, 'include', problems),
+        removed: changes.removed,
+      };
+      if (this.subscriptions.has(change.subscriptionId)) this.fireListChange(change);
+      else if (this.subscribing > 0) this.earlyChanges.push(change);
+      else this.log.debug(`[${this.name}] Ignored a list change of a subscription this client does not hold.`);
+    } finally {
+      this.warnProblems(AIR_METHODS.changes, problems);
+    }
+  }
+
+  /**
+   * Changes that came before their subscription's answer: delivered once it is known (after the
+   * subscriber's own continuation ran, so it knows the id), the rest dropped when no subscribe is left.
+   */
+  private releaseEarlyChanges(): void {
+    if (this.earlyChanges.length === 0) return;
+    const ready = this.earlyChanges.filter((c) => this.subscriptions.has(c.subscriptionId));
+    this.earlyChanges = this.subscribing > 0 ? this.earlyChanges.filter((c) => !this.subscriptions.has(c.subscriptionId)) : [];
+    if (ready.length > 0) setImmediate(() => ready.forEach((change) => this.subscriptions.has(change.subscriptionId) && this.fireListChange(change)));
+  }
+
+  private fireListChange(change: SessionListChange): void {
+    try {
+      this.listChangeEmitter.fire(change);
+    } catch (error) {
+      this.log.error(`[${this.name}] A session list listener failed: ${(error as Error)?.stack ?? error}`);
+    }
+  }
+
+  /** Subscriptions and replay marks live as long as the agent's process. */
+  private endSubscriptions(): void {
+    this.subscriptions.clear();
+    this.earlyChanges = [];
+    this.replayEndWaiters.clear();
   }
 
   /** Ends the agent's whole process group (agentProcess.ts). */

@@ -25,7 +25,7 @@ test('initialize params: v1 offers clientInfo, compaction, subagents and the Jet
   assert.equal(params.clientCapabilities.terminal, false);
   assert.deepEqual(params.clientCapabilities.session, { compaction: {} });
   assert.equal(params.clientCapabilities._meta.jetbrains.air.version, 1);
-  assert.ok(params.clientCapabilities._meta.jetbrains.air.capabilities.includes('sessionIndex'));
+  assert.deepEqual(params.clientCapabilities._meta.jetbrains.air.capabilities, ['sessionIndex', 'loadReplayEnd']);
   assert.deepEqual(initializeParams(2, CLIENT), { protocolVersion: 2, info: CLIENT, capabilities: {} });
 });
 
@@ -39,7 +39,7 @@ test('a v1 answer: each sessionCapabilities entry is advertised by an object or 
   assert.equal(answer?.protocolVersion, 1);
   assert.deepEqual(answer?.agentInfo, { name: 'a', version: '1' });
   assert.deepEqual(answer?.capabilities, {
-    loadSession: true, list: true, archive: false, delete: true, resume: true, close: true, title: true, status: true, sessionState: 'status', authMethods: [],
+    loadSession: true, list: true, archive: false, delete: true, resume: true, close: true, title: true, titleMethod: 'standard', status: true, sessionState: 'status', listSubscribe: false, batchGet: false, authMethods: [],
   });
 });
 
@@ -69,8 +69,55 @@ test('a protocol version this client does not speak is no answer: 2 only when 2 
   const v2 = parse({ protocolVersion: 2, info: { name: 'b', version: '2' }, capabilities: { session: { archive: {}, delete: {} } } }, 2).answer;
   assert.equal(v2?.protocolVersion, 2);
   assert.deepEqual(v2?.capabilities, {
-    loadSession: true, list: true, resume: true, close: true, archive: true, archiveMethod: 'standard', delete: true, title: false, status: false, authMethods: [],
+    loadSession: true, list: true, resume: true, close: true, archive: true, archiveMethod: 'standard', delete: true, title: false, status: false, listSubscribe: false, batchGet: false, authMethods: [],
   });
   // Asked for 2, answered 1: read as v1.
   assert.equal(parse({ protocolVersion: 1, agentCapabilities: {} }, 2).answer?.protocolVersion, 1);
+});
+
+/** A v1 answer with list and the given standard session capabilities, answering the AIR index with `air`. */
+function withAir(air: unknown, session: Record<string, unknown> = {}) {
+  return { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { list: {}, ...session } }, _meta: { jetbrains: { air } } };
+}
+
+const CLAUDE_AIR = { version: 1, capabilities: ['sessionIndex', 'sessionBatchGet', 'sessionArchive', 'sessionRename', 'sessionListSubscribe', 'sessionWorktrees'] };
+
+test('rename by the AIR index where the standard session/set_title is not advertised (claude-agent-acp)', () => {
+  const caps = parse(withAir(CLAUDE_AIR)).answer!.capabilities;
+  assert.equal(caps.title, true);
+  assert.equal(caps.titleMethod, 'jetbrains-air');
+});
+
+test('the standard session/set_title wins over the AIR rename where both are advertised (codex-acp)', () => {
+  const caps = parse(withAir(CLAUDE_AIR, { title: {} })).answer!.capabilities;
+  assert.equal(caps.title, true);
+  assert.equal(caps.titleMethod, 'standard');
+});
+
+test('a live list and batch get come with the AIR index, and need list', () => {
+  const caps = parse(withAir(CLAUDE_AIR)).answer!.capabilities;
+  assert.equal(caps.listSubscribe, true);
+  assert.equal(caps.batchGet, true);
+  const noList = parse({ ...withAir(CLAUDE_AIR), agentCapabilities: { sessionCapabilities: {} } }).answer!.capabilities;
+  assert.equal(noList.listSubscribe, false);
+  assert.equal(noList.batchGet, false);
+});
+
+test('AIR index capabilities without sessionIndex, or in a malformed answer, are not advertised', () => {
+  for (const air of [
+    { version: 1, capabilities: ['sessionRename', 'sessionListSubscribe', 'sessionBatchGet'] },
+    { version: '1', capabilities: CLAUDE_AIR.capabilities },
+    { version: 1, capabilities: 'sessionIndex,sessionRename' },
+    CLAUDE_AIR.capabilities,
+  ]) {
+    const caps = parse(withAir(air)).answer!.capabilities;
+    assert.deepEqual([caps.title, caps.listSubscribe, caps.batchGet], [false, false, false], JSON.stringify(air));
+  }
+});
+
+test('the capabilities the client read cannot be changed from outside', async () => {
+  const { AcpClient } = await import('../../src/acp/client');
+  const descriptor = Object.getOwnPropertyDescriptor(AcpClient.prototype, 'capabilities');
+  assert.equal(typeof descriptor?.get, 'function');
+  assert.equal(descriptor?.set, undefined);
 });

@@ -1,9 +1,6 @@
 // The ACP client: starts one agent process, speaks JSON-RPC to it over stdio through
 // vscode-jsonrpc with our newline-delimited reader and writer, and exposes the session
 // methods this extension uses, gated on what the agent advertised.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import {
   CancellationReceiverStrategy,
   type CancellationToken,
@@ -27,20 +24,12 @@ import {
   UnsupportedCapabilityError,
   acpErrorFor,
 } from './errors';
-import { JETBRAINS_AIR_CLIENT_META, addListFilter, answersAirSessionIndex, archiveMethodOf, archiveRequestMethod, withArchivedFlag } from './archive';
-import { parseSessionStatus, withAirState } from './sessionState';
-import { spawnCommand } from './command';
-import {
-  Problems,
-  checkAuthMethods,
-  checkCapability,
-  checkCursor,
-  checkErrorParts,
-  checkImplementation,
-  checkRecord,
-  checkSessionInfo,
-  checkSessionUpdate,
-} from './validate';
+import { addListFilter, archiveRequestMethod, withArchivedFlag } from './archive';
+import { parseSessionStatus } from './sessionState';
+import { AIR_METHODS, isAirReplayEnd, readAirListChanges, readAirSubscriptionId, withAirDetails, withAirState } from './jetbrainsAir';
+import { AgentProcess, delay } from './agentProcess';
+import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES, initializeParams, parseInitializeResult } from './capabilities';
+import { Problems, checkCursor, checkErrorParts, checkSessionInfo, checkSessionUpdate } from './validate';
 import {
   INTERNAL_METHOD_PREFIX,
   MessageTracer,
@@ -56,8 +45,10 @@ import type {
   Implementation,
   ListSessionsParams,
   ListSessionsResult,
+  LoadSessionResult,
   Logger,
   SessionInfo,
+  SessionListChange,
   SessionState,
   SessionUpdate,
   SessionUpdateListener,
@@ -66,12 +57,6 @@ import type {
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_KILL_GRACE_MS = 2_000;
-/** Lines of the agent's stderr kept for error messages. */
-const STDERR_TAIL_LINES = 20;
-/** Longest stderr line kept (and logged); a runaway line must not grow without bound. */
-const STDERR_LINE_CHARS = 2_000;
-/** Stderr lines logged per agent per second; more are counted and summed up in one line. */
-const STDERR_LINES_PER_SECOND = 50;
 /**
  * Queued behind everything read from the agent, so that its last messages are handled before the
  * end; in the reserved namespace, which the reader drops from the wire, so the agent cannot send it.
@@ -79,24 +64,8 @@ const STDERR_LINES_PER_SECOND = 50;
 const DISCONNECTED = `${INTERNAL_METHOD_PREFIX}disconnected`;
 /** How long an agent that closed its stdout may take to exit before it counts as half-dead. */
 const OUTPUT_CLOSED_GRACE_MS = 1_000;
-/** How often the end of the agent's process group is checked while stopping it. */
-const GROUP_POLL_MS = 20;
 /** ACP's cancellation notification (not LSP's `$/cancelRequest`). */
 const CANCEL_REQUEST = '$/cancel_request';
-
-/** Which advertised capability each gated method needs, in the protocol's words per version. */
-const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }> = {
-  loadSession: { 1: 'agentCapabilities.loadSession', 2: 'capabilities.session' },
-  list: { 1: 'sessionCapabilities.list', 2: 'capabilities.session' },
-  archive: { 1: 'sessionCapabilities.archive', 2: 'capabilities.session.archive' },
-  delete: { 1: 'sessionCapabilities.delete', 2: 'capabilities.session.delete' },
-  resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
-  close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
-  title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
-  status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
-};
-
-type GatedCapability = keyof Omit<AdvertisedCapabilities, 'authMethods' | 'archiveMethod' | 'sessionState'>;
 
 interface PendingRequest {
   readonly method: string;
@@ -130,47 +99,41 @@ export class AcpClient {
   }
 
   readonly name: string;
-  agentInfo: Implementation | undefined;
-  protocolVersion: 1 | 2 = 1;
-  capabilities: AdvertisedCapabilities = {
-    loadSession: false,
-    list: false,
-    archive: false,
-    delete: false,
-    resume: false,
-    close: false,
-    title: false,
-    status: false,
-    authMethods: [],
-  };
+  private info: Implementation | undefined;
+  private version: 1 | 2 = 1;
+  private advertised: Readonly<AdvertisedCapabilities> = NO_CAPABILITIES;
 
   private readonly log: Logger;
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly process: AgentProcess;
   private readonly reader: NdjsonMessageReader;
   private readonly connection: MessageConnection;
   private readonly pending = new Set<PendingRequest>();
   /** Per session, its listeners; replaced (never mutated) so that dispatch can iterate safely. */
   private readonly listeners = new Map<string, readonly SessionUpdateListener[]>();
   private readonly disconnectEmitter = new Emitter<AgentDisconnectedError>();
-  private readonly stderrTail: string[] = [];
-  private stderrPartial = '';
-  /** The stderr rate limit: when the current one-second window started, lines logged and dropped in it. */
-  private stderrWindow = { start: 0, logged: 0, dropped: 0 };
-  private spawnError: Error | undefined;
-  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  private readonly exited: Promise<void>;
-  private readonly closed: Promise<void>;
-  private markClosed!: () => void;
-  private closeHandled = false;
+  private readonly listChangeEmitter = new Emitter<SessionListChange>();
+  /** Live list subscriptions this connection holds (they end with the process). */
+  private readonly subscriptions = new Set<string>();
+  /** Subscribe requests not answered yet: a change for an id not known yet waits for them in `earlyChanges`. */
+  private subscribing = 0;
+  private earlyChanges: SessionListChange[] = [];
+  /** Per session being loaded, what to call when the agent marks the end of its replay. */
+  private readonly replayEndWaiters = new Map<string, () => void>();
   private tooLarge = false;
   private disconnected: AgentDisconnectedError | undefined;
   private disposing: Promise<void> | undefined;
-  private stopping: Promise<void> | undefined;
   /** Set once initialize succeeded; before that a failure is reported as one AgentStartError. */
   private started = false;
 
   /** Fires once when the connection ends without `dispose` (crash, exit, oversized message). */
   readonly onDidDisconnect: Event<AgentDisconnectedError> = this.disconnectEmitter.event;
+
+  /**
+   * Changes of the live lists this client subscribed to ({@link subscribeSessionList}), in the
+   * order the agent sent them; only for subscriptions it holds. Entries are checked as
+   * `session/list` entries are (bad ones dropped with one warning per change).
+   */
+  readonly onDidChangeSessionList: Event<SessionListChange> = this.listChangeEmitter.event;
 
   private constructor(
     readonly config: AgentConfig,
@@ -178,46 +141,15 @@ export class AcpClient {
   ) {
     this.name = config.name;
     this.log = options.log;
-    const cwd = config.cwd ?? options.defaultCwd ?? homedir();
-    if (!isDirectory(cwd)) {
-      throw new AgentStartError(this.name, `its working directory "${cwd}" does not exist.`, []);
-    }
-    this.log.info(`[${this.name}] Starting ${[config.command, ...(config.args ?? [])].join(' ')} in ${cwd}`);
-    const env = { ...process.env, ...config.env };
-    const command = spawnCommand(config.command, config.args ?? [], env, cwd);
-    if (!command) throw new AgentStartError(this.name, commandNotFound(config.command), []);
-    this.child = spawn(command.file, command.args, {
-      cwd,
-      env,
-      windowsVerbatimArguments: command.windowsVerbatimArguments,
-      stdio: 'pipe',
-      // Its own process group, so that dispose also stops what the agent started (npx, a CLI).
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
-    this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    this.child.on('error', (error) => {
-      this.spawnError ??= error;
-      this.log.error(`[${this.name}] ${error.message}`);
-    });
-    // Without these a write to a dead agent (EPIPE) would be an uncaught exception.
-    this.child.stdin.on('error', (error) => this.log.debug(`[${this.name}] stdin: ${error.message}`));
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (text: string) => this.onStderr(text));
-    this.child.stderr.on('error', () => undefined);
-    this.child.on('exit', (code, signal) => {
-      this.exit = { code, signal };
-      // 'close' waits for stdout and stderr too; if something the agent started holds them open, stop waiting.
-      setTimeout(() => this.onClosed(), this.killGraceMs).unref();
-    });
-    this.child.on('close', (code, signal) => {
-      this.exit ??= { code, signal };
-      this.onClosed();
+    this.process = new AgentProcess(config, {
+      log: this.log,
+      killGraceMs: this.killGraceMs,
+      defaultCwd: options.defaultCwd,
+      onClosed: () => this.onClosed(),
     });
 
     const tracer = new MessageTracer(this.log, options.trace ?? (() => 'off'), this.name);
-    this.reader = new NdjsonMessageReader(this.child.stdout, {
+    this.reader = new NdjsonMessageReader(this.process.stdout, {
       agentName: this.name,
       log: this.log,
       tracer,
@@ -229,7 +161,7 @@ export class AcpClient {
     });
     // The end of its output ends the connection even if the process lives on (half-dead).
     this.reader.onClose(() => this.onOutputClosed());
-    const writer = new NdjsonMessageWriter(this.child.stdin, tracer);
+    const writer = new NdjsonMessageWriter(this.process.stdin, tracer);
     writer.onError(() => {
       // Our input to the agent is broken: nothing more can be asked of it, so end the process.
       if (!this.disposing) void this.stopProcess();
@@ -245,6 +177,7 @@ export class AcpClient {
     });
     this.connection.onNotification(AGENT_LINES, (lines: AgentLines) => this.dispatch(lines));
     this.connection.onNotification(DISCONNECTED, () => this.onDisconnected());
+    this.connection.onNotification(AIR_METHODS.changes, (params: unknown) => this.onListChanges(params));
     this.connection.onNotification((method: string) => {
       // `$/` notifications (e.g. the agent cancelling its own request) and `_` extensions may be ignored.
       if (!method.startsWith('$/') && !method.startsWith('_')) this.log.debug(`[${this.name}] Ignored notification ${method}.`);
@@ -267,7 +200,22 @@ export class AcpClient {
 
   /** The agent's process id (undefined if it never started). */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.process.pid;
+  }
+
+  /** `agentInfo` (v2: `info`) from `initialize`, checked. */
+  get agentInfo(): Implementation | undefined {
+    return this.info;
+  }
+
+  /** The protocol version spoken: 1, or 2 where both sides speak the v2 draft. */
+  get protocolVersion(): 1 | 2 {
+    return this.version;
+  }
+
+  /** What the agent advertised, read once from `initialize` (capabilities.ts); frozen. */
+  get capabilities(): Readonly<AdvertisedCapabilities> {
+    return this.advertised;
   }
 
   /**
@@ -292,15 +240,7 @@ export class AcpClient {
       throw new AcpError(ErrorCodes.InternalError, 'session/list', 'the agent answered without a sessions array');
     }
     const problems = new Problems();
-    const sessions: SessionInfo[] = [];
-    const airState = this.capabilities.sessionState === 'jetbrains-air';
-    for (const entry of answer.sessions) {
-      let session = checkSessionInfo(entry, problems);
-      if (!session) continue;
-      if (archiveMethod) session = withArchivedFlag(session, archiveMethod, params.archived);
-      if (airState) session = withAirState(session, problems);
-      sessions.push(session);
-    }
+    const sessions = this.readEntries(answer.sessions, params.archived, problems);
     const nextCursor = checkCursor(answer.nextCursor, problems);
     this.warnProblems('session/list', problems);
     return nextCursor === undefined ? { sessions } : { sessions, nextCursor };
@@ -320,12 +260,72 @@ export class AcpClient {
 
   /**
    * `session/set_title` (no effect on the conversation; -32002 for unknown sessions, -32602 for
-   * a title the agent rejects). Resolves with the title the agent stored (it may normalize it).
+   * a title the agent rejects), or where only the vendor extension offers rename, its
+   * `_session/rename` (answers `{}`). Resolves with the title the agent stored: the standard's
+   * answer, else the title sent (a live list's next change says what the agent made of it).
    */
   async setSessionTitle(sessionId: string, title: string): Promise<string> {
     this.require('title', 'session/set_title');
+    if (this.advertised.titleMethod === 'jetbrains-air') {
+      await this.request(AIR_METHODS.rename, { sessionId, title });
+      return title;
+    }
     const result = await this.request<{ title?: unknown } | null>('session/set_title', { sessionId, title });
     return typeof result?.title === 'string' ? result.title : title;
+  }
+
+  /**
+   * Subscribes to the live list of the sessions of `cwd` (an absolute path), in every archive
+   * state: changes arrive on {@link onDidChangeSessionList} with the returned subscription id,
+   * when this or any other process creates, retitles, archives or deletes a session there.
+   * Subscriptions end with the agent's process: subscribe again on the client that replaces it.
+   */
+  async subscribeSessionList(cwd: string): Promise<string> {
+    this.require('listSubscribe', 'a live session list');
+    this.subscribing++;
+    let subscriptionId: string | undefined;
+    try {
+      const result = await this.request<unknown>(AIR_METHODS.subscribe, { cwd });
+      subscriptionId = readAirSubscriptionId(result);
+      if (subscriptionId === undefined) {
+        throw new AcpError(ErrorCodes.InternalError, AIR_METHODS.subscribe, 'the agent answered without a subscriptionId');
+      }
+      this.subscriptions.add(subscriptionId);
+      return subscriptionId;
+    } finally {
+      this.subscribing--;
+      this.releaseEarlyChanges();
+    }
+  }
+
+  /** Ends a live list subscription (idempotent; nothing to do once the agent's process is gone). */
+  async unsubscribeSessionList(subscriptionId: string): Promise<void> {
+    if (!this.subscriptions.delete(subscriptionId)) return;
+    await this.request(AIR_METHODS.unsubscribe, { subscriptionId });
+  }
+
+  /**
+   * The list entries of the given sessions, as `session/list` would give them, without listing
+   * a folder; sessions the agent does not know are left out. Blank and repeated ids are not sent.
+   */
+  async getSessions(sessionIds: readonly string[]): Promise<SessionInfo[]> {
+    this.require('batchGet', 'getting sessions by id');
+    const asked = [...new Set(sessionIds.filter((id) => typeof id === 'string' && id.trim() !== ''))];
+    if (asked.length === 0) return [];
+    const result = await this.request<unknown>(AIR_METHODS.batchGet, { sessionIds: asked });
+    const answer = result as { sessions?: unknown } | null;
+    if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.sessions)) {
+      throw new AcpError(ErrorCodes.InternalError, AIR_METHODS.batchGet, 'the agent answered without a sessions array');
+    }
+    const problems = new Problems();
+    const wanted = new Set(asked);
+    const sessions = this.readEntries(answer.sessions, 'include', problems).filter((session) => {
+      if (wanted.has(session.sessionId)) return true;
+      problems.add('an entry for a session not asked for skipped');
+      return false;
+    });
+    this.warnProblems(AIR_METHODS.batchGet, problems);
+    return sessions;
   }
 
   /**
@@ -357,11 +357,30 @@ export class AcpClient {
    * Replays a session: `onUpdate` receives every replayed update in order; the promise resolves
    * after the agent's response, so after the last update. The listener is registered before
    * the request goes out (updates precede the response). v1 `session/load`; v2 `session/resume`
-   * with `replayFrom: { type: "start" }`.
+   * with `replayFrom: { type: "start" }`. Where the agent marks the end of its replay (JetBrains
+   * AIR `loadReplayEnd`), `onReplayEnd` runs when the mark arrives and the result says `marker`;
+   * the mark itself never reaches `onUpdate` or any other listener.
    */
-  async loadSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<void> {
+  async loadSession(
+    sessionId: string,
+    cwd: string,
+    onUpdate: SessionUpdateListener,
+    token?: CancellationToken,
+    options: { onReplayEnd?: () => void } = {},
+  ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const deadline: Deadline = {};
+    let replayEnd: LoadSessionResult['replayEnd'] = 'answer';
+    const onMarker = () => {
+      if (replayEnd === 'marker') return;
+      replayEnd = 'marker';
+      try {
+        options.onReplayEnd?.();
+      } catch (error) {
+        this.log.error(`[${this.name}] A replay-end listener failed: ${(error as Error)?.stack ?? error}`);
+      }
+    };
+    this.replayEndWaiters.set(sessionId, onMarker);
     const subscription = this.onSessionUpdate(sessionId, (update) => {
       deadline.progress?.();
       onUpdate(update);
@@ -374,7 +393,9 @@ export class AcpClient {
       }
     } finally {
       subscription.dispose();
+      if (this.replayEndWaiters.get(sessionId) === onMarker) this.replayEndWaiters.delete(sessionId);
     }
+    return { replayEnd };
   }
 
   /** `session/resume` without replay. */
@@ -409,8 +430,12 @@ export class AcpClient {
     this.disconnected ??= error;
     this.rejectPending(this.disconnected);
     this.listeners.clear();
+    this.endSubscriptions();
     this.connection.dispose();
-    this.disposing = this.stopProcess().finally(() => this.disconnectEmitter.dispose());
+    this.disposing = this.stopProcess().finally(() => {
+      this.disconnectEmitter.dispose();
+      this.listChangeEmitter.dispose();
+    });
     return this.disposing;
   }
 
@@ -420,24 +445,7 @@ export class AcpClient {
 
   private async initialize(signal?: AbortSignal): Promise<void> {
     const requested = this.config.protocol === 2 ? 2 : 1;
-    const clientInfo = { ...this.options.clientInfo };
-    const params =
-      requested === 2
-        ? { protocolVersion: 2, info: clientInfo, capabilities: {} }
-        : {
-            protocolVersion: 1,
-            clientInfo,
-            // We read history: no file system or terminal for the agent; compaction rows are shown;
-            // `subagents` lets a replay announce children (`subagent_update`), shown as rows.
-            // `_meta` offers the JetBrains AIR session index, how today's agents archive (archive.ts).
-            clientCapabilities: {
-              fs: { readTextFile: false, writeTextFile: false },
-              terminal: false,
-              session: { compaction: {} },
-              subagents: {},
-              _meta: JETBRAINS_AIR_CLIENT_META,
-            },
-          };
+    const params = initializeParams(requested, this.options.clientInfo);
     const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -446,9 +454,9 @@ export class AcpClient {
       onAbort = () => reject(new StartAborted());
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-    let result: Record<string, unknown>;
+    let result: unknown;
     try {
-      result = await Promise.race([this.request<Record<string, unknown>>('initialize', params, undefined, undefined, Infinity), timeout]);
+      result = await Promise.race([this.request<unknown>('initialize', params, undefined, undefined, Infinity), timeout]);
     } catch (error) {
       throw await this.startFailed(this.startFailureReason(error, timeoutMs), error);
     } finally {
@@ -456,66 +464,22 @@ export class AcpClient {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
     const problems = new Problems();
-    result = checkRecord(result, 'the initialize result', problems);
-    const version = result.protocolVersion;
-    if (version === 2 && requested === 2) {
-      const capabilities = checkRecord(result.capabilities, 'capabilities', problems);
-      const hasSession = checkCapability(capabilities.session, 'capabilities.session', problems);
-      const session = checkRecord(capabilities.session === true ? {} : capabilities.session, 'capabilities.session', problems);
-      this.protocolVersion = 2;
-      this.agentInfo = checkImplementation(result.info, problems);
-      this.capabilities = {
-        // v2 has no session/load: replay is session/resume with replayFrom, part of the baseline surface.
-        loadSession: hasSession,
-        list: hasSession,
-        resume: hasSession,
-        close: hasSession,
-        archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
-        delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
-        title: false, // v2 has no set_title yet
-        status: false, // nor session/status
-        authMethods: checkAuthMethods(result.authMethods, problems),
-      };
-      if (this.capabilities.archive) this.capabilities.archiveMethod = 'standard';
-    } else if (version === 1) {
-      const agentCapabilities = checkRecord(result.agentCapabilities, 'agentCapabilities', problems);
-      const session = checkRecord(agentCapabilities.sessionCapabilities, 'sessionCapabilities', problems);
-      const has = (name: string) => checkCapability(session[name], `sessionCapabilities.${name}`, problems);
-      if (agentCapabilities.loadSession !== undefined && typeof agentCapabilities.loadSession !== 'boolean') {
-        problems.add('agentCapabilities.loadSession that is not a boolean');
-      }
-      this.protocolVersion = 1;
-      this.agentInfo = checkImplementation(result.agentInfo, problems);
-      const list = has('list');
-      this.capabilities = {
-        loadSession: agentCapabilities.loadSession === true,
-        list,
-        // The RFD requires list alongside archive; without list there is nowhere to show archived sessions.
-        archive: has('archive') && list,
-        delete: has('delete'),
-        resume: has('resume'),
-        close: has('close'),
-        title: has('title'),
-        status: has('status'),
-        authMethods: checkAuthMethods(result.authMethods, problems),
-      };
-      // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).
-      const archiveMethod = archiveMethodOf(result, this.capabilities.archive, list);
-      if (archiveMethod) Object.assign(this.capabilities, { archive: true, archiveMethod });
-      // Live state the same way: session/status, else the AIR list entries' state (sessionState.ts).
-      if (this.capabilities.status) this.capabilities.sessionState = 'status';
-      else if (list && answersAirSessionIndex(result)) this.capabilities.sessionState = 'jetbrains-air';
-      if (requested === 2) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
-    } else {
+    const answer = parseInitializeResult(result, requested, problems);
+    if (!answer) {
+      const version = (result as { protocolVersion?: unknown } | null)?.protocolVersion;
       throw await this.startFailed(
         `it answered protocol version ${JSON.stringify(version)}, which this client does not speak (it offered ${requested}).`,
         undefined,
       );
     }
+    this.version = answer.protocolVersion;
+    this.info = answer.agentInfo;
+    this.advertised = Object.freeze(answer.capabilities);
+    if (requested === 2 && answer.protocolVersion === 1) this.log.info(`[${this.name}] The agent answered protocol version 1; using v1.`);
     this.warnProblems('initialize', problems);
     this.started = true;
-    const info = this.agentInfo ? ` (${this.agentInfo.name} ${this.agentInfo.version})` : '';
-    this.log.info(`[${this.name}] Connected${info}, protocol v${this.protocolVersion}, capabilities ${JSON.stringify(this.capabilities)}`);
+    const info = this.info ? ` (${this.info.name} ${this.info.version})` : '';
+    this.log.info(`[${this.name}] Connected${info}, protocol v${this.version}, capabilities ${JSON.stringify(this.advertised)}`);
   }
 
   private startFailureReason(error: unknown, timeoutMs: number): string | undefined {
@@ -529,31 +493,24 @@ export class AcpClient {
   private async startFailed(reason: string | undefined, cause: unknown): Promise<AgentStartError> {
     if (reason === undefined) {
       // The initialize request failed because the process is gone or going: wait for its exit status.
-      await Promise.race([this.closed, delay(this.killGraceMs)]);
+      await Promise.race([this.process.closed, delay(this.killGraceMs)]);
       reason = this.describeEnd('before answering initialize');
     }
-    this.disconnected ??= new AgentDisconnectedError(this.name, reason, this.exit?.code ?? null, this.exit?.signal ?? null, []);
+    const exit = this.process.exit;
+    this.disconnected ??= new AgentDisconnectedError(this.name, reason, exit?.code ?? null, exit?.signal ?? null, []);
     this.rejectPending(this.disconnected);
     this.connection.dispose();
     this.disposing = this.stopProcess();
     await this.disposing;
     // Its exit can come before the last of its stderr is read: the tail is what explains a failed start.
-    await Promise.race([this.closed, delay(this.killGraceMs)]);
-    return new AgentStartError(this.name, reason, [...this.stderrTail], { cause });
+    await Promise.race([this.process.closed, delay(this.killGraceMs)]);
+    return new AgentStartError(this.name, reason, this.process.stderrTail, { cause });
   }
 
-  /** Why the process ended, in one sentence. */
+  /** Why the connection ended, in one sentence. */
   private describeEnd(when: string): string {
-    const spawnError = this.spawnError as NodeJS.ErrnoException | undefined;
-    if (spawnError) {
-      if (spawnError.code === 'ENOENT') return commandNotFound(this.config.command);
-      if (spawnError.code === 'EACCES') return `the command "${this.config.command}" is not executable (EACCES).`;
-      return `the command "${this.config.command}" could not be run: ${spawnError.message}.`;
-    }
     if (this.tooLarge) return `it sent a message longer than the limit of ${this.maxMessageBytes} bytes.`;
-    if (this.exit?.code != null) return `it exited with code ${this.exit.code} ${when}.`;
-    if (this.exit?.signal) return `it was killed by ${this.exit.signal} ${when}.`;
-    return `it closed its output ${when}.`;
+    return this.process.describeEnd(when);
   }
 
   private get maxMessageBytes(): number {
@@ -562,7 +519,7 @@ export class AcpClient {
 
   private require(capability: GatedCapability, method: string): void {
     if (this.disconnected) throw this.disconnected;
-    if (!this.capabilities[capability]) {
+    if (!this.advertised[capability]) {
       throw new UnsupportedCapabilityError(this.name, method, CAPABILITY_NAMES[capability][this.protocolVersion]);
     }
   }
@@ -644,7 +601,7 @@ export class AcpClient {
           const { code, message } = checkErrorParts(error.code, error.message, problems);
           this.warnProblems(`the error answer to ${method}`, problems);
           // `data` stays unknown: nothing reads it without checking its shape first.
-          reject(acpErrorFor(code, method, message, error.data));
+          reject(acpErrorFor(code, method, message, error.data, this.name));
         },
       );
     });
@@ -678,6 +635,11 @@ export class AcpClient {
       this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(notification)?.slice(0, 200)}`);
       return;
     }
+    if (isAirReplayEnd(update as SessionUpdate)) {
+      // The end of a load's replay: told to the load, never delivered as an info update.
+      this.replayEndWaiters.get(notification.sessionId)?.();
+      return;
+    }
     const listeners = this.listeners.get(notification.sessionId);
     if (listeners === undefined) return;
     const checked = checkSessionUpdate(update as SessionUpdate, problems);
@@ -690,49 +652,8 @@ export class AcpClient {
     }
   }
 
-  private onStderr(text: string): void {
-    const lines = (this.stderrPartial + text).split('\n');
-    this.stderrPartial = lines.pop()!.slice(0, STDERR_LINE_CHARS);
-    for (const line of lines) this.stderrLine(line);
-  }
-
-  private stderrLine(raw: string): void {
-    const line = raw.replace(/\r$/, '').slice(0, STDERR_LINE_CHARS);
-    if (line === '') return;
-    const now = Date.now();
-    const window = this.stderrWindow;
-    if (now - window.start >= 1000) {
-      this.flushDroppedStderr();
-      this.stderrWindow = { start: now, logged: 0, dropped: 0 };
-    }
-    // A flooding agent must not flood the log: the tail for error messages still keeps every line.
-    if (this.stderrWindow.logged < STDERR_LINES_PER_SECOND) {
-      this.stderrWindow.logged++;
-      this.log.info(`[${this.name}] ${line}`);
-    } else {
-      this.stderrWindow.dropped++;
-    }
-    this.stderrTail.push(line);
-    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
-  }
-
-  private flushDroppedStderr(): void {
-    const dropped = this.stderrWindow.dropped;
-    if (dropped === 0) return;
-    this.stderrWindow.dropped = 0;
-    this.log.warn(`[${this.name}] ${dropped} more stderr line${dropped === 1 ? '' : 's'} not logged (more than ${STDERR_LINES_PER_SECOND} a second).`);
-  }
-
   /** The process is gone and its output read: queue the disconnect behind the agent's last messages. */
   private onClosed(): void {
-    if (this.closeHandled) return;
-    this.closeHandled = true;
-    if (this.stderrPartial) {
-      this.stderrLine(this.stderrPartial);
-      this.stderrPartial = '';
-    }
-    this.flushDroppedStderr();
-    this.markClosed();
     if (this.disconnected) return;
     this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
   }
@@ -743,7 +664,7 @@ export class AcpClient {
    */
   private onOutputClosed(): void {
     setTimeout(() => {
-      if (this.exit || this.disconnected) return;
+      if (this.process.exit || this.disconnected) return;
       this.log.warn(`[${this.name}] Closed its output but is still running; stopping it.`);
       this.reader.inject({ jsonrpc: '2.0', method: DISCONNECTED } as Message);
     }, OUTPUT_CLOSED_GRACE_MS).unref();
@@ -751,14 +672,16 @@ export class AcpClient {
 
   private onDisconnected(): void {
     if (this.disconnected) return;
-    const tail = [...this.stderrTail];
+    const tail = this.process.stderrTail;
+    const exit = this.process.exit;
     const error = this.tooLarge
       ? new MessageTooLargeError(this.name, this.maxMessageBytes, tail)
-      : new AgentDisconnectedError(this.name, this.describeEnd(this.started ? 'while connected' : 'during start'), this.exit?.code ?? null, this.exit?.signal ?? null, tail);
+      : new AgentDisconnectedError(this.name, this.describeEnd(this.started ? 'while connected' : 'during start'), exit?.code ?? null, exit?.signal ?? null, tail);
     this.disconnected = error;
     if (this.started) this.log.error(error.message);
     this.rejectPending(error);
     this.listeners.clear();
+    this.endSubscriptions();
     this.disconnectEmitter.fire(error);
     this.connection.dispose();
     // A dead connection's process (or what it started) may still run: end the whole group.
@@ -766,96 +689,75 @@ export class AcpClient {
   }
 
   /**
-   * Closes the agent's input, then SIGTERM to its process group, then SIGKILL after the grace
-   * period; resolves once the agent exited and its group is gone (the group only after a bounded
-   * wait: an orphan nobody reaps still counts as a member). Also when the agent itself already
-   * exited: what it started lives on in its group.
+   * List entries as every answer's are read: checked (validate.ts), then the archive flag, live
+   * state and details however the agent tells them. `filter` is what the list asked for.
    */
-  private stopProcess(): Promise<void> {
-    if (this.child.pid === undefined) return Promise.resolve();
-    this.stopping ??= this.stopGroup(this.child.pid);
-    return this.stopping;
-  }
-
-  private async stopGroup(pid: number): Promise<void> {
-    if (!this.exit) this.child.stdin.end();
-    this.signal('SIGTERM');
-    const deadline = Date.now() + this.killGraceMs;
-    await Promise.race([this.exited, delay(this.killGraceMs, true)]);
-    while (groupAlive(pid) && Date.now() < deadline) await delay(GROUP_POLL_MS, true);
-    if (!this.exit || groupAlive(pid)) {
-      this.log.warn(`[${this.name}] Did not exit within ${this.killGraceMs} ms of SIGTERM; sending SIGKILL.`);
-      this.signal('SIGKILL');
+  private readEntries(entries: readonly unknown[], filter: ListSessionsParams['archived'], problems: Problems): SessionInfo[] {
+    const { archiveMethod, sessionState } = this.advertised;
+    const sessions: SessionInfo[] = [];
+    for (const entry of entries) {
+      let session = checkSessionInfo(entry, problems);
+      if (!session) continue;
+      if (archiveMethod) session = withArchivedFlag(session, archiveMethod, filter);
+      if (sessionState === 'jetbrains-air') session = withAirState(session, problems);
+      // Only an agent that answered the AIR index sends its row metadata; any other has none to read.
+      session = withAirDetails(session, problems);
+      sessions.push(session);
     }
-    await this.exited;
-    const killDeadline = Date.now() + this.killGraceMs;
-    while (groupAlive(pid) && Date.now() < killDeadline) await delay(GROUP_POLL_MS, true);
+    return sessions;
   }
 
-  private signal(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
+  /** A `_session/list/changes` notification: checked, and delivered when the subscription is ours. */
+  private onListChanges(params: unknown): void {
+    if (this.disconnected || !this.advertised.listSubscribe) return;
+    const problems = new Problems();
     try {
-      if (process.platform !== 'win32') process.kill(-pid, signal);
-      // A batch file's agent is a child of cmd.exe: the last resort ends the whole tree.
-      else if (signal === 'SIGKILL') spawn('taskkill', ['/pid', String(pid), '/t', '/f'], { stdio: 'ignore', windowsHide: true }).on('error', () => this.child.kill(signal));
-      else this.child.kill(signal);
-    } catch {
-      this.child.kill(signal);
+      const changes = readAirListChanges(params, problems);
+      if (!changes) return;
+      const change: SessionListChange = {
+        subscriptionId: changes.subscriptionId,
+        // Any archive state: an entry's own `archived` says which.
+        sessions: this.readEntries(changes.sessions, 'include', problems),
+        removed: changes.removed,
+      };
+      if (this.subscriptions.has(change.subscriptionId)) this.fireListChange(change);
+      else if (this.subscribing > 0) this.earlyChanges.push(change);
+      else this.log.debug(`[${this.name}] Ignored a list change of a subscription this client does not hold.`);
+    } finally {
+      this.warnProblems(AIR_METHODS.changes, problems);
     }
   }
-}
 
-function commandNotFound(command: string): string {
-  return `the command "${command}" was not found (is it installed and on the PATH?).`;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return existsSync(path) && statSync(path).isDirectory();
-  } catch {
-    return false;
+  /**
+   * Changes that came before their subscription's answer: delivered once it is known (after the
+   * subscriber's own continuation ran, so it knows the id), the rest dropped when no subscribe is left.
+   */
+  private releaseEarlyChanges(): void {
+    if (this.earlyChanges.length === 0) return;
+    const ready = this.earlyChanges.filter((c) => this.subscriptions.has(c.subscriptionId));
+    this.earlyChanges = this.subscribing > 0 ? this.earlyChanges.filter((c) => !this.subscriptions.has(c.subscriptionId)) : [];
+    if (ready.length > 0) setImmediate(() => ready.forEach((change) => this.subscriptions.has(change.subscriptionId) && this.fireListChange(change)));
   }
-}
 
-/**
- * True while a process of the group led by `pid` runs (POSIX; on Windows the tree is not
- * visible). On Linux zombies do not count: in containers whose PID 1 never reaps orphans they
- * stay in the group for good, yet run nothing.
- */
-function groupAlive(pid: number): boolean {
-  if (process.platform === 'win32') return false;
-  try {
-    process.kill(-pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue; // ended while we looked
-      }
-      // After the command name in parentheses: state, ppid, pgrp.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pid && state !== 'Z') return true;
+  private fireListChange(change: SessionListChange): void {
+    try {
+      this.listChangeEmitter.fire(change);
+    } catch (error) {
+      this.log.error(`[${this.name}] A session list listener failed: ${(error as Error)?.stack ?? error}`);
     }
-    return false;
-  } catch {
-    return true; // no /proc to read: trust kill(0)
   }
-}
 
-/** `keepAlive`: the wait holds the event loop (stopping processes must finish before an exit). */
-function delay(ms: number, keepAlive = false): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    if (!keepAlive) timer.unref();
-  });
+  /** Subscriptions and replay marks live as long as the agent's process. */
+  private endSubscriptions(): void {
+    this.subscriptions.clear();
+    this.earlyChanges = [];
+    this.replayEndWaiters.clear();
+  }
+
+  /** Ends the agent's whole process group (agentProcess.ts). */
+  private stopProcess(): Promise<void> {
+    return this.process.stop();
+  }
 }
 
 /** Routes vscode-jsonrpc's own diagnostics into our log. */

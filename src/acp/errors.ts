@@ -40,8 +40,40 @@ export class AuthRequiredError extends AcpError {}
 /** -32800: the request was cancelled (by us, or the agent gave up). */
 export class RequestCancelledError extends AcpError {}
 
-/** Maps an agent's error response to the typed error for its code. */
-export function acpErrorFor(code: number, method: string, message: string, data?: unknown): AcpError {
+/**
+ * Another process of the agent holds the session (it is open there), so this one may not change
+ * it. Its message is ours, never the agent's text or a raw code: "This session is open in another
+ * Codex process; close it there first." `agentMessage` keeps the agent's own words.
+ */
+export class SessionInUseError extends AcpError {
+  constructor(
+    code: number,
+    method: string,
+    agentMessage: string,
+    data: unknown,
+    readonly agentName: string,
+    /** The agent's reason in `data.reason`: `thread_active_writer` (codex-acp), `session_active`. */
+    readonly reason: string,
+  ) {
+    super(code, method, agentMessage, data);
+    this.message = `This session is open in another ${agentName} process; close it there first.`;
+  }
+}
+
+/**
+ * Reasons in an error's `data.reason` that mean another process holds the session: codex-acp
+ * 2.6.0 answers -32600 with `{ reason: "thread_active_writer", threadId, details }` when another
+ * Codex client writes the thread; `session_active` is the name issue 22 saw for a session open
+ * elsewhere (no installed agent sends it yet; accepted in the same shape).
+ */
+const SESSION_IN_USE_REASONS: readonly string[] = ['thread_active_writer', 'session_active'];
+
+/** Maps an agent's error response to the typed error for its code (or, for a session held elsewhere, its reason). */
+export function acpErrorFor(code: number, method: string, message: string, data?: unknown, agentName = 'agent'): AcpError {
+  const reason = data && typeof data === 'object' && !Array.isArray(data) ? (data as { reason?: unknown }).reason : undefined;
+  if (typeof reason === 'string' && SESSION_IN_USE_REASONS.includes(reason)) {
+    return new SessionInUseError(code, method, message, data, agentName, reason);
+  }
   switch (code) {
     case ErrorCodes.ResourceNotFound:
       return new ResourceNotFoundError(code, method, message, data);

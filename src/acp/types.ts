@@ -1,10 +1,7 @@
 // Protocol types come from the SDK's schema (type-only: no run-time cost), plus the few
 // fields the RFDs have that the 2.4.0 schema does not carry yet.
+// Imports nothing of this folder: the vendor seam (jetbrainsAir.ts) and everything else import it.
 import type * as schema from '@agentclientprotocol/sdk/unstable';
-import type { ArchiveMethod } from './archive';
-import type { SessionState, SessionStateSource } from './sessionState';
-
-export type { SessionState, SessionStateSource } from './sessionState';
 
 export type {
   AgentCapabilities,
@@ -16,14 +13,45 @@ export type {
   SessionId,
 } from '@agentclientprotocol/sdk/unstable';
 
+/** How an agent archives: by the standard, or by the JetBrains AIR vendor extension (archive.ts). */
+export type ArchiveMethod = 'standard' | 'jetbrains-air';
+
+/** What a session is doing: `open` (in the agent's memory), `running` (a turn runs), `requires_action` (waits for the user), `idle`, `error` (its last turn failed). */
+export type SessionState = 'open' | 'running' | 'requires_action' | 'idle' | 'error';
+
+/** Where the client learns live state: the standard's `session/status`, or the AIR list entries (sessionState.ts). */
+export type SessionStateSource = 'status' | 'jetbrains-air';
+
 /** `session/list`'s archive filter (archive RFD). */
 export type ArchivedFilter = 'exclude' | 'include' | 'only';
 
 /**
- * A listed session; `archived` is a boolean on every session when `archive` is advertised.
- * `state` is what the agent tells of it live (sessionState.ts), absent when it tells nothing.
+ * What an agent tells of a listed session beyond the schema's fields, each optional and
+ * type-checked where it enters (today from the JetBrains AIR row metadata, jetbrainsAir.ts).
  */
-export type SessionInfo = schema.SessionInfo & { state?: SessionState };
+export interface SessionDetails {
+  /** The model the session last used, as the agent names it. */
+  model?: string;
+  /** The git branch of its working directory. */
+  gitBranch?: string;
+  /** True when it runs in a git worktree the agent made for it. */
+  worktree?: boolean;
+  /** ISO 8601 dates: created, the last prompt, the end of the last turn. */
+  createdAt?: string;
+  lastPromptAt?: string;
+  lastTurnEndedAt?: string;
+  /** The session it was forked from. */
+  forkedFrom?: string;
+  /** What it cost so far (claude: of a session the agent runs). */
+  cost?: { amount: number; currency: string };
+}
+
+/**
+ * A listed session; `archived` is a boolean on every session when `archive` is advertised.
+ * `state` is what the agent tells of it live (sessionState.ts), absent when it tells nothing;
+ * `details` what else it tells (model, branch, dates, lineage, cost), absent when nothing.
+ */
+export type SessionInfo = schema.SessionInfo & { state?: SessionState; details?: SessionDetails };
 
 /**
  * One `session/update` payload. Known kinds are the schema's union; `session_info_update`
@@ -107,12 +135,18 @@ export interface AdvertisedCapabilities {
   delete: boolean;
   resume: boolean;
   close: boolean;
-  /** `sessionCapabilities.title`: `session/set_title` (unstable schema). */
+  /** Rename: `session/set_title` (unstable schema), or a vendor extension's rename, see {@link titleMethod}. */
   title: boolean;
+  /** Set exactly when `title` is: the standard's `session/set_title` (it wins), or the JetBrains AIR extension's. */
+  titleMethod?: ArchiveMethod;
   /** `sessionCapabilities.status`: `session/status` (unstable schema; no side effects). */
   status: boolean;
   /** Set when the agent tells live state: by `session/status`, or in AIR list entries (sessionState.ts). */
   sessionState?: SessionStateSource;
+  /** A live list: `subscribeSessionList`, then `onDidChangeSessionList` (JetBrains AIR extension; needs `list`). */
+  listSubscribe: boolean;
+  /** `getSessions`: the list entries of given sessions, without listing a folder (JetBrains AIR extension; needs `list`). */
+  batchGet: boolean;
   authMethods: schema.AuthMethod[];
 }
 
@@ -127,6 +161,24 @@ export interface ListSessionsResult {
   sessions: SessionInfo[];
   /** Absent at the end of the list. Opaque: never parse or persist it. */
   nextCursor?: string;
+}
+
+/** One change of a live list (`subscribeSessionList`): entries new or changed, ids removed (deleted). */
+export interface SessionListChange {
+  subscriptionId: string;
+  /** Checked as `session/list` entries are, in any archive state (each with its boolean `archived` where the agent tells it). */
+  sessions: SessionInfo[];
+  removed: string[];
+}
+
+/** How a replay (`loadSession`) was known to be whole. */
+export interface LoadSessionResult {
+  /**
+   * `marker`: the agent said so after its last replayed update (JetBrains AIR `loadReplayEnd`),
+   * so every update before the answer belongs to the replay; `answer`: only the `session/load`
+   * answer came (an agent may answer before its replay ends, as Gemini CLI does).
+   */
+  replayEnd: 'marker' | 'answer';
 }
 
 /** Receives one session's `session/update` payloads in the order the agent sent them. */

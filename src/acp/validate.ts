@@ -76,8 +76,9 @@ export function checkSessionInfo(value: unknown, problems: Problems): SessionInf
     return undefined;
   }
   const session = { ...value };
-  // `state` is the client's own field (sessionState.ts); the schema gives the agent none to set.
+  // `state` and `details` are the client's own fields (sessionState.ts, jetbrainsAir.ts); the schema gives the agent none to set.
   delete session.state;
+  delete session.details;
   checkOptionalFields(session, problems);
   const meta = session._meta;
   if (isRecord(meta) && meta[PARENT_SESSION_META] !== undefined && meta[PARENT_SESSION_META] !== null && !isSessionId(meta[PARENT_SESSION_META])) {

@@ -5,10 +5,12 @@
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { closeSync, readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type AgentStrings, type ExitPoint } from './options';
-import { InvalidListParams, airListFilter, listPage, toV2Updates, withoutCompactions } from './sessions';
+import { InvalidListParams, airListFilter, listPage, toListedSession, toV2Updates, withoutCompactions } from './sessions';
+import { ListSubscriptions } from './subscriptions';
 import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, type SessionUpdate, type StoredSession } from './store';
 
 const OUR_AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
@@ -133,6 +135,10 @@ const connection = {
   subagents: false,
   /** --archive-extension and the client offered JetBrains AIR's `sessionIndex`: archive by the extension. */
   air: false,
+  /** --air-index and `air`: the whole session index (rename, list subscriptions, batch get, row metadata). */
+  airIndex: false,
+  /** `airIndex` and the client declared `loadReplayEnd`: a load's replay ends with the mark. */
+  replayEnd: false,
   authenticated: false,
   /** Loaded or resumed sessions; aborting closes the session (and stops its replay). */
   active: new Map<string, AbortController>(),
@@ -290,7 +296,7 @@ const standardArchive = opts.list && opts.archive && !opts.archiveExtension;
 
 async function handleList({ params }: { params: { cwd?: string | null; cursor?: string | null; archived?: string | null; _meta?: unknown } }) {
   try {
-    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState, {
+    return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState, connection.airIndex, {
       cwdMatch: opts.cwdMatch,
       omitArchivedFlag: opts.omitArchivedFlag,
     });
@@ -301,6 +307,7 @@ async function handleList({ params }: { params: { cwd?: string | null; cursor?: 
 }
 
 async function handleArchive({ params, client }: { params: SessionIdParams; client: { notify: Notify } }) {
+  checkActiveWriter(params.sessionId);
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? undefined : { ...r, archived: true }));
   if (!record) throw sessionNotFound(params.sessionId);
   if (connection.active.has(params.sessionId)) {
@@ -312,6 +319,7 @@ async function handleArchive({ params, client }: { params: SessionIdParams; clie
 }
 
 async function handleUnarchive({ params }: { params: SessionIdParams }) {
+  checkActiveWriter(params.sessionId);
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.archived ? { ...r, archived: false } : undefined));
   if (!record) throw sessionNotFound(params.sessionId);
   return {};
@@ -321,9 +329,101 @@ async function handleUnarchive({ params }: { params: SessionIdParams }) {
 async function handleSetTitle({ params }: { params: { sessionId: string; title: string } }) {
   const title = typeof params.title === 'string' ? params.title.trim() : '';
   if (!title) throw acp.RequestError.invalidParams({ title: params.title }, 'the title is empty');
+  checkActiveWriter(params.sessionId);
   const record = await updateSession(opts.store, params.sessionId, (r) => (r.title === title ? undefined : { ...r, title }));
   if (!record) throw sessionNotFound(params.sessionId);
   return { title };
+}
+
+/** --active-writer: another process holds the session, answered as codex-acp 2.6.0 does. */
+function checkActiveWriter(sessionId: string): void {
+  if (!opts.activeWriter.has(sessionId)) return;
+  throw acp.RequestError.invalidRequest(
+    { reason: 'thread_active_writer', threadId: sessionId, details: `thread ${sessionId} already has an active writer` },
+    'This session is in use by another client of the reference agent. Close the session there, then try again.',
+  );
+}
+
+/** `_session/rename { sessionId, title }` (--air-index): as claude-agent-acp, trims, -32602 for an empty title, answers `{}`. */
+async function handleAirRename({ params }: { params: { sessionId: string; title: string } }) {
+  await handleSetTitle({ params });
+  return {};
+}
+
+/** `_session/batch_get { sessionIds }`: the list entries of known, undeleted sessions (unknown ids left out). */
+async function handleBatchGet({ params }: { params: { sessionIds: string[] } }) {
+  const wanted = new Set(params.sessionIds);
+  const sessions = (await storedSessions()).filter((s) => wanted.has(s.sessionId) && !s.deleted);
+  return { sessions: sessions.map((s) => airRow(s)) };
+}
+
+/** A list entry as this connection's `session/list` gives it, in any archive state. */
+function airRow(session: StoredSession) {
+  return toListedSession(session, standardArchive, connection.air, connection.air && opts.airState, connection.airIndex);
+}
+
+let agentClient: { notify(method: string, params: unknown): Promise<void> } | undefined;
+const listSubscriptions = new ListSubscriptions({
+  store: opts.store,
+  read: () => storedSessions(),
+  row: (session) => airRow(session),
+  notify: async (params) => {
+    await agentClient?.notify('_session/list/changes', params);
+  },
+  log,
+});
+
+/** `_session/list/subscribe { cwd }` (absolute, else -32602) -> `{ subscriptionId }`. */
+async function handleSubscribe({ params }: { params: { cwd: string } }) {
+  return { subscriptionId: await listSubscriptions.subscribe(params.cwd) };
+}
+
+/** `_session/list/unsubscribe { subscriptionId }`: idempotent. */
+async function handleUnsubscribe({ params }: { params: { subscriptionId: string } }) {
+  listSubscriptions.unsubscribe(params.subscriptionId);
+  return {};
+}
+
+/** A request that needs the whole session index: -32601 unless the client negotiated it. */
+function airIndexOnly<Context>(method: string, handler: (context: Context) => Promise<object>) {
+  return async (context: Context) => {
+    if (!connection.airIndex) throw acp.RequestError.methodNotFound(method);
+    return handler(context);
+  };
+}
+
+function recordParams(params: unknown): Record<string, unknown> {
+  return params && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+}
+
+/** `{ sessionId: string, title: string }` or -32602. */
+function renameParams(params: unknown): { sessionId: string; title: string } {
+  const { sessionId, title } = recordParams(params);
+  if (typeof sessionId !== 'string' || typeof title !== 'string') throw acp.RequestError.invalidParams({ sessionId, title }, 'expected { sessionId: string, title: string }');
+  return { sessionId, title };
+}
+
+/** `{ sessionIds: distinct non-blank strings }` or -32602 (as claude-agent-acp checks them). */
+function batchGetParams(params: unknown): { sessionIds: string[] } {
+  const ids = recordParams(params).sessionIds;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || !id.trim()) || new Set(ids).size !== ids.length) {
+    throw acp.RequestError.invalidParams(undefined, 'params require sessionIds: distinct, non-blank strings');
+  }
+  return { sessionIds: ids as string[] };
+}
+
+/** `{ cwd: absolute path }` or -32602. */
+function subscribeParams(params: unknown): { cwd: string } {
+  const cwd = recordParams(params).cwd;
+  if (typeof cwd !== 'string' || !isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, 'params require an absolute cwd');
+  return { cwd };
+}
+
+/** `{ subscriptionId: string }` or -32602. */
+function unsubscribeParams(params: unknown): { subscriptionId: string } {
+  const subscriptionId = recordParams(params).subscriptionId;
+  if (typeof subscriptionId !== 'string') throw acp.RequestError.invalidParams(undefined, 'params require a subscriptionId');
+  return { subscriptionId };
 }
 
 /** `session/status`: no side effects; "open" for a session this connection loaded or resumed, else the stored state, else "saved". */
@@ -333,6 +433,7 @@ async function handleStatus({ params }: { params: SessionIdParams }) {
 }
 
 async function handleDelete({ params }: { params: SessionIdParams }) {
+  checkActiveWriter(params.sessionId);
   closeSession(params.sessionId);
   await markSessionDeleted(opts.store, params.sessionId); // silent for unknown sessions
   return {};
@@ -361,8 +462,20 @@ function sessionIdParams(params: unknown): SessionIdParams {
 
 /** The client offered JetBrains AIR's session index (`clientCapabilities._meta.jetbrains.air`). */
 function offersAirSessionIndex(clientCapabilities: unknown): boolean {
+  return offersAirCapability(clientCapabilities, 'sessionIndex');
+}
+
+/** The client declared an AIR capability (`clientCapabilities._meta.jetbrains.air.capabilities`). */
+function offersAirCapability(clientCapabilities: unknown, capability: string): boolean {
   const air = (clientCapabilities as { _meta?: { jetbrains?: { air?: { version?: unknown; capabilities?: unknown } } } } | undefined)?._meta?.jetbrains?.air;
-  return Number.isInteger(air?.version) && (air!.version as number) >= 1 && Array.isArray(air!.capabilities) && air!.capabilities.includes('sessionIndex');
+  return Number.isInteger(air?.version) && (air!.version as number) >= 1 && Array.isArray(air!.capabilities) && air!.capabilities.includes(capability);
+}
+
+/** What this agent answers an AIR client: the archive requests, and with --air-index the whole index (as claude-agent-acp 0.101.0). */
+function airCapabilities(): string[] {
+  return connection.airIndex
+    ? ['sessionIndex', 'sessionBatchGet', 'sessionArchive', 'sessionRename', 'sessionListSubscribe', 'sessionWorktrees']
+    : ['sessionIndex', 'sessionArchive'];
 }
 
 function authMethods() {
@@ -371,6 +484,9 @@ function authMethods() {
 
 function buildV1(): acp.AgentApp {
   const app = acp.agent({ name: 'acp-reference-agent' });
+  app.onConnect((connected) => {
+    agentClient = connected.client;
+  });
   app.onRequest(
     'initialize',
     guarded('initialize', async ({ params }: { params: acp.InitializeRequest }) => {
@@ -378,6 +494,8 @@ function buildV1(): acp.AgentApp {
       connection.compaction = params.clientCapabilities?.session?.compaction != null;
       connection.subagents = (params.clientCapabilities as { subagents?: unknown } | undefined)?.subagents != null;
       connection.air = opts.archiveExtension && opts.list && offersAirSessionIndex(params.clientCapabilities);
+      connection.airIndex = connection.air && opts.airIndex;
+      connection.replayEnd = connection.airIndex && offersAirCapability(params.clientCapabilities, 'loadReplayEnd');
       log(`initialize v1 from ${params.clientInfo?.name ?? 'an unnamed client'} (compaction ${connection.compaction ? 'advertised' : 'not advertised'})`);
       const response: acp.InitializeResponse = {
         protocolVersion: 1,
@@ -398,7 +516,7 @@ function buildV1(): acp.AgentApp {
         agentInfo: AGENT_INFO,
         authMethods: authMethods(),
         // What claude-agent-acp 0.101.0 and codex-acp 2.6.0 answer an AIR client (among other capabilities).
-        ...(connection.air ? { _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex', 'sessionArchive'] } } } } : {}),
+        ...(connection.air ? { _meta: { jetbrains: { air: { version: 1, capabilities: airCapabilities() } } } } : {}),
       };
       return response;
     }, 'initialize'),
@@ -422,6 +540,12 @@ function buildV1(): acp.AgentApp {
     app.onRequest('_session/archive', sessionIdParams, guarded('_session/archive', airOnly('_session/archive', handleArchive), 'archive'));
     app.onRequest('_session/unarchive', sessionIdParams, guarded('_session/unarchive', airOnly('_session/unarchive', handleUnarchive)));
   }
+  if (opts.list && opts.airIndex) {
+    app.onRequest('_session/rename', renameParams, guarded('_session/rename', airIndexOnly('_session/rename', handleAirRename)));
+    app.onRequest('_session/batch_get', batchGetParams, guarded('_session/batch_get', airIndexOnly('_session/batch_get', handleBatchGet)));
+    app.onRequest('_session/list/subscribe', subscribeParams, guarded('_session/list/subscribe', airIndexOnly('_session/list/subscribe', handleSubscribe)));
+    app.onRequest('_session/list/unsubscribe', unsubscribeParams, guarded('_session/list/unsubscribe', airIndexOnly('_session/list/unsubscribe', handleUnsubscribe)));
+  }
   if (opts.delete) app.onRequest('session/delete', guarded('session/delete', handleDelete, 'delete'));
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
   if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
@@ -440,6 +564,10 @@ function buildV1(): acp.AgentApp {
         const convert = (u: SessionUpdate) => (!connection.subagents && u.sessionUpdate === 'subagent_update' ? [] : fold ? fold(u) : [u]);
         const session = openSession(params.sessionId);
         await replay((m, p) => client.notify(m, p), record, convert, signal, session, chaosPlans.get(context));
+        // As claude-agent-acp: after the last replayed update, for a client that declared it.
+        if (connection.replayEnd) {
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'session_info_update', _meta: { jetbrains: { air: { loadReplayEnd: true } } } } });
+        }
         return {};
       }),
     );

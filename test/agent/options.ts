@@ -20,6 +20,13 @@ export interface AgentOptions {
   status: boolean;
   /** With the AIR extension: `_meta.jetbrains.air.state` on list entries, as claude-agent-acp sends it. */
   airState: boolean;
+  /**
+   * The whole AIR session index as claude-agent-acp serves it (implies archiveExtension and
+   * airState): rename, list subscriptions, batch get, row metadata, the load replay's end mark.
+   */
+  airIndex: boolean;
+  /** Sessions another process holds: changing them answers codex-acp's `thread_active_writer` error. */
+  activeWriter: Set<string>;
   /** `session/load` sets the session's `updatedAt` to now, as claude-agent-acp and codex-acp do when they resume it. */
   resumeOnLoad: boolean;
   /** Milliseconds every reply waits before it is sent. */
@@ -115,6 +122,12 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
                               ("open" when loaded or resumed on this connection, else the stored state, else "saved")
   --air-state                 with --archive-extension: list entries carry _meta.jetbrains.air.state
                               (the stored state, else "idle")
+  --air-index                 the whole JetBrains AIR session index (implies --archive-extension and
+                              --air-state): _session/rename, _session/list/subscribe + changes (the
+                              store directory watched, so other processes' writes count),
+                              _session/batch_get, stored airMeta on entries, the loadReplayEnd mark
+  --active-writer ID          session ID is held by another process: rename, archive, unarchive,
+                              set_title and delete answer -32600 { reason: "thread_active_writer" } (repeatable)
   --resume-on-load            session/load sets the session's updatedAt to now (claude, codex)
   --delay MS                  delay every reply
   --fail METHOD=CODE          answer METHOD with that error code (repeatable)
@@ -142,9 +155,9 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
 const VALUE_FLAGS = [
-  'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at',
+  'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
@@ -212,6 +225,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
   if (failFlags) for (const f of failFlags) parseFail('--fail', f, fail);
   else if (env[envName('fail')]) for (const f of env[envName('fail')]!.split(',').filter((s) => s.trim())) parseFail(envName('fail'), f, fail);
   const hang = new Set(values.get('hang') ?? (env[envName('hang')] ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+  const activeWriter = new Set(values.get('active-writer') ?? (env[envName('active-writer')] ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+  const airIndex = flag('air-index');
   const exitAt = value('exit-at');
   if (exitAt !== undefined && !(EXIT_POINTS as readonly string[]).includes(exitAt)) {
     throw new OptionsError(`--exit-at: expected one of ${EXIT_POINTS.join(', ')}, got ${JSON.stringify(exitAt)}`);
@@ -227,7 +242,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     pageSize: pageSize === undefined ? 50 : parseCount('--page-size', pageSize, 1),
     list: !flag('no-list'),
     archive: !flag('no-archive'),
-    archiveExtension: flag('archive-extension'),
+    archiveExtension: airIndex || flag('archive-extension'),
     cwdMatch: cwdMatch as CwdMatch,
     omitArchivedFlag: flag('omit-archived-flag'),
     delete: !flag('no-delete'),
@@ -236,7 +251,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     resume: !flag('no-resume'),
     title: !flag('no-title'),
     status: flag('status'),
-    airState: flag('air-state'),
+    airState: airIndex || flag('air-state'),
+    airIndex,
+    activeWriter,
     resumeOnLoad: flag('resume-on-load'),
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,

@@ -37,7 +37,7 @@ export interface ListedSession {
   updatedAt: string;
   archived?: boolean;
   additionalDirectories?: string[];
-  _meta?: { jetbrains?: { air: { archived: boolean; state?: string } }; parentSessionId?: string };
+  _meta?: { jetbrains?: { air: Record<string, unknown> }; parentSessionId?: string };
 }
 
 interface CursorPayload {
@@ -92,6 +92,7 @@ export function listPage(
   archiveSupported: boolean,
   airFilter?: ArchivedFilter,
   airState = false,
+  airIndex = false,
   quirks: ListQuirks = {},
 ): { sessions: ListedSession[]; nextCursor?: string } {
   let archived: ArchivedFilter;
@@ -124,7 +125,7 @@ export function listPage(
   const hasMore = from + pageSize < matching.length;
   const last = page[page.length - 1];
   return {
-    sessions: page.map((s) => toListedSession(s, archiveSupported && !quirks.omitArchivedFlag, airFilter !== undefined, airState)),
+    sessions: page.map((s) => toListedSession(s, archiveSupported && !quirks.omitArchivedFlag, airFilter !== undefined, airState, airIndex)),
     ...(hasMore && last ? { nextCursor: encodeCursor({ v: 1, t: Date.parse(last.updatedAt), id: last.sessionId, f: key }) } : {}),
   };
 }
@@ -144,11 +145,15 @@ function cwdMatches(stored: string, asked: string, match: CwdMatch): boolean {
   return match === 'prefix' && a.startsWith(b);
 }
 
-function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean, airState: boolean): ListedSession {
+/**
+ * One list entry of a stored session. `air`: the AIR extension's `_meta.jetbrains.air.archived`
+ * (with `airState` its `state`, with `airIndex` the stored row metadata, `airMeta`).
+ */
+export function toListedSession(s: StoredSession, archiveSupported: boolean, air: boolean, airState: boolean, airIndex = false): ListedSession {
   const info: ListedSession = { sessionId: s.sessionId, cwd: s.cwd, ...(s.title !== undefined ? { title: s.title } : {}), updatedAt: s.updatedAt };
   if (archiveSupported) info.archived = s.archived;
   // claude-agent-acp states every entry ("idle" when nothing runs).
-  if (air) info._meta = { jetbrains: { air: { archived: s.archived, ...(airState ? { state: s.state ?? 'idle' } : {}) } } };
+  if (air) info._meta = { jetbrains: { air: { ...(airIndex ? s.airMeta : {}), archived: s.archived, ...(airState ? { state: s.state ?? 'idle' } : {}) } } };
   // Lineage in the entry: no schema field carries it, so a vendor `_meta` key does.
   if (s.parentSessionId !== undefined) info._meta = { ...info._meta, parentSessionId: s.parentSessionId };
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];

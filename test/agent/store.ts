@@ -46,6 +46,11 @@ export interface StoredSession {
   additionalDirectories?: string[];
   /** A subagent session's parent: listed as `_meta.parentSessionId`. */
   parentSessionId?: string;
+  /**
+   * Row metadata sent verbatim in `_meta.jetbrains.air` with --air-index (`model`, `lastPromptAt`,
+   * `gitBranch`, `cost`, ...): any JSON object, so that tests can send fields of the wrong type.
+   */
+  airMeta?: Record<string, unknown>;
   /** Everything `session/load` replays, in order (empty when they live in `updatesFile`). */
   updates: SessionUpdate[];
   /** The sidecar holding the updates instead, a file name in the store (see {@link readSessionUpdates}). */
@@ -95,6 +100,7 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
     fail('`additionalDirectories` must be an array of strings when present');
   }
   if (s.parentSessionId !== undefined && (typeof s.parentSessionId !== 'string' || s.parentSessionId === '')) fail('`parentSessionId` must be a non-empty string when present');
+  if (s.airMeta !== undefined && (typeof s.airMeta !== 'object' || s.airMeta === null || Array.isArray(s.airMeta))) fail('`airMeta` must be a JSON object when present');
   if (!Array.isArray(s.updates)) fail('`updates` must be an array');
   if (s.updatesFile !== undefined) {
     if (typeof s.updatesFile !== 'string' || !s.updatesFile.endsWith(SIDECAR_SUFFIX) || /[/\\]|^\./.test(s.updatesFile)) fail(`\`updatesFile\` must be a file name ending in ${SIDECAR_SUFFIX}`);

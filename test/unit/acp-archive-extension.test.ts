@@ -10,7 +10,7 @@ import { storedSession, writeAll } from '../agent/fixtures';
 import { readSession } from '../agent/store';
 import { capturedMessages, referenceAgent, rejection, scriptedAgent, startClient, teed, tempDir } from './acp-helpers';
 
-const AIR_OFFER = { jetbrains: { air: { version: 1, capabilities: ['sessionIndex'] } } };
+const AIR_OFFER = { jetbrains: { air: { version: 1, capabilities: ['sessionIndex', 'loadReplayEnd'] } } };
 
 /** The reference agent serving the extension instead of the standard, on a store of `sessions`, its input captured. */
 async function extensionAgent(t: TestContext, sessions: ReturnType<typeof storedSession>[], flags: string[] = []) {

@@ -73,13 +73,13 @@ test('initialize offers protocol v1 with our clientInfo and the compaction and s
       // Replays may announce children (`subagent_update`, unstable schema).
       subagents: {},
       // How today's agents archive (JetBrains AIR's session index); acp-archive-extension.test.ts.
-      _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex'] } } },
+      _meta: { jetbrains: { air: { version: 1, capabilities: ['sessionIndex', 'loadReplayEnd'] } } },
     },
   });
   assert.equal(client.protocolVersion, 1);
   assert.equal(client.name, 'reference');
   assert.equal(typeof client.agentInfo?.name, 'string');
-  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, status: false, authMethods: [] });
+  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, titleMethod: 'standard', status: false, listSubscribe: false, batchGet: false, authMethods: [] });
   assert.equal(client.isConnected, true);
 });
 

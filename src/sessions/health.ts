@@ -4,7 +4,7 @@
 // Nothing is loaded to learn any of this: folders are checked with a stat, loads are recorded
 // when the user opened a transcript.
 import { stat } from 'node:fs/promises';
-import { AcpError, ErrorCodes } from '../acp/errors';
+import { AcpError, ErrorCodes, SessionInUseError } from '../acp/errors';
 import type { SessionInfo } from '../acp/types';
 import { Emitter, type Disposable, type Event } from './events';
 
@@ -144,11 +144,12 @@ export class SessionHealth implements Disposable {
 /**
  * Whether a failed load says something about the session itself, to remember as its health: the
  * agent's own answer that it does not know it (-32002) or refuses it. A time-out, a crash, the
- * agent's internal error, a sign-in or a cancel say something about that moment only: a session
+ * agent's internal error, a sign-in, a cancel or another process holding it say something about that moment only: a session
  * that loaded slowly on a busy machine must not be marked broken (and offered for deletion).
  */
 export function isVerdictOnSession(error: unknown): boolean {
-  if (!(error instanceof AcpError)) return false;
+  // Another process holding the session says nothing about the session either.
+  if (!(error instanceof AcpError) || error instanceof SessionInUseError) return false;
   const passing: number[] = [ErrorCodes.InternalError, ErrorCodes.AuthRequired, ErrorCodes.RequestCancelled, ErrorCodes.MethodNotFound];
   return !passing.includes(error.code);
 }

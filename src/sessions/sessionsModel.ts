@@ -3,7 +3,7 @@
 // and live `session_info_update`s. The agent stays the source of truth: a refresh replaces
 // everything with what it lists.
 import type { AcpClient } from '../acp/client';
-import type { ArchivedFilter, ListSessionsParams, SessionInfo, SessionState, SessionUpdate } from '../acp/types';
+import type { ArchivedFilter, ListSessionsParams, SessionInfo, SessionListChange, SessionState, SessionUpdate } from '../acp/types';
 import { messageOf, type AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
 import { forgetRealPaths, sameFolder } from './folders';
@@ -249,6 +249,7 @@ export class SessionList {
       this.loadingMore = false;
       this.loadedFrom = client;
       this.model.track(this.agent, client, collected);
+      this.model.subscribeLive(this.agent, client, this.cwd);
       this.model.changed(this);
       if (byStatus) this.model.lastStatusCheck = this.model.checkStatus(this.agent, client, collected.map((s) => s.sessionId));
     } catch (error) {
@@ -272,6 +273,8 @@ export class SessionsModel implements Disposable {
   private readonly lists = new Map<string, SessionList>();
   /** Live `session/update` subscriptions per agent, per listed session, tied to one client. */
   private readonly subscriptions = new Map<string, { client: AcpClient; bySession: Map<string, Disposable> }>();
+  /** Live list subscriptions per agent (where it serves them): per folder, tied to one client. */
+  private readonly live = new Map<string, LiveLists>();
   private readonly onDidChangeEmitter = new Emitter<SessionsChange>();
   readonly onDidChange: Event<SessionsChange> = this.onDidChangeEmitter.event;
   private readonly registrySubscriptions: Disposable[] = [];
@@ -308,6 +311,9 @@ export class SessionsModel implements Disposable {
         list.reset();
         this.lists.delete(key);
       }
+    }
+    for (const [agent, entry] of [...this.live]) {
+      for (const cwd of [...entry.byCwd.keys()]) if (!cwds.has(cwd)) this.unsubscribeLive(agent, cwd);
     }
     for (const agent of this.registry.agents) this.onDidChangeEmitter.fire({ agent: agent.name });
   }
@@ -475,7 +481,10 @@ export class SessionsModel implements Disposable {
     if (client.capabilities.archive) params.archived = before.archived ? 'only' : 'exclude';
     let listed: SessionInfo | undefined;
     try {
-      listed = (await client.listSessions(params)).sessions.find((s) => s.sessionId === before.sessionId);
+      // Where the agent serves it, that one session by id: no folder is listed for it.
+      listed = client.capabilities.batchGet
+        ? (await client.getSessions([before.sessionId])).find((s) => s.sessionId === before.sessionId)
+        : (await client.listSessions(params)).sessions.find((s) => s.sessionId === before.sessionId);
     } catch (error) {
       this.log?.warn(`Listing "${agent}" after loading session ${before.sessionId} failed: ${messageOf(error)}`);
     }
@@ -506,9 +515,11 @@ export class SessionsModel implements Disposable {
   dispose(): void {
     for (const d of this.registrySubscriptions) d.dispose();
     for (const agent of [...this.subscriptions.keys()]) this.untrack(agent);
+    for (const agent of [...this.live.keys()]) this.unsubscribeLive(agent);
     for (const list of this.lists.values()) list.reset();
     this.lists.clear();
     this.onDidChangeEmitter.dispose();
+    this.onDidLiveChangeEmitter.dispose();
   }
 
   /** @internal a list changed. */
@@ -539,6 +550,80 @@ export class SessionsModel implements Disposable {
     const listed = new Set(this.allLists(agent).flatMap((l) => l.sessions.map((s) => s.sessionId)));
     for (const sessionId of [...entry.bySession.keys()]) if (!listed.has(sessionId)) this.untrack(agent, sessionId);
   }
+
+  /**
+   * @internal subscribes to the live list of the folder (once per folder and client), where the
+   * agent serves it: sessions another process creates, retitles, archives or deletes there show
+   * without a Refresh. The "all folders" scope has none (the agents need a folder).
+   */
+  subscribeLive(agent: string, client: AcpClient, cwd: string | undefined): void {
+    if (cwd === undefined || !client.capabilities.listSubscribe || !client.isConnected) return;
+    let entry = this.live.get(agent);
+    if (entry && entry.client !== client) {
+      this.unsubscribeLive(agent);
+      entry = undefined;
+    }
+    if (!entry) {
+      const created: LiveLists = { client, byCwd: new Map(), listener: client.onDidChangeSessionList((change) => this.liveChange(agent, created, change)) };
+      entry = created;
+      this.live.set(agent, entry);
+    }
+    if (entry.byCwd.has(cwd)) return;
+    const subscribed = entry;
+    const pending = client.subscribeSessionList(cwd).then(
+      (id) => {
+        // Unsubscribed (scope changed, agent stopped) while the answer was on its way.
+        if (this.live.get(agent) !== subscribed || subscribed.byCwd.get(cwd) !== pending) void client.unsubscribeSessionList(id).catch(() => undefined);
+        return id;
+      },
+      (error: unknown) => {
+        this.log?.warn(`Subscribing to the live list of "${agent}" for ${cwd} failed: ${messageOf(error)}; Refresh shows what changed.`);
+        if (subscribed.byCwd.get(cwd) === pending) subscribed.byCwd.delete(cwd);
+        return undefined;
+      },
+    );
+    subscribed.byCwd.set(cwd, pending);
+    this.lastLiveSubscription = pending.then(() => undefined);
+  }
+
+  /** The last live list subscription asked for (tests wait for it instead of sleeping). */
+  lastLiveSubscription: Promise<void> = Promise.resolve();
+
+  /** @internal the folders of `agent` with a live list subscription (asked for or answered). */
+  liveFolders(agent: string): string[] {
+    return [...(this.live.get(agent)?.byCwd.keys() ?? [])];
+  }
+
+  /** Ends the live list subscriptions of an agent (of one folder, or all). Nothing is sent to a process that is gone. */
+  private unsubscribeLive(agent: string, cwd?: string): void {
+    const entry = this.live.get(agent);
+    if (!entry) return;
+    const folders = cwd === undefined ? [...entry.byCwd.keys()] : [cwd];
+    for (const folder of folders) {
+      const pending = entry.byCwd.get(folder);
+      entry.byCwd.delete(folder);
+      if (entry.client.isConnected) void pending?.then((id) => (id === undefined ? undefined : entry.client.unsubscribeSessionList(id))).catch(() => undefined);
+    }
+    if (cwd === undefined || entry.byCwd.size === 0) {
+      entry.listener.dispose();
+      this.live.delete(agent);
+    }
+  }
+
+  /**
+   * A live list change: each session named is updated in place, moved between the sections or,
+   * new, put in the lists of its folder; each removed one leaves every list.
+   */
+  private liveChange(agent: string, entry: LiveLists, change: SessionListChange): void {
+    if (this.live.get(agent) !== entry || this.registry.connectedClient(agent) !== entry.client) return;
+    for (const session of change.sessions) this.move(agent, session);
+    for (const sessionId of change.removed) this.remove(agent, sessionId);
+    this.onDidLiveChangeEmitter.fire({ agent, sessions: change.sessions.map((s) => s.sessionId), removed: change.removed });
+  }
+
+  private readonly onDidLiveChangeEmitter = new Emitter<{ agent: string; sessions: string[]; removed: string[] }>();
+  /** Fires after a live list change was applied (tests wait for it instead of sleeping). */
+  readonly onDidLiveChange = this.onDidLiveChangeEmitter.event;
 
   /** @internal how many sessions of `agent` have a live-update subscription. */
   trackedSessionCount(agent: string): number {
@@ -680,6 +765,8 @@ export class SessionsModel implements Disposable {
     }
     const client = this.registry.connectedClient(agent);
     if (this.subscriptions.get(agent)?.client !== client) this.untrack(agent);
+    // A live list ends with its process; the lists listed again from the new one subscribe anew.
+    if (this.live.get(agent) && this.live.get(agent)!.client !== client) this.unsubscribeLive(agent);
     // Content from another (dead) client is stale, but what the reader had (Load more pages, the
     // order seen) stays on screen: once connected again, each list is listed again as deep as it
     // was, in the background, and sessions keep their places.
@@ -709,6 +796,7 @@ export class SessionsModel implements Disposable {
       this.lists.delete(list.id);
     }
     this.untrack(agent);
+    this.unsubscribeLive(agent);
   }
 }
 
@@ -719,6 +807,13 @@ export class SessionsModel implements Disposable {
 function withSectionFlag(session: SessionInfo, section: Section, filter: ArchivedFilter | undefined): SessionInfo {
   if (filter === undefined || typeof session.archived === 'boolean') return session;
   return { ...session, archived: section === 'archived' };
+}
+
+/** An agent's live list subscriptions: per folder, the subscription id once the agent answered. */
+interface LiveLists {
+  client: AcpClient;
+  byCwd: Map<string, Promise<string | undefined>>;
+  listener: Disposable;
 }
 
 /** The session with `state` set, or without one when undefined. */

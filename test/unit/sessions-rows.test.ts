@@ -15,7 +15,7 @@ import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { normalizeFolder, sameFolder } from '../../src/sessions/folders';
 import { isVerdictOnSession } from '../../src/sessions/health';
 import { SessionsModel, type SessionList } from '../../src/sessions/sessionsModel';
-import { updateSession, writeSession, type StoredSession } from '../agent/store';
+import { markSessionDeleted, updateSession, writeSession, type StoredSession } from '../agent/store';
 
 const agentScript = fileURLToPath(new URL('../agent/agent.mjs', import.meta.url));
 const base = Date.parse('2026-01-10T12:00:00Z');
@@ -192,7 +192,8 @@ describe('session health: only the agent\'s word about a session', () => {
     const dir = await store([record('h1', '/p', 1)]);
     const client = await AcpClient.start(
       { name: 'ref', command: process.execPath, args: [agentScript, '--store', dir, ...flags] },
-      { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), requestTimeoutMs: timeoutMs, killGraceMs: 500 },
+      // Starting is not what times out here (a loaded machine starts Node slowly): the load is.
+      { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), initializeTimeoutMs: 30_000, requestTimeoutMs: timeoutMs, killGraceMs: 500 },
     );
     cleanup.push(() => client.dispose());
     return client.loadSession('h1', '/p', () => undefined).then(() => undefined, (error: unknown) => error);
@@ -212,5 +213,84 @@ describe('session health: only the agent\'s word about a session', () => {
     const crash = await loadError(['--exit-at', 'load-mid']);
     assert.ok(crash instanceof Error);
     assert.ok(!isVerdictOnSession(crash));
+  });
+});
+
+describe('sessions model: a live list (the agent serves list subscriptions)', () => {
+  /** Resolves with the next live change the model applied that `matches`. */
+  function nextLiveChange(model: SessionsModel, what: string, matches: (c: { sessions: string[]; removed: string[] }) => boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.dispose();
+        reject(new Error(`timed out waiting for a live change: ${what}`));
+      }, 10_000);
+      const subscription = model.onDidLiveChange((change) => {
+        if (!matches(change)) return;
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      });
+    });
+  }
+
+  test('what another process creates, retitles, archives and deletes shows in the lists with no re-list, and every row keeps its place', async () => {
+    const dir = await store([record('s1', '/p', 1), record('s2', '/p', 2), record('z1', '/p', 3, { archived: true })]);
+    const { model } = setup(dir, ['--air-index']);
+    const active = model.list('ref', 'active', '/p');
+    const archived = model.list('ref', 'archived', '/p');
+    await Promise.all([active.load(), archived.load()]);
+    await model.lastLiveSubscription;
+    assert.deepEqual(model.liveFolders('ref'), ['/p']);
+    const requests = active.listRequests + archived.listRequests;
+
+    let change = nextLiveChange(model, 'n1 created', (c) => c.sessions.includes('n1'));
+    await writeSession(dir, record('n1', '/p', 0.5, { title: 'Made in a terminal' }));
+    await change;
+    assert.deepEqual(ids(active), ['n1', 's1', 's2']);
+    assert.equal(active.sessions[0].title, 'Made in a terminal');
+
+    change = nextLiveChange(model, 's2 retitled', (c) => c.sessions.includes('s2'));
+    await updateSession(dir, 's2', (r) => ({ ...r, title: 'Retitled elsewhere' }));
+    await change;
+    assert.deepEqual(ids(active), ['n1', 's1', 's2'], 'in place');
+    assert.equal(active.sessions[2].title, 'Retitled elsewhere');
+
+    change = nextLiveChange(model, 's1 archived', (c) => c.sessions.includes('s1'));
+    await updateSession(dir, 's1', (r) => ({ ...r, archived: true }));
+    await change;
+    assert.deepEqual([ids(active), ids(archived)], [['n1', 's2'], ['s1', 'z1']]);
+
+    change = nextLiveChange(model, 'n1 deleted', (c) => c.removed.includes('n1') || c.sessions.includes('n1'));
+    await markSessionDeleted(dir, 'n1');
+    await change;
+    assert.deepEqual(ids(active), ['s2']);
+    assert.equal(active.listRequests + archived.listRequests, requests, 'nothing was listed again');
+  });
+
+  test('a change of scope ends the folder\'s subscription; a restart of the agent subscribes again', async () => {
+    const dir = await store([record('s1', '/p', 1), record('q1', '/q', 1)]);
+    const { registry, model } = setup(dir, ['--air-index']);
+    model.setScope({ kind: 'folders', folders: ['/p', '/q'] });
+    await Promise.all([model.list('ref', 'active', '/p').load(), model.list('ref', 'active', '/q').load()]);
+    await model.lastLiveSubscription;
+    assert.deepEqual(model.liveFolders('ref').sort(), ['/p', '/q']);
+    model.setScope({ kind: 'folders', folders: ['/p'] });
+    assert.deepEqual(model.liveFolders('ref'), ['/p']);
+
+    await registry.restart('ref');
+    await until('the list is listed again from the new process', () => model.list('ref', 'active', '/p').loadedFrom === registry.connectedClient('ref'));
+    await model.lastLiveSubscription;
+    assert.deepEqual(model.liveFolders('ref'), ['/p']);
+    const change = nextLiveChange(model, 'n2 created after the restart', (c) => c.sessions.includes('n2'));
+    await writeSession(dir, record('n2', '/p', 0.2));
+    await change;
+    assert.deepEqual(ids(model.list('ref', 'active', '/p')), ['n2', 's1']);
+  });
+
+  test('without list subscriptions nothing is subscribed (Refresh shows changes)', async () => {
+    const { model } = setup(await store([record('s1', '/p', 1)]), ['--archive-extension']);
+    await model.list('ref', 'active', '/p').load();
+    await model.lastLiveSubscription;
+    assert.deepEqual(model.liveFolders('ref'), []);
   });
 });

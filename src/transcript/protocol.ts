@@ -46,6 +46,11 @@ export interface TranscriptHeader {
   canRename?: boolean;
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
   resumed?: { updatedAt?: string };
+  /**
+   * How many updates of the conversation arrived after the agent answered `session/load`, when
+   * it does not mark the end of its replay (Gemini answers before its replay ends).
+   */
+  lateUpdates?: number;
 }
 
 export type ProblemKind = 'archived-refused' | 'no-load' | 'load-failed' | 'agent-unavailable';

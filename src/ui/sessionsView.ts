@@ -20,6 +20,7 @@ export interface SessionsViewOptions {
   groupByDate: boolean;
   health: SessionHealth;
   showSubagents: boolean;
+  showBranch: boolean;
   learned: LearnedFacts;
 }
 
@@ -43,6 +44,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
   private groupByDate: boolean;
   private problemsOnly = false;
   private showSubagents: boolean;
+  private showBranch: boolean;
   /** Nodes whose redraw was asked for and that VS Code has not fetched again yet ('' is the root). */
   private readonly awaitingFetch = new Set<string>();
   private readonly fetchEmitter = new vscode.EventEmitter<void>();
@@ -61,9 +63,11 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
   ) {
     this.groupByDate = options.groupByDate;
     this.showSubagents = options.showSubagents;
+    this.showBranch = options.showBranch;
     this.ctx = {
       learned: options.learned,
       showSubagents: () => this.showSubagents,
+      showBranch: () => this.showBranch,
       registry,
       model,
       folders: () => options.folders(),
@@ -272,6 +276,11 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
 
   setShowSubagents(show: boolean): void {
     this.showSubagents = show;
+    this.refresh();
+  }
+
+  setShowBranch(show: boolean): void {
+    this.showBranch = show;
     this.refresh();
   }
 

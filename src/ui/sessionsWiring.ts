@@ -69,6 +69,7 @@ export function activateSessions(
     folders,
     groupByDate: config().get<boolean>('groupByDate') === true,
     showSubagents: config().get<boolean>('showSubagents') !== false,
+    showBranch: config().get<boolean>('showBranch') === true,
     health,
     learned,
   });
@@ -90,6 +91,7 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
       if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
       if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
+      if (e.affectsConfiguration('acpSessions.showBranch')) view.setShowBranch(config().get<boolean>('showBranch') === true);
       if (e.affectsConfiguration('acpSessions.pageSize')) model.pageSize = Math.max(1, config().get<number>('pageSize') ?? 50);
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),

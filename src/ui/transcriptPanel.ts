@@ -30,6 +30,9 @@ import { Timeline } from '../transcript/timeline';
 export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
 
 /** What a test (or the API) can read about an open transcript, from the host's timeline. */
+/** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
+const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
+
 export interface TranscriptState {
   agentName: string;
   sessionId: string;
@@ -53,6 +56,10 @@ export interface TranscriptState {
   canRename: boolean;
   /** The agent reported the session resumed by its load (see `TranscriptPanelsOptions.afterLoad`). */
   resumed: boolean;
+  /** How the last replay was known to be whole: the agent's mark, or its answer alone. */
+  replayEnd: 'marker' | 'answer' | undefined;
+  /** Updates of the conversation after the answer, from an agent that marks no end of its replay. */
+  lateUpdates: number;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
@@ -256,6 +263,10 @@ class TranscriptPanel {
   private renamedTitle: string | undefined;
   /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
   private resumed: { updatedAt?: string } | undefined;
+  /** How the last replay was known to be whole: the agent's mark, or only its answer. */
+  private replayEnd: 'marker' | 'answer' | undefined;
+  /** Updates of the conversation that came after the answer of an agent that marks no end. */
+  private lateUpdates = 0;
   private problem: TranscriptProblem | undefined;
   private liveSubscription: { dispose(): void } | undefined;
   private disconnectSubscription: { dispose(): void } | undefined;
@@ -344,8 +355,21 @@ class TranscriptPanel {
         this.markChanged();
       });
       const timeline = this.timeline;
+      this.replayEnd = undefined;
+      this.lateUpdates = 0;
       try {
-        await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => timeline.apply(update), cancellation.token);
+        // An agent that marks the end of its replay: the transcript is whole then, even before
+        // its answer; without the mark, the answer says so (and later updates are counted).
+        const result = await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => timeline.apply(update), cancellation.token, {
+          onReplayEnd: () => {
+            if (this.loadCancellation !== cancellation || this.disposed) return;
+            this.replayEnd = 'marker';
+            this.loading = false;
+            this.loaded = true;
+            this.markChanged();
+          },
+        });
+        this.replayEnd = result.replayEnd;
       } catch (error) {
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
@@ -396,6 +420,7 @@ class TranscriptPanel {
     const timeline = this.timeline;
     this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
       timeline.apply(update);
+      if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates++;
       // A title the agent sends after our rename is its latest word.
       if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
       // The archive RFD: the agent says so when it archives a session that is open.
@@ -459,6 +484,8 @@ class TranscriptPanel {
       problem: this.problem,
       canRename: this.canRename,
       resumed: this.resumed !== undefined,
+      replayEnd: this.replayEnd,
+      lateUpdates: this.lateUpdates,
       messagesPosted: this.messagesPosted,
       bytesPosted: this.bytesPosted,
     };
@@ -660,6 +687,7 @@ class TranscriptPanel {
     if (this.problem) header.problem = this.problem;
     if (this.canRename) header.canRename = true;
     if (this.resumed) header.resumed = this.resumed;
+    if (this.lateUpdates > 0) header.lateUpdates = this.lateUpdates;
     return header;
   }
 

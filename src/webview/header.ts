@@ -37,6 +37,9 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
     const when = header.resumed.updatedAt ? formatDate(header.resumed.updatedAt) : undefined;
     facts.append(fact('debug-restart', t('Resumed by the agent'), when ? t('Loading this session resumed it on the agent: it now counts as updated {0}.', when) : t('Loading this session resumed it on the agent.'), 'resumed'));
   }
+  if (header.lateUpdates) {
+    facts.append(fact('history', t('Replay went on after the load'), t('{0} updates arrived after the agent answered the load: it does not mark the end of its replay, so they are shown in order as they came.', header.lateUpdates), 'late'));
+  }
   if (header.currentModeId) facts.append(fact('symbol-enum', t('Mode: {0}', header.currentModeId)));
   if (header.usage) {
     const { used, size, cost } = header.usage;

@@ -563,6 +563,20 @@ function buildV1(): acp.AgentApp {
         // The subagents schema: no `subagent_update` for a client that did not advertise it.
         const convert = (u: SessionUpdate) => (!connection.subagents && u.sessionUpdate === 'subagent_update' ? [] : fold ? fold(u) : [u]);
         const session = openSession(params.sessionId);
+        if (opts.answerAfter !== undefined) {
+          // As Gemini CLI: the answer comes after the first updates, the rest of the replay after it.
+          let answer!: () => void;
+          const answered = new Promise<void>((resolve) => (answer = resolve));
+          let sent = 0;
+          const counting: Notify = async (method, params) => {
+            await client.notify(method, params);
+            if (++sent === opts.answerAfter) answer();
+          };
+          if (opts.answerAfter === 0) answer();
+          void replay(counting, record, convert, new AbortController().signal, session).catch((error) => log(`replay after the answer failed: ${error}`)).finally(answer);
+          await answered;
+          return {};
+        }
         await replay((m, p) => client.notify(m, p), record, convert, signal, session, chaosPlans.get(context));
         // As claude-agent-acp: after the last replayed update, for a client that declared it.
         if (connection.replayEnd) {

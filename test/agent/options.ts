@@ -27,6 +27,8 @@ export interface AgentOptions {
   airIndex: boolean;
   /** Sessions another process holds: changing them answers codex-acp's `thread_active_writer` error. */
   activeWriter: Set<string>;
+  /** `session/load` answers after this many replayed updates and sends the rest afterwards, as Gemini CLI does. */
+  answerAfter?: number;
   /** `session/load` sets the session's `updatedAt` to now, as claude-agent-acp and codex-acp do when they resume it. */
   resumeOnLoad: boolean;
   /** Milliseconds every reply waits before it is sent. */
@@ -147,6 +149,7 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --chaos-log FILE            append one JSON line per process start and per fault
   --chaos-oversized-bytes N   length of an oversized line (default 1.25 MiB)
   --strings FILE              JSON { agentInfo, errorMessage, errorData, stderr }: text to send instead of ours
+  --answer-after N            session/load answers after N replayed updates, then sends the rest (gemini)
   --cwd-match MODE            how session/list's cwd matches: exact (default), loose (drive letter case,
                               trailing separators), prefix (folders below too), ignore (every folder)
   --omit-archived-flag        list entries leave out \`archived\` (standard archive only)
@@ -157,7 +160,7 @@ export class OptionsError extends Error {}
 
 const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
 const VALUE_FLAGS = [
-  'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer',
+  'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer', 'answer-after',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
@@ -254,6 +257,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     airState: airIndex || flag('air-state'),
     airIndex,
     activeWriter,
+    answerAfter: value('answer-after') === undefined ? undefined : parseCount('--answer-after', value('answer-after')!, 0),
     resumeOnLoad: flag('resume-on-load'),
     delayMs: delay === undefined ? 0 : parseCount('--delay', delay, 0),
     fail,

@@ -88,6 +88,36 @@ suite('Transcript', () => {
     removeTempDirs();
   });
 
+  test('an agent that marks the end of its replay: the transcript is whole at the mark, and nothing counts as late', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--air-index']);
+    const id = seed.special.compactions;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    const state = await api.transcripts.whenLoaded(agent, id);
+    assert.equal(state.replayEnd, 'marker');
+    assert.equal(state.lateUpdates, 0);
+    assert.equal(state.updateCount, seed.sessions.find((s) => s.sessionId === id)!.updates.length, 'the mark itself is no update of the transcript');
+  });
+
+  test('an agent that answers before its replay ends (as Gemini): every update still shows, and the header says how many came after the answer', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--answer-after', '3']);
+    const id = seed.special.compactions;
+    const stored = seed.sessions.find((s) => s.sessionId === id)!;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    const answered = await api.transcripts.whenLoaded(agent, id);
+    assert.equal(answered.replayEnd, 'answer');
+    const state = await until('every replayed update arrived', () => {
+      const now = api.transcripts.getState(agent, id);
+      return now && now.updateCount === stored.updates.length ? now : undefined;
+    });
+    const conversation = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
+    const late = stored.updates.slice(3).filter((u) => conversation.has(u.sessionUpdate)).length;
+    assert.ok(late > 0, 'the seeded session has conversation after its third update');
+    assert.equal(state.lateUpdates, late);
+    assert.equal(state.compactions.length, 9, 'nothing was lost between the answer and the live subscription');
+  });
+
   test('opening a seeded session from the tree shows its whole transcript with every compaction', async () => {
     const { store, seed } = await seeded();
     const agent = await useAgent(store);

@@ -43,8 +43,11 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   // The Problems filter applies to what is loaded; Load more still fetches further pages.
   const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
   if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
-  // Subagents go under their parent, which alone is dated and counted.
-  const nested = nestSubagents(shown, (s) => ctx.learned.parentOf(list.agent, s), ctx.showSubagents());
+  // Subagents and forks go under their parent or origin, which alone is dated and counted;
+  // turning subagents off leaves forks where they are.
+  const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
+  const visible = ctx.showSubagents() ? shown : shown.filter((s) => subagentOf(s) === undefined);
+  const nested = nestSubagents(visible, (s) => subagentOf(s) ?? s.details?.forkedFrom, true);
   const children: TreeNode[] = ctx.groupByDate()
     ? groups(list, nested.roots, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
     : nested.roots.map((s) => new SessionNode(ctx, parent, list, s, nested.children));

@@ -36,9 +36,14 @@ export class SessionNode extends TreeNode {
     this.subagents = fresh.subagents;
   }
 
-  /** Whether this session is a subagent nested under another session's node. */
+  /** Whether this session is a subagent nested under another session's node (not a fork of it). */
   get isSubagent(): boolean {
-    return this.parent instanceof SessionNode;
+    return this.parent instanceof SessionNode && !this.isFork;
+  }
+
+  /** Whether this session is nested under the session it was forked from. */
+  get isFork(): boolean {
+    return this.parent instanceof SessionNode && this.session.details?.forkedFrom === this.parent.session.sessionId;
   }
 
   override getChildren(): TreeNode[] {
@@ -70,7 +75,8 @@ export class SessionNode extends TreeNode {
     // Without a folder grouping above it, the folder is part of what tells sessions apart.
     const folder = this.list.cwd === undefined ? plainLine(path.basename(session.cwd)) : undefined;
     const live = liveState(session.state);
-    item.description = [live?.label, age, folder].filter(Boolean).join(' · ');
+    const branch = this.ctx.showBranch() && session.details?.gitBranch ? plainLine(session.details.gitBranch) : undefined;
+    item.description = [live?.label, age, branch, folder].filter(Boolean).join(' · ');
     const problem = this.ctx.health.problemOf(this.agent, session);
     item.tooltip = this.tooltip(label, ms, problem);
     const archived = this.section === 'archived';
@@ -78,14 +84,14 @@ export class SessionNode extends TreeNode {
     // A problem (missing folder, failed load) outranks it: the session may not open at all.
     item.iconPath = problem
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
-      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.isSubagent ? 'robot' : 'comment-discussion');
+      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.isSubagent ? 'robot' : this.isFork ? 'repo-forked' : 'comment-discussion');
     item.contextValue = this.contextValue() + (problem ? ':problem' : '');
     // What a sighted user sees, in words: title, section, age, folder, lineage, live state, problem.
     const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
     const seen = archived
       ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
       : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
-    const lineage = [this.isSubagent ? vscode.l10n.t('subagent') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
+    const lineage = [this.isSubagent ? vscode.l10n.t('subagent') : this.isFork ? vscode.l10n.t('fork') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
     item.accessibilityInformation = { label: [seen, folder, ...lineage, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
@@ -123,6 +129,17 @@ export class SessionNode extends TreeNode {
       [vscode.l10n.t('Agent'), this.agent],
     ];
     if (this.isSubagent) rows.push([vscode.l10n.t('Subagent of'), (this.parent as SessionNode).session.sessionId]);
+    // What the agent tells of the session besides the list's fields (the AIR session index).
+    const details = session.details;
+    if (details?.forkedFrom !== undefined) rows.push([vscode.l10n.t('Forked from'), details.forkedFrom]);
+    if (details?.model !== undefined) rows.push([vscode.l10n.t('Model'), details.model]);
+    if (details?.gitBranch !== undefined) rows.push([vscode.l10n.t('Branch'), details.worktree ? vscode.l10n.t('{0} (worktree)', details.gitBranch) : details.gitBranch]);
+    const when = (iso: string | undefined) => (iso === undefined || Number.isNaN(Date.parse(iso)) ? undefined : new Date(Date.parse(iso)).toLocaleString());
+    const created = when(details?.createdAt);
+    if (created) rows.push([vscode.l10n.t('Created'), created]);
+    const lastPrompt = when(details?.lastPromptAt);
+    if (lastPrompt) rows.push([vscode.l10n.t('Last prompt'), lastPrompt]);
+    if (details?.cost) rows.push([vscode.l10n.t('Cost'), `${details.cost.amount.toFixed(2)} ${details.cost.currency}`]);
     // Only figures the agent sent in a transcript opened in this window: never estimated.
     const usage = this.ctx.learned.usage(this.agent, this.session.sessionId);
     if (usage) {

@@ -19,6 +19,8 @@ export interface TreeContext {
   problemsOnly(): boolean;
   /** `acpSessions.showSubagents`: subagent sessions nested under their parent, or left out. */
   showSubagents(): boolean;
+  /** `acpSessions.showBranch`: the git branch in a session's description. */
+  showBranch(): boolean;
   /** Lineage and the last figures of opened transcripts. */
   readonly learned: LearnedFacts;
   /** Starts loading a list's first page, with progress in the view. */

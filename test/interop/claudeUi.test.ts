@@ -4,11 +4,13 @@
 // test-results/screenshots/claude-sessions-both-sections.png (`npm run test:interop`, since it
 // needs the interop agents installed).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator } from 'playwright-core';
-import { startWorkbench, type Workbench } from '../ui/harness';
+import { HANG_GUARD_MS, startWorkbench, type Workbench } from '../ui/harness';
 import { agentEntry } from './agents.mjs';
-import { writeClaudeSession } from './stores.mjs';
+import { claudeProjectDir, writeClaudeSession } from './stores.mjs';
 import { hoursAgo, installed, node24, tempHome } from './support';
 
 const { home, project, cleanup } = tempHome();
@@ -83,4 +85,38 @@ test('claude\'s sessions show under Active; archiving two through the inline act
   // Out of the row being hovered, so the screenshot shows the tree at rest.
   await wb.page.mouse.move(0, 0);
   await wb.screenshot('claude-sessions-both-sections');
+});
+
+/** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
+async function focusSessionsView(): Promise<void> {
+  await wb.runCommand('ACP Sessions: Focus on Sessions View');
+  await wb.until('the Sessions tree has the keyboard focus', () => pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)));
+}
+
+test('F2 on a claude session renames it through the session index: the row, and the record claude keeps in its file', async () => {
+  const title = 'Fix the login bug after a password reset';
+  const target = row(title).first();
+  // A click selects the row and opens its transcript; closed again so the tree keeps the focus.
+  await target.click();
+  await wb.transcriptShown(title);
+  await wb.closeEditors();
+  await focusSessionsView();
+  const input = wb.page.locator('.quick-input-widget input');
+  await wb.pressOnRow(target, 'F2', { what: 'the Rename box asks for a title', holds: () => input.isVisible() });
+  await wb.quickInput();
+  assert.equal(await input.inputValue(), title);
+  await input.fill('Login bug: the reset keeps the old session');
+  await wb.page.keyboard.press('Enter');
+  await row('Login bug: the reset keeps the old session').first().waitFor({ timeout: HANG_GUARD_MS });
+  const file = readFileSync(join(claudeProjectDir(home, project), '0a1b2c3d-0000-4000-8000-0000000000e1.jsonl'), 'utf8');
+  assert.ok(file.includes('custom-title') && file.includes('Login bug: the reset keeps the old session'), 'claude stored the title in the session\'s file');
+});
+
+test('a session another claude process writes shows in the tree with no Refresh (the live list)', async () => {
+  const title = 'Written by claude in a terminal';
+  const written = Date.now();
+  writeClaudeSession(home, { sessionId: '0a1b2c3d-0000-4000-8000-0000000000f0', cwd: project, title, updatedAt: new Date().toISOString(), turns: [['Run the tests.', 'All 412 pass.']] });
+  await wb.until(`"${title}" shows under Active`, async () => (await sectionOf(title)) === 'Active');
+  console.log(`# the new claude session showed ${Date.now() - written} ms after its file was written`);
+  await wb.screenshot('claude-live-list');
 });

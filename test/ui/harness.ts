@@ -65,6 +65,14 @@ export interface Workbench {
    * failure says which `when` clause kept VS Code from running the key (see keyTrouble).
    */
   pressOnRow(row: Locator, key: string, effect: { what: string; holds: () => Promise<boolean> | boolean }): Promise<void>;
+  /**
+   * Waits until the transcript tab titled `title` shows its rows. Until then its webview may still
+   * take the keyboard focus as it loads, from a palette opened meanwhile (VS Code focuses a
+   * webview of the active editor once it is ready).
+   */
+  transcriptShown(title: string): Promise<void>;
+  /** Closes every editor and waits until no tab is left. */
+  closeEditors(): Promise<void>;
   /** The modal dialog once it is attached, shows `text` and has the keyboard focus (its buttons take a click or a key). */
   dialog(text: RegExp): Promise<Locator>;
   /**
@@ -256,6 +264,15 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
           }
           await page.waitForTimeout(50);
         }
+      },
+      async transcriptShown(title) {
+        const tab = page.locator('.tabs-container .tab', { hasText: title });
+        const rows = workbench.webviewFrame().locator('#timeline:not([data-rows="0"])');
+        await workbench.until(`the transcript "${title}" shows its rows`, async () => (await tab.count()) > 0 && (await rows.count()) > 0);
+      },
+      async closeEditors() {
+        await workbench.runCommand('View: Close All Editors');
+        await workbench.until('every editor is closed', async () => (await page.locator('.tabs-container .tab').count()) === 0);
       },
       async dialog(text) {
         const dialog = page.locator('.monaco-dialog-box');

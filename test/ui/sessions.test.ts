@@ -194,13 +194,10 @@ test('Enter on a selected session opens its transcript, Delete asks to delete it
 test('Delete on a selected session right after its section was redrawn still asks about that session', async () => {
   const title = 'Port the library to ESM';
   const target = row(title).first();
-  const tab = ui.page.locator('.tabs-container .tab', { hasText: title });
   // The click opens the transcript: once it shows, nothing takes the focus from what follows.
   await target.click();
-  await tab.waitFor({ timeout: HANG_GUARD_MS });
-  await ui.wb.webviewFrame().locator('#timeline:not([data-rows="0"])').waitFor({ timeout: HANG_GUARD_MS });
-  await ui.wb.runCommand('View: Close All Editors');
-  await tab.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  await ui.wb.transcriptShown(title);
+  await ui.wb.closeEditors();
   await focusSessionsView();
   // A session written by another process, then Refresh: the section's count changes and VS Code
   // redraws it with the selected row in it, dropping the row's handle until it has fetched it again.

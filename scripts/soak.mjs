@@ -27,11 +27,14 @@ const throttle = option('--throttle', 4);
 const busy = option('--busy', 1);
 const layers = args.length ? args : ['ui'];
 
-// A core kept busy: the load CI's machine may have beside the suite.
-const burners = Array.from({ length: busy }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+// A core kept busy: the load CI's machine may have beside the suite. It ends by itself once this
+// script is gone (a busy loop handles no signal it is sent after a kill of its parent).
+const BURN = `const parent = process.ppid; for (let i = 0; ; i++) if (i % 1e8 === 0 && process.ppid !== parent) process.exit();`;
+const burners = Array.from({ length: busy }, () => spawn(process.execPath, ['-e', BURN], { stdio: 'ignore' }));
 const stopBurners = () => burners.forEach((b) => b.kill('SIGKILL'));
 process.on('exit', stopBurners);
 process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 
 let passed = 0;
 for (let run = 1; run <= runs; run++) {

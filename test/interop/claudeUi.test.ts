@@ -87,12 +87,6 @@ test('claude\'s sessions show under Active; archiving two through the inline act
   await wb.screenshot('claude-sessions-both-sections');
 });
 
-/** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
-async function focusSessionsView(): Promise<void> {
-  await wb.runCommand('ACP Sessions: Focus on Sessions View');
-  await wb.until('the Sessions tree has the keyboard focus', () => pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)));
-}
-
 test('F2 on a claude session renames it through the session index: the row, and the record claude keeps in its file', async () => {
   const title = 'Fix the login bug after a password reset';
   const target = row(title).first();
@@ -100,7 +94,7 @@ test('F2 on a claude session renames it through the session index: the row, and 
   await target.click();
   await wb.transcriptShown(title);
   await wb.closeEditors();
-  await focusSessionsView();
+  await wb.focusSessionsView();
   const input = wb.page.locator('.quick-input-widget input');
   await wb.pressOnRow(target, 'F2', { what: 'the Rename box asks for a title', holds: () => input.isVisible() });
   await wb.quickInput();

@@ -9,6 +9,7 @@ import { after, before } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import type { AgentConfig } from '../../src/acp/types';
+import type { StoredSession } from '../agent/store';
 
 /** An entry of `acpSessions.agents`. */
 export type AgentEntry = AgentConfig;
@@ -73,6 +74,8 @@ export interface Workbench {
   transcriptShown(title: string): Promise<void>;
   /** Closes every editor and waits until no tab is left. */
   closeEditors(): Promise<void>;
+  /** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
+  focusSessionsView(): Promise<void>;
   /** The modal dialog once it is attached, shows `text` and has the keyboard focus (its buttons take a click or a key). */
   dialog(text: RegExp): Promise<Locator>;
   /**
@@ -97,6 +100,20 @@ export function repoRoot(): string {
     if (parent === dir) throw new Error('cannot find the acp-sessions repository above the UI test');
     dir = parent;
   }
+}
+
+/** A stored session for the reference agent: one user message, updated `hoursAgo` hours ago. */
+export function storedSession(sessionId: string, title: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
+  return {
+    sessionId,
+    cwd,
+    title,
+    updatedAt: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
+    archived: false,
+    deleted: false,
+    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `About: ${title}` } }],
+    ...extra,
+  };
 }
 
 /** The reference agent (test/agent), built beside the tests. */
@@ -269,6 +286,11 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         const tab = page.locator('.tabs-container .tab', { hasText: title });
         const rows = workbench.webviewFrame().locator('#timeline:not([data-rows="0"])');
         await workbench.until(`the transcript "${title}" shows its rows`, async () => (await tab.count()) > 0 && (await rows.count()) > 0);
+      },
+      async focusSessionsView() {
+        await workbench.runCommand('ACP Sessions: Focus on Sessions View');
+        const list = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).locator('.monaco-list').first();
+        await workbench.until('the Sessions tree has the keyboard focus', () => list.evaluate((e) => e.contains(document.activeElement)).catch(() => false));
       },
       async closeEditors() {
         await workbench.runCommand('View: Close All Editors');

@@ -4,25 +4,12 @@
 // renames through the index; the tooltip says what the agent tells of the session.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
-
-function session(sessionId: string, title: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
-  return {
-    sessionId,
-    cwd,
-    title,
-    updatedAt: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
-    archived: false,
-    deleted: false,
-    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `About: ${title}` } }],
-    ...extra,
-  };
-}
+import { readSession, writeSession } from '../agent/store';
+import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench } from './harness';
 
 const ui = useWorkbench('live-list', async ({ folder, store }) => {
-  await writeSession(store, session('s-parser', 'Refactor the parser', folder, 1));
-  await writeSession(store, session('s-notes', 'Write the release notes', folder, 2));
+  await writeSession(store, storedSession('s-parser', 'Refactor the parser', folder, 1));
+  await writeSession(store, storedSession('s-notes', 'Write the release notes', folder, 2));
   // --no-title: renamed through the index alone, as claude-agent-acp is.
   return { agents: [referenceAgent(store, ['--air-index', '--no-title'])], folders: [folder] };
 }, {
@@ -30,20 +17,14 @@ const ui = useWorkbench('live-list', async ({ folder, store }) => {
 });
 const { row, until } = ui;
 
-/** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
-async function focusSessionsView(): Promise<void> {
-  await ui.wb.runCommand('ACP Sessions: Focus on Sessions View');
-  await until('the Sessions tree has the keyboard focus', () => ui.pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)));
-}
-
 test('a session another process writes, retitles and deletes shows in the tree with no Refresh', async () => {
   const written = Date.now();
-  await writeSession(ui.store, session('s-new', 'Started in a terminal', ui.folder, 0.1));
+  await writeSession(ui.store, storedSession('s-new', 'Started in a terminal', ui.folder, 0.1));
   await row('Started in a terminal').first().waitFor({ timeout: HANG_GUARD_MS });
   console.log(`# the new session showed ${Date.now() - written} ms after it was written`);
-  await writeSession(ui.store, session('s-new', 'Renamed in the terminal', ui.folder, 0.1));
+  await writeSession(ui.store, storedSession('s-new', 'Renamed in the terminal', ui.folder, 0.1));
   await row('Renamed in the terminal').first().waitFor({ timeout: HANG_GUARD_MS });
-  await writeSession(ui.store, session('s-new', 'Renamed in the terminal', ui.folder, 0.1, { deleted: true }));
+  await writeSession(ui.store, storedSession('s-new', 'Renamed in the terminal', ui.folder, 0.1, { deleted: true }));
   await until('the deleted session left the tree', async () => (await row('Renamed in the terminal').count()) === 0);
   assert.equal(await row('Refactor the parser').count(), 1, 'the other rows stay');
 });
@@ -55,7 +36,7 @@ test('F2 renames through the session index, and the row shows the new title', as
   await target.click();
   await ui.wb.transcriptShown(title);
   await ui.wb.closeEditors();
-  await focusSessionsView();
+  await ui.wb.focusSessionsView();
   const input = ui.page.locator('.quick-input-widget input');
   await ui.wb.pressOnRow(target, 'F2', { what: 'the Rename box asks for a title', holds: () => input.isVisible() });
   await ui.quickInput();

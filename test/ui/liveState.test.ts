@@ -4,21 +4,10 @@
 // box (also by F2), and a load that resumed the session says so without moving its row.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
+import { readSession, writeSession } from '../agent/store';
+import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench } from './harness';
 
-function session(sessionId: string, title: string, cwd: string, hoursAgo: number, state?: string): StoredSession {
-  return {
-    sessionId,
-    cwd,
-    title,
-    updatedAt: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
-    archived: false,
-    deleted: false,
-    ...(state ? { state } : {}),
-    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `About: ${title}` } }],
-  };
-}
+const session = (sessionId: string, title: string, cwd: string, hoursAgo: number, state?: string) => storedSession(sessionId, title, cwd, hoursAgo, state ? { state } : {});
 
 const ui = useWorkbench('live', async ({ folder, store }) => {
   for (const s of [

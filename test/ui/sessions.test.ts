@@ -51,14 +51,6 @@ async function sectionOf(title: string): Promise<string | undefined> {
   return all.slice(0, index).reverse().find((l) => l === 'Active' || l === 'Archived');
 }
 
-/** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
-async function focusSessionsView(): Promise<void> {
-  await ui.wb.runCommand('ACP Sessions: Focus on Sessions View');
-  await until('the Sessions tree has the keyboard focus', () =>
-    ui.pane.locator('.monaco-list').evaluate((list) => list.contains(document.activeElement)),
-  );
-}
-
 async function expandArchived(): Promise<void> {
   const header = row('Archived').first();
   if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
@@ -152,6 +144,16 @@ test('Delete… in the context menu asks in a modal naming the session, then rem
   await ui.wb.screenshot('sessions-both-sections');
 });
 
+/** Delete on the session's row: the modal names it; Escape cancels, and the agent keeps it. */
+async function deleteByKeyThenCancel(target: Locator, title: string, sessionId: string): Promise<void> {
+  const dialog = ui.page.locator('.monaco-dialog-box');
+  await ui.wb.pressOnRow(target, 'Delete', { what: 'a dialog asks to delete it', holds: () => dialog.isVisible() });
+  await ui.dialog(new RegExp(`Delete the session "${title}"\\?`));
+  await ui.page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
+  assert.equal((await readSession(ui.store, sessionId))?.deleted, false, 'cancelled: nothing deleted');
+}
+
 test('Enter on a selected session opens its transcript, Delete asks to delete it, and F2 renames it', async () => {
   const title = 'Refactor the parser';
   const target = row(title).first();
@@ -167,20 +169,15 @@ test('Enter on a selected session opens its transcript, Delete asks to delete it
   await until('the transcript is open', transcriptShown);
   await closeTranscript();
 
-  await focusSessionsView();
+  await ui.wb.focusSessionsView();
   await ui.wb.pressOnRow(target, 'Enter', { what: 'the transcript opens', holds: transcriptShown });
   await closeTranscript();
 
-  await focusSessionsView();
-  const dialog = ui.page.locator('.monaco-dialog-box');
-  await ui.wb.pressOnRow(target, 'Delete', { what: 'a dialog asks to delete it', holds: () => dialog.isVisible() });
-  await ui.dialog(new RegExp(`Delete the session "${title}"\\?`));
-  await ui.page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
-  assert.equal((await readSession(ui.store, 's-parser'))?.deleted, false, 'cancelled: nothing deleted');
+  await ui.wb.focusSessionsView();
+  await deleteByKeyThenCancel(target, title, 's-parser');
   assert.equal(await row(title).count(), 1);
 
-  await focusSessionsView();
+  await ui.wb.focusSessionsView();
   const input = ui.page.locator('.quick-input-widget input');
   await ui.wb.pressOnRow(target, 'F2', { what: 'the Rename box asks for a title', holds: () => input.isVisible() });
   await ui.quickInput();
@@ -198,16 +195,11 @@ test('Delete on a selected session right after its section was redrawn still ask
   await target.click();
   await ui.wb.transcriptShown(title);
   await ui.wb.closeEditors();
-  await focusSessionsView();
+  await ui.wb.focusSessionsView();
   // A session written by another process, then Refresh: the section's count changes and VS Code
   // redraws it with the selected row in it, dropping the row's handle until it has fetched it again.
   await writeSession(ui.store, session('s-new', 'Written by another process', join(ui.work, 'library'), 0.5));
   await ui.wb.runCommand('ACP Sessions: Refresh');
-  await focusSessionsView();
-  const dialog = ui.page.locator('.monaco-dialog-box');
-  await ui.wb.pressOnRow(target, 'Delete', { what: 'a dialog asks to delete it', holds: () => dialog.isVisible() });
-  await ui.dialog(new RegExp(`Delete the session "${title}"\\?`));
-  await ui.page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
-  assert.equal((await readSession(ui.store, 's-lib'))?.deleted, false, 'cancelled: nothing deleted');
+  await ui.wb.focusSessionsView();
+  await deleteByKeyThenCancel(target, title, 's-lib');
 });

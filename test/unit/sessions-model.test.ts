@@ -10,31 +10,13 @@ import { fileURLToPath } from 'node:url';
 import type { Logger, SessionUpdate } from '../../src/acp/types';
 import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { SessionsModel, type SessionList } from '../../src/sessions/sessionsModel';
-import { readSession, writeSession, type StoredSession } from '../agent/store';
+import { readSession, writeSession } from '../agent/store';
+import { agentScript, cleanUpAfterEach, onCleanUp, quiet, record } from './sessionsFixture';
 
-const agentScript = fileURLToPath(new URL('../agent/agent.mjs', import.meta.url));
 const ALPHA = '/projects/alpha';
 const BETA = '/projects/beta';
-const base = Date.parse('2026-01-10T12:00:00Z');
-
-const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-
-function record(sessionId: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
-  return {
-    sessionId,
-    cwd,
-    title: `Session ${sessionId}`,
-    updatedAt: new Date(base - hoursAgo * 3_600_000).toISOString(),
-    archived: false,
-    deleted: false,
-    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `hello from ${sessionId}` } }],
-    ...extra,
-  };
-}
+cleanUpAfterEach();
+const cleanup = { push: onCleanUp };
 
 /** alpha: a1..a5 active, a6 a7 archived, a8 deleted; beta: b1 b2 active, b3 archived. */
 async function seededStore(): Promise<string> {

@@ -4,75 +4,20 @@
 // or matched as a prefix, a crash after Load more; and which failed loads count as the session's
 // health.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
-import type { Logger } from '../../src/acp/types';
-import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { normalizeFolder, sameFolder } from '../../src/sessions/folders';
 import { isVerdictOnSession } from '../../src/sessions/health';
-import { SessionsModel, type SessionList } from '../../src/sessions/sessionsModel';
-import { markSessionDeleted, updateSession, writeSession, type StoredSession } from '../agent/store';
+import type { SessionsModel } from '../../src/sessions/sessionsModel';
+import { markSessionDeleted, updateSession, writeSession } from '../agent/store';
+import { agentScript, base, cleanUpAfterEach, ids, onCleanUp, quiet, record, setupModel, store, tempDir, until } from './sessionsFixture';
 
-const agentScript = fileURLToPath(new URL('../agent/agent.mjs', import.meta.url));
-const base = Date.parse('2026-01-10T12:00:00Z');
-const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
+cleanUpAfterEach();
 
-function record(sessionId: string, cwd: string, hoursAgo: number, extra: Partial<StoredSession> = {}): StoredSession {
-  return {
-    sessionId,
-    cwd,
-    title: `Session ${sessionId}`,
-    updatedAt: new Date(base - hoursAgo * 3_600_000).toISOString(),
-    archived: false,
-    deleted: false,
-    updates: [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `hello from ${sessionId}` } }],
-    ...extra,
-  };
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function store(records: StoredSession[]): Promise<string> {
-  const dir = tempDir('acp-sessions-rows-');
-  for (const r of records) await writeSession(dir, r);
-  return dir;
-}
-
-function setup(storeDir: string, flags: string[] = [], { pageSize = 50, warnings = [] as string[] } = {}) {
-  const registry = new AgentRegistry({
-    start: { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), killGraceMs: 500 },
-    backoffMs: 50,
-  });
-  registry.setConfigs([{ name: 'ref', command: process.execPath, args: [agentScript, '--store', storeDir, ...flags] }]);
-  const model = new SessionsModel(registry, { pageSize, log: { warn: (m) => warnings.push(m) } });
-  cleanup.push(async () => {
-    model.dispose();
-    await registry.dispose();
-  });
-  return { registry, model };
-}
-
-const ids = (list: SessionList) => list.sessions.map((s) => s.sessionId);
-
-async function until(what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const setup = setupModel;
 
 describe('folders: one spelling', () => {
   test('a Windows drive letter in either case and trailing separators name the same folder', () => {
@@ -195,7 +140,7 @@ describe('session health: only the agent\'s word about a session', () => {
       // Starting is not what times out here (a loaded machine starts Node slowly): the load is.
       { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), initializeTimeoutMs: 30_000, requestTimeoutMs: timeoutMs, killGraceMs: 500 },
     );
-    cleanup.push(() => client.dispose());
+    onCleanUp(() => client.dispose());
     return client.loadSession('h1', '/p', () => undefined).then(() => undefined, (error: unknown) => error);
   }
 

@@ -2,7 +2,7 @@
 // naming what worked, what was gone and what failed, and why. Agent text in it is made plain
 // where it is shown (src/ui/messages.ts).
 import * as vscode from 'vscode';
-import { AgentDisconnectedError } from '../acp/errors';
+import { AgentDisconnectedError, SessionInUseError } from '../acp/errors';
 import { messageOf } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import type { SessionOutcome } from '../sessions/sessionsModel';
@@ -80,8 +80,10 @@ function failedText(operation: Operation, what: string): string {
   return vscode.l10n.t('Could not delete {0}', what);
 }
 
-/** The agent's own words when it sent an error; our message otherwise. */
+/** The agent's own words when it sent an error; our message otherwise, and for what we word better. */
 export function agentMessage(error: unknown): string {
+  // "Open in another process; close it there first" says what to do; the agent's words do not.
+  if (error instanceof SessionInUseError) return error.message;
   const agent = (error as { agentMessage?: unknown })?.agentMessage;
   return typeof agent === 'string' && agent ? agent : messageOf(error);
 }

@@ -1026,3 +1026,25 @@ suite('Sessions tree: command targets', () => {
     assert.ok(!keys.some((k) => k.key === 'enter'), 'Enter is VS Code\'s own list.select, which runs the row\'s command');
   });
 });
+
+suite('Sessions tree: a session open in another process', () => {
+  settingsPerSuite();
+
+  test('archive and rename of a session another process holds say so in clear words, never a raw code, and change nothing', async () => {
+    const store = await seededStore();
+    await useAgent(store, ['--air-index', '--active-writer', 'w2']);
+    const row = sessionRow(await settledTree(), 'w2');
+    let message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    let shown = await message();
+    assert.match(shown.text, /^Could not archive "Title of w2": This session is open in another Reference \d+ process; close it there first\./);
+    assert.doesNotMatch(shown.text, /thread_active_writer|-32600/);
+    message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.rename', sessionRow(await settledTree(), 'w2').node, undefined, 'New title');
+    shown = await message();
+    assert.match(shown.text, /open in another Reference \d+ process; close it there first/);
+    assert.doesNotMatch(shown.text, /thread_active_writer|-32600/);
+    const stored = await readSession(store, 'w2');
+    assert.deepEqual([stored?.archived, stored?.title], [false, 'Title of w2']);
+  });
+});

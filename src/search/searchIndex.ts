@@ -518,9 +518,9 @@ function recordAt(records: readonly [number, number, number, number][], at: numb
   return r && at >= r[2] && at < r[3] ? r : undefined;
 }
 
-/** The line around [at, end), within [min, max): about 40 characters before and 120 after. */
+/** The line around [at, end), within [min, max): about 24 characters before and 120 after. */
 function lineAround(text: string, at: number, end: number, min: number, max: number): [number, number] {
-  let start = Math.max(min, at - 40);
+  let start = Math.max(min, at - 24);
   const newlineBefore = text.lastIndexOf('\n', at - 1);
   if (newlineBefore >= start) start = newlineBefore + 1;
   let stop = Math.min(max, Math.max(end, at + 120));

@@ -25,31 +25,39 @@ function cjkGram(a: number, b: number): number {
   return mix(Math.imul(a, 0x27d4eb2f) ^ Math.imul(b, 0x165667b1) ^ 0x5bd1e995);
 }
 
-/** Calls `emit` with the hash of every gram of folded `text` (repeats included). */
-export function forEachGram(text: string, emit: (hash: number) => void): void {
+/** Adds every gram of folded text `units` to the Bloom filter (two probes each). */
+export function addGrams(bloom: Uint8Array, units: Uint16Array): void {
   const classes = charClasses();
+  const mask = bloom.length * 8 - 1;
+  const add = (hash: number) => {
+    const h1 = hash & mask;
+    const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
+    bloom[h1 >>> 3] |= 1 << (h1 & 7);
+    bloom[h2 >>> 3] |= 1 << (h2 & 7);
+  };
   let a = -1;
   let b = SPACE;
   let prev = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < units.length; i++) {
+    const c = units[i];
     const cls = classes[c];
     if (cls === WORD) {
-      if (a !== -1) emit(trigram(a, b, c));
+      if (a !== -1) add(trigram(a, b, c));
       a = b;
       b = c;
-    } else {
-      if (a !== -1) emit(trigram(a, b, SPACE));
-      a = -1;
-      b = SPACE;
+      prev = -1;
+      continue;
     }
+    if (a !== -1) add(trigram(a, b, SPACE));
+    a = -1;
+    b = SPACE;
     if (cls === CJK) {
-      emit(cjkGram(c, 0));
-      if (prev !== -1) emit(cjkGram(prev, c));
+      add(cjkGram(c, 0));
+      if (prev !== -1) add(cjkGram(prev, c));
       prev = c;
     } else prev = -1;
   }
-  if (a !== -1) emit(trigram(a, b, SPACE));
+  if (a !== -1) add(trigram(a, b, SPACE));
 }
 
 /**

@@ -2,29 +2,45 @@
 // in the folded text is the same offset in the original, for snippets and highlights), and split
 // into words (letters and digits) and CJK runs (scripts written without spaces). Plain TS.
 
-const foldedChars = new Map<string, string>();
+let foldTable_: Uint16Array | undefined;
 
-/** One UTF-16 unit folded: lower case, accents dropped; itself when folding would change the length. */
-function foldChar(c: string): string {
-  let folded = foldedChars.get(c);
-  if (folded === undefined) {
+/** The folded UTF-16 unit of every UTF-16 unit: lower case, accents dropped; itself when that would change the length. */
+export function foldTable(): Uint16Array {
+  if (foldTable_) return foldTable_;
+  const table = new Uint16Array(65536);
+  for (let code = 0; code < 65536; code++) {
+    if (code < 128) {
+      table[code] = code >= 65 && code <= 90 ? code + 32 : code;
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      table[code] = code;
+      continue;
+    }
+    const c = String.fromCharCode(code);
     const lower = c.toLowerCase();
-    const base = (lower.length === 1 ? lower : c).normalize('NFD').replace(/\p{M}+/gu, '');
-    folded = base.length === 1 ? base : lower.length === 1 ? lower : c;
-    foldedChars.set(c, folded);
+    const base = (lower.length === 1 ? lower : c).normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+    table[code] = (base.length === 1 ? base : lower.length === 1 ? lower : c).charCodeAt(0);
   }
-  return folded;
+  foldTable_ = table;
+  return table;
+}
+
+/** Folds UTF-16 units `src` into `dst` (same length). */
+export function foldUnits(src: Uint16Array, dst: Uint16Array): void {
+  const table = foldTable();
+  for (let i = 0; i < src.length; i++) dst[i] = table[src[i]];
 }
 
 /**
  * `text` in lower case without accents ("Résumé" -> "resume"), of the same length: offset i of
- * the result is offset i of `text`. ASCII takes the engine's own lower-casing only.
+ * the result is offset i of `text`.
  */
 export function fold(text: string): string {
-  const lower = text.toLowerCase();
-  if (lower.length !== text.length) return text.replace(/[\s\S]/g, foldChar);
-  // eslint-disable-next-line no-control-regex
-  return /[^\u0000-\u007f]/.test(lower) ? lower.replace(/[^\u0000-\u007f]/g, foldChar) : lower;
+  const table = foldTable();
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = table[text.charCodeAt(i)];
+  return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
 }
 
 /** Character classes, per UTF-16 unit: not part of a word, a word's letter or digit, CJK. */

@@ -5,6 +5,7 @@ import { localizeFormat } from './ui/l10n';
 import { registerWalkthrough, walkthrough } from './ui/walkthrough';
 import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
 import { isVerdictOnSession } from './sessions/health';
+import { activateSearch, type SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
@@ -22,6 +23,8 @@ export interface AcpSessionsApi {
   readonly sessions: SessionsApi;
   /** Open transcripts, with their state for tests. */
   readonly transcripts: TranscriptPanels;
+  /** Search Sessions: its index, indexer and view. */
+  readonly search: SearchApi;
 }
 
 /** Stops every agent; set by `activate`, awaited by `deactivate`. */
@@ -79,11 +82,14 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       else if (isVerdictOnSession(error)) void sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error));
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
+    // Search Sessions indexes what a transcript replayed, later and in slices.
+    replayed: (agentName, session, entities) => search.replayed(agentName, session, entities),
   });
   context.subscriptions.push(transcripts);
+  const search = activateSearch(context, log, agents, sessions.model, () => transcripts);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
-  return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts };
+  return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts, search };
 }
 
 /** VS Code awaits this before the host exits: every agent process, and what it started, has ended. */

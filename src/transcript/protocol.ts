@@ -86,8 +86,8 @@ export type HostToWebview =
   /** A batch of changes since the last message, to the rows the webview holds; `count` rows in all. */
   | { type: 'update'; header?: TranscriptHeader; count: number; patches: Patch[] }
   | { type: 'setCompactionsOpen'; open: boolean }
-  /** Opens the find bar (the Find command, from outside the webview). */
-  | { type: 'openFind' }
+  /** Opens the find bar (the Find command, from outside the webview); with `query`, searches it from row `from` (Search Sessions). */
+  | { type: 'openFind'; query?: string; from?: number }
   /** The answer to a `find`: the `current`th of `total` matches (1-based; 0 of 0 when none). */
   | { type: 'found'; seq: number; query: string; total: number; current: number; index: number; key?: string; occurrence: number; done: boolean };
 

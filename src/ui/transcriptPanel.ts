@@ -11,7 +11,7 @@ import { timelineToMarkdown } from '../transcript/export';
 import { notificationText, plainLine, scriptJson } from './plainText';
 import { SessionTarget } from './commandTargets';
 import { walkthrough } from './walkthrough';
-import { partsText, type CompactionEntity, type EntityKind, type Usage } from '../transcript/model';
+import { partsText, type CompactionEntity, type Entity, type EntityKind, type Usage } from '../transcript/model';
 import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
 import { TranscriptFind } from '../transcript/find';
@@ -87,6 +87,14 @@ export interface TranscriptPanelsOptions {
   loaded?(agentName: string, sessionId: string, error?: unknown): void;
   /** A replay ended, or a live update changed the figures or the children. */
   learned?(agentName: string, sessionId: string, facts: SessionFacts): void;
+  /** After a successful replay: its entities, for the search index (which reads them later, in slices). */
+  replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): void;
+}
+
+/** A place to show in a transcript: the first match of `text` at or after entity `index` (Search Sessions). */
+export interface TranscriptMatch {
+  index: number;
+  text: string;
 }
 
 export class TranscriptPanels implements vscode.Disposable {
@@ -127,6 +135,12 @@ export class TranscriptPanels implements vscode.Disposable {
     }
     const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, plainLine(sessionLabel(session), 100), vscode.ViewColumn.Active, this.webviewOptions());
     this.add(new TranscriptPanel(this, agentName, session, panel));
+  }
+
+  /** Opens the session's transcript (or its tab) and shows the match with the transcript's find. */
+  async openAt(agentName: string, session: SessionInfo, match: TranscriptMatch): Promise<void> {
+    await this.open(agentName, session);
+    this.panels.get(panelKey(agentName, session.sessionId))?.showMatch(match);
   }
 
   /** Marks an open transcript archived or not; an archived session expects no live updates. */
@@ -276,6 +290,9 @@ class TranscriptPanel {
   private openOnAgent = false;
   private readonly disposables: vscode.Disposable[] = [];
   private messagesPosted = 0;
+  /** A match to show once the replay ended and the webview is ready (Search Sessions). */
+  private pendingMatch: TranscriptMatch | undefined;
+  private webviewReady = false;
   private bytesPosted = 0;
   /** Settles when the current replay ends. */
   replayDone: Promise<void> = Promise.resolve();
@@ -296,7 +313,10 @@ class TranscriptPanel {
       panel.webview.onDidReceiveMessage((message: WebviewToHost) => this.receive(message)),
       panel.onDidChangeViewState(() => {
         // Hidden webviews are discarded (no retainContextWhenHidden); the next `ready` rebuilds.
-        if (!panel.visible) this.feed.setNotReady();
+        if (!panel.visible) {
+          this.feed.setNotReady();
+          this.webviewReady = false;
+        }
         if (panel.active) owner.activated(this);
         owner.changed(this);
       }),
@@ -310,6 +330,19 @@ class TranscriptPanel {
 
   reveal(): void {
     this.panel.reveal();
+  }
+
+  /** Shows `match` with the find bar once the replay has ended and the webview is ready. */
+  showMatch(match: TranscriptMatch): void {
+    this.pendingMatch = match;
+    void this.replayDone.then(() => this.postPendingMatch());
+  }
+
+  private postPendingMatch(): void {
+    const match = this.pendingMatch;
+    if (!match || !this.webviewReady || this.loading || this.disposed) return;
+    this.pendingMatch = undefined;
+    this.post({ type: 'openFind', query: match.text.slice(0, 1000), from: match.index });
   }
 
   /** Replays the session from the start into a fresh timeline. */
@@ -387,6 +420,7 @@ class TranscriptPanel {
       }
       this.openOnAgent = true;
       this.owner.options.loaded?.(agentName, session.sessionId);
+      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.entities);
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
@@ -541,6 +575,8 @@ class TranscriptPanel {
       case 'ready': {
         const start = message.start;
         this.feed.setReady(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined, message.viewport);
+        this.webviewReady = true;
+        this.postPendingMatch();
         break;
       }
       case 'range':

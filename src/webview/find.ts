@@ -130,9 +130,14 @@ export class FindBar {
     return this.input.value !== '';
   }
 
-  open(): void {
+  /** Opens the bar; with `query`, searches it from row `from` (a match chosen in Search Sessions). */
+  open(query?: string, from?: number): void {
     this.bar.hidden = false;
     this.input.focus();
+    if (query !== undefined) {
+      this.input.value = query;
+      this.search(0, from);
+    }
     this.input.select();
   }
 
@@ -147,10 +152,10 @@ export class FindBar {
     this.search(step);
   }
 
-  private search(step: 0 | 1 | -1): void {
+  private search(step: 0 | 1 | -1, from = this.options.topIndex()): void {
     if (this.typing !== undefined) clearTimeout(this.typing);
     this.typing = undefined;
-    const message = this.session.search(this.input.value, step, this.options.topIndex());
+    const message = this.session.search(this.input.value, step, from);
     if (message) {
       this.options.post(message);
       return;

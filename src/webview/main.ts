@@ -108,7 +108,7 @@ function frame(): void {
         setCompactionsOpen(message.open);
         break;
       case 'openFind':
-        find.open();
+        find.open(typeof message.query === 'string' ? message.query : undefined, typeof message.from === 'number' ? message.from : undefined);
         break;
       case 'found':
         find.found(message);

@@ -1,0 +1,284 @@
+// Search Sessions (issue 23): the engine's figures, and the engines it was chosen against.
+// A seeded corpus of sessions (1,000 sessions, 200 M characters, one of 24 M at --scale=1), each a
+// replay's records (you, agent, thoughts, tool output, compaction summaries) of words from a
+// Zipf-like vocabulary with accents and a little Japanese; rare needles in a few sessions.
+//
+//   node --expose-gc out/bench/search.bench.mjs --engine=ours --scale=1
+//   node --expose-gc out/bench/search.bench.mjs --engine=minisearch --scale=0.1 --deps=/tmp/search-bench-deps
+//   <node 22+> --expose-gc out/bench/search.bench.mjs --engine=fts5 --scale=0.1
+//   node --expose-gc out/bench/search.bench.mjs --engine=scan --scale=0.1   (peers: substring scan, titles)
+//
+// Prints one JSON object: build time, ms per M characters, bytes on disk / text, heap, and each
+// query's first page (20 sessions) p50 / p95 over the runs, and the first query after a reopen.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseQuery } from '../src/search/query';
+import { SearchIndex, type IndexRecord } from '../src/search/searchIndex';
+import { fold } from '../src/search/text';
+import type { Where } from '../src/search/query';
+
+const argv = new Map(process.argv.slice(2).map((a) => { const m = /^--([^=]+)(?:=(.*))?$/.exec(a); return [m?.[1] ?? a, m?.[2] ?? 'true'] as [string, string]; }));
+const SCALE = Number(argv.get('scale') ?? '0.1');
+const ENGINE = argv.get('engine') ?? 'ours';
+const RUNS = Number(argv.get('runs') ?? '20');
+const SESSIONS = Math.max(10, Math.round(1000 * SCALE));
+const TOTAL = 200e6 * SCALE;
+const BIG = 24e6 * SCALE;
+const PAGE = 20;
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// 20,000 words: common English-like words, identifiers and accented words; drawn Zipf-like.
+const rand0 = mulberry32(7);
+const SYL = ['ka', 're', 'to', 'mi', 'na', 'lo', 'fa', 'ser', 'ver', 'cache', 'tok', 'par', 'sch', 'ema', 'work', 'er', 'in', 'dex', 'ré', 'ç', 'ü', 'ion', 'ate', 'ing'];
+const VOCAB: string[] = ['the', 'a', 'to', 'of', 'and', 'in', 'is', 'it', 'that', 'for', 'refactor', 'refactoring', 'migration', 'database', 'timeout', 'parser', 'worker', 'oauth', 'refresh', 'token', 'résumé', 'café'];
+while (VOCAB.length < 20_000) {
+  let w = '';
+  const n = 1 + Math.floor(rand0() * 4);
+  for (let i = 0; i < n; i++) w += SYL[Math.floor(rand0() * SYL.length)];
+  VOCAB.push(rand0() < 0.05 ? `${w}_${Math.floor(rand0() * 100)}` : w);
+}
+const CJK = ['東京都の天気予報を確認しました', 'デプロイの手順を整理する', '設定ファイルを更新', '検索インデックス'];
+const WHERE: Where[] = ['you', 'agent', 'agent', 'agent', 'thoughts', 'tools', 'tools', 'compactions'];
+
+function paragraph(rand: () => number, chars: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  while (length < chars) {
+    const r = rand();
+    const w = r < 0.02 ? CJK[Math.floor(rand() * CJK.length)] : VOCAB[Math.floor(VOCAB.length * Math.pow(rand(), 3))];
+    parts.push(w);
+    length += w.length + 1;
+    if (rand() < 0.08) parts.push(rand() < 0.5 ? '.\n' : ',');
+  }
+  return parts.join(' ');
+}
+
+/** Session n's records: about `chars` characters; needles in a few. */
+function sessionRecords(n: number, chars: number): IndexRecord[] {
+  const rand = mulberry32(1000 + n);
+  const records: IndexRecord[] = [];
+  let total = 0;
+  let index = 0;
+  while (total < chars) {
+    const size = 200 + Math.floor(rand() * 1800);
+    let text = paragraph(rand, size);
+    if (index === 3 && n % 97 === 5) text += ' the quokka ledger migration is planned.';
+    if (index === 5 && n % 211 === 7) text += ' zephyr bootloader hangs on reset.';
+    records.push({ where: WHERE[Math.floor(rand() * WHERE.length)], index, text });
+    total += text.length;
+    index++;
+  }
+  return records;
+}
+
+function sessionChars(n: number): number {
+  return n === 0 ? BIG : (TOTAL - BIG) / (SESSIONS - 1);
+}
+
+const QUERIES = ['migration', 'oauth refresh', 'refact*', 'token timeout worker', '"quokka ledger migration"', 'zephyr', 'résumé', '天気予報'];
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function dirBytes(dir: string): number {
+  let bytes = 0;
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const s = statSync(join(dir, name));
+    if (s.isFile()) bytes += s.size;
+  }
+  return bytes;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+/** JS heap plus ArrayBuffers (the Bloom filters live there), after a full GC. */
+function heapMB(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return (m.heapUsed + m.arrayBuffers) / 1e6;
+}
+
+/** CPU time of this process in ms: on a machine shared with other work, the wall clock measures the others too. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+interface Engine {
+  add(n: number, records: IndexRecord[]): Promise<void> | void;
+  done(): Promise<void> | void;
+  /** The first page's session numbers. */
+  query(q: string): Promise<number> | number;
+  reopen?(): Promise<void>;
+  bytes(): number;
+}
+
+async function ours(dir: string): Promise<Engine> {
+  let index = await SearchIndex.open(dir);
+  return {
+    add: (n, records) => index.indexRecords({ agent: 'bench', sessionId: `s${n}`, cwd: `/work/p${n % 7}`, archived: n % 10 === 9, updatedAt: new Date(Date.UTC(2026, 0, 1) - n * 60_000).toISOString(), title: `Session ${n}` }, records),
+    done: () => index.flush(),
+    query: async (q) => (await index.search(parseQuery(q), { limit: PAGE })).sessions.length,
+    reopen: async () => { index = await SearchIndex.open(dir); },
+    bytes: () => dirBytes(dir),
+  };
+}
+
+async function fts5(dir: string): Promise<Engine> {
+  const { DatabaseSync } = (await import('node:sqlite' as string)) as { DatabaseSync: new (path: string) => { exec(sql: string): void; prepare(sql: string): { run(...a: unknown[]): void; all(...a: unknown[]): unknown[] }; close(): void } };
+  const path = join(dir, 'fts.db');
+  let db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE t USING fts5(text, session UNINDEXED, w UNINDEXED, idx UNINDEXED, tokenize='trigram remove_diacritics 1'); CREATE TABLE s(session INTEGER PRIMARY KEY, updatedAt TEXT);");
+  let insert = db.prepare('INSERT INTO t(text, session, w, idx) VALUES (?, ?, ?, ?)');
+  const insertSession = db.prepare('INSERT INTO s VALUES (?, ?)');
+  const toMatch = (q: string) => q.split(/\s+(?=(?:[^"]*"[^"]*")*[^"]*$)/).map((w) => (w.startsWith('"') ? w : `"${w.replace(/\*$/, '')}"`)).join(' ');
+  let select = db.prepare('SELECT DISTINCT session FROM t WHERE t MATCH ? LIMIT ?');
+  return {
+    add: (n, records) => {
+      db.exec('BEGIN');
+      insertSession.run(n, String(n));
+      for (const r of records) insert.run(r.text, n, r.where, r.index);
+      db.exec('COMMIT');
+    },
+    done: () => { db.exec("INSERT INTO t(t) VALUES('optimize')"); },
+    query: (q) => select.all(toMatch(q), PAGE).length,
+    reopen: async () => {
+      db.close();
+      db = new DatabaseSync(path);
+      insert = db.prepare('INSERT INTO t(text, session, w, idx) VALUES (?, ?, ?, ?)');
+      select = db.prepare('SELECT DISTINCT session FROM t WHERE t MATCH ? LIMIT ?');
+    },
+    bytes: () => dirBytes(dir),
+  };
+}
+
+async function minisearch(): Promise<Engine> {
+  const deps = argv.get('deps') ?? '/tmp/search-bench-deps';
+  const MiniSearch = createRequire(join(deps, 'package.json'))('minisearch') as new (o: object) => { add(d: object): void; search(q: string, o?: object): { session: number }[] };
+  const ms = new MiniSearch({ fields: ['text'], storeFields: ['session'], processTerm: (t: string) => fold(t) });
+  let id = 0;
+  let json = 0;
+  return {
+    add: (n, records) => { for (const r of records) ms.add({ id: id++, session: n, text: r.text }); },
+    done: () => { json = JSON.stringify(ms).length; },
+    query: (q) => {
+      const prefix = q.endsWith('*');
+      const hits = ms.search(q.replace(/[*"]/g, ''), { combineWith: 'AND', prefix });
+      return new Set(hits.slice(0, 1000).map((h) => h.session)).size;
+    },
+    bytes: () => json,
+  };
+}
+
+function scan(): Engine {
+  const texts: string[] = [];
+  const titles: string[] = [];
+  return {
+    add: (n, records) => { texts[n] = fold(records.map((r) => r.text).join('\n')); titles[n] = `Session ${n}`; },
+    done: () => undefined,
+    query: (q) => {
+      const needles = q.replace(/["*]/g, '').split(/\s+/).map(fold);
+      let found = 0;
+      for (const t of texts) {
+        if (needles.every((w) => t.includes(w))) found++;
+        if (found >= PAGE) break;
+      }
+      // The peer "Find Session over titles" (a filter of 1,000 titles) is timed with it: its cost is the titles'.
+      titles.filter((t) => t.includes(needles[0]));
+      return found;
+    },
+    bytes: () => 0,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `search-bench-${ENGINE}-`));
+  const heapBefore = heapMB();
+  const engine = ENGINE === 'ours' ? await ours(dir) : ENGINE === 'fts5' ? await fts5(dir) : ENGINE === 'minisearch' ? await minisearch() : scan();
+  let chars = 0;
+  let utf8 = 0;
+  let buildMs = 0;
+  let buildCpu = 0;
+  let bigMs = 0;
+  for (let n = 0; n < SESSIONS; n++) {
+    const records = sessionRecords(n, sessionChars(n));
+    for (const r of records) {
+      chars += r.text.length;
+      utf8 += Buffer.byteLength(r.text);
+    }
+    const t0 = performance.now();
+    const c0 = cpuMs();
+    await engine.add(n, records);
+    const ms = performance.now() - t0;
+    buildCpu += cpuMs() - c0;
+    buildMs += ms;
+    if (n === 0) bigMs = ms;
+  }
+  const t0 = performance.now();
+  await engine.done();
+  buildMs += performance.now() - t0;
+  const perQuery: Record<string, { p50: number; p95: number; cpuP95: number; sessions: number }> = {};
+  const all: number[] = [];
+  const allCpu: number[] = [];
+  for (const q of QUERIES) {
+    const times: number[] = [];
+    const cpu: number[] = [];
+    let sessions = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const s = performance.now();
+      const c = cpuMs();
+      sessions = await engine.query(q);
+      cpu.push(cpuMs() - c);
+      times.push(performance.now() - s);
+    }
+    all.push(...times);
+    allCpu.push(...cpu);
+    perQuery[q] = { p50: +percentile(times, 50).toFixed(2), p95: +percentile(times, 95).toFixed(2), cpuP95: +percentile(cpu, 95).toFixed(2), sessions };
+  }
+  const heapAfter = heapMB();
+  let firstAfterReopen: number | undefined;
+  if (engine.reopen) {
+    await engine.reopen();
+    const s = performance.now();
+    await engine.query('oauth refresh');
+    firstAfterReopen = +(performance.now() - s).toFixed(1);
+  }
+  const bytes = engine.bytes();
+  console.log(JSON.stringify({
+    engine: ENGINE,
+    node: process.version,
+    scale: SCALE,
+    sessions: SESSIONS,
+    mChars: +(chars / 1e6).toFixed(1),
+    textMB: +(utf8 / 1e6).toFixed(1),
+    buildS: +(buildMs / 1000).toFixed(1),
+    msPerMChar: +(buildMs / (chars / 1e6)).toFixed(1),
+    cpuMsPerMChar: +(buildCpu / (chars / 1e6)).toFixed(1),
+    bigSessionS: +(bigMs / 1000).toFixed(2),
+    diskMB: +(bytes / 1e6).toFixed(1),
+    diskPerText: +(bytes / utf8).toFixed(3),
+    heapMB: +(heapAfter - heapBefore).toFixed(1),
+    firstPageP50: +percentile(all, 50).toFixed(2),
+    firstPageP95: +percentile(all, 95).toFixed(2),
+    firstPageCpuP95: +percentile(allCpu, 95).toFixed(2),
+    load: (await import('node:os')).loadavg()[0],
+    firstAfterReopenMs: firstAfterReopen,
+    queries: perQuery,
+  }));
+  rmSync(dir, { recursive: true, force: true });
+}
+
+void main();

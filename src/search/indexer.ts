@@ -1,0 +1,193 @@
+// Feeds the search index: every replay a transcript received (off the path that shows it), and,
+// one agent at a time and one session at a time, the sessions not indexed yet, loaded here only
+// where loading has no effect the user would notice (measured per agent; see the README's
+// compatibility table), or when the user asked for it. A running session, or one a transcript
+// tab holds, is never loaded. Also says, per agent, what is indexed and what is not, and why.
+// Plain TS (no `vscode`).
+import type { SessionInfo } from '../acp/types';
+import type { AgentRegistry } from '../sessions/agentRegistry';
+import { isResourceNotFound, type SessionsModel } from '../sessions/sessionsModel';
+import type { Entity } from '../transcript/model';
+import { Timeline } from '../transcript/timeline';
+import type { SearchIndex, SessionMeta } from './searchIndex';
+
+/** What loading a session does on an agent, as far as measured. */
+export type LoadEffect =
+  /** Nothing the user would notice (the reference agent). */
+  | { kind: 'none' }
+  /** Claude with the session index: a few bookkeeping records appended to the session's file. */
+  | { kind: 'claude' }
+  /** Codex: about 1.5 KB appended to the rollout; without the index its date becomes now. */
+  | { kind: 'codex' }
+  /** Not measured: a load may resume the session (its date can become now). */
+  | { kind: 'unknown' };
+
+export function loadEffect(agentInfoName: string | undefined): LoadEffect {
+  const name = (agentInfoName ?? '').toLowerCase();
+  if (name === 'acp-reference-agent') return { kind: 'none' };
+  if (name.includes('claude')) return { kind: 'claude' };
+  if (name.includes('codex')) return { kind: 'codex' };
+  return { kind: 'unknown' };
+}
+
+export interface AgentCoverage {
+  agent: string;
+  /** Sessions the agent lists (Active and Archived), when listed; undefined before or on failure. */
+  listed?: number;
+  /** Listed sessions whose text is indexed as of their date. */
+  indexed: number;
+  /** Listed, indexed, but the agent's date moved since (re-indexed in the background where loads are free). */
+  stale: SessionInfo[];
+  /** Listed and not indexed. */
+  missing: SessionInfo[];
+  /** Left alone: running, or open in a transcript tab. */
+  busy: number;
+  /** The agent cannot replay sessions (no loadSession): nothing of it can be indexed. */
+  noLoad: boolean;
+  effect: LoadEffect;
+  /** Why it could not be listed. */
+  error?: string;
+}
+
+export interface IndexRun {
+  isCancelled(): boolean;
+  progress?(done: number, total: number, session: SessionInfo): void;
+}
+
+export interface IndexerOptions {
+  index: SearchIndex;
+  agents: AgentRegistry;
+  model: SessionsModel;
+  /** Whether a transcript tab shows the session (its replay will index it). */
+  isOpen(agent: string, sessionId: string): boolean;
+  log: { info(m: string): void; warn(m: string): void };
+}
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class SearchIndexer {
+  /** Replays to index, one at a time after the transcript has shown. */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly coverageByAgent = new Map<string, AgentCoverage>();
+
+  constructor(private readonly options: IndexerOptions) {}
+
+  /** A transcript's replay ended: its text is indexed later, in slices (the tab is not kept waiting). */
+  replayed(agent: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): Promise<void> {
+    const meta = metaOf(agent, session, session.archived);
+    const run = this.queue.then(yieldNow).then(() => this.options.index.indexEntities(meta, entities)).catch((error: unknown) => {
+      this.options.log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
+    });
+    this.queue = run;
+    const known = this.coverageByAgent.get(agent);
+    if (known) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
+    return run;
+  }
+
+  /** The last coverage computed for `agent`. */
+  coverage(agent: string): AgentCoverage | undefined {
+    return this.coverageByAgent.get(agent);
+  }
+
+  /**
+   * Lists every session of the agent (Active and Archived, in the Sessions view's scope), drops
+   * index entries of sessions the agent no longer lists, updates titles and archive state, and
+   * says what is not indexed.
+   */
+  async survey(agent: string, isCancelled: () => boolean = () => false): Promise<AgentCoverage> {
+    const { agents, model, index } = this.options;
+    const client = await agents.getClient(agent);
+    const effect = loadEffect(client.agentInfo?.name);
+    const coverage: AgentCoverage = { agent, indexed: 0, stale: [], missing: [], busy: 0, noLoad: !client.capabilities.loadSession, effect };
+    try {
+      const listed = [...(await model.listAll(agent, 'active', { isCancelled })).map((s) => ({ ...s, archived: false }))];
+      if (client.capabilities.archive) listed.push(...(await model.listAll(agent, 'archived', { isCancelled })).map((s) => ({ ...s, archived: true })));
+      coverage.listed = listed.length;
+      const seen = new Set<string>();
+      for (const session of listed) {
+        seen.add(session.sessionId);
+        const entry = index.get(agent, session.sessionId);
+        if (entry) {
+          index.updateMeta(agent, session.sessionId, { archived: session.archived, ...(typeof session.title === 'string' ? { title: session.title } : {}) });
+          if ((session.updatedAt ?? undefined) === entry.updatedAt) {
+            coverage.indexed++;
+            continue;
+          }
+          coverage.stale.push(session);
+        } else coverage.missing.push(session);
+        if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) coverage.busy++;
+      }
+      // Sessions of this agent in the listed scope that the agent no longer lists were deleted.
+      const scope = model.scope;
+      for (const entry of index.sessions(agent)) {
+        if (seen.has(entry.sessionId)) continue;
+        if (scope.kind === 'folders' && !scope.folders.includes(entry.cwd)) continue;
+        await index.remove(agent, entry.sessionId);
+      }
+    } catch (error) {
+      coverage.error = (error as Error)?.message ?? String(error);
+    }
+    this.coverageByAgent.set(agent, coverage);
+    return coverage;
+  }
+
+  /**
+   * Loads and indexes `sessions` of `agent`, one at a time, skipping running ones and ones a tab
+   * holds; closes each on the agent after its load where it can. Returns how many were indexed.
+   */
+  async indexSessions(agent: string, sessions: readonly SessionInfo[], run: IndexRun): Promise<number> {
+    const { agents, index, log } = this.options;
+    let done = 0;
+    let indexed = 0;
+    for (const session of sessions) {
+      if (run.isCancelled()) break;
+      run.progress?.(done, sessions.length, session);
+      done++;
+      if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) continue;
+      const client = await agents.getClient(agent);
+      if (!client.capabilities.loadSession) break;
+      const timeline = new Timeline();
+      try {
+        await client.loadSession(session.sessionId, session.cwd, (update) => timeline.apply(update));
+      } catch (error) {
+        if (isResourceNotFound(error)) await index.remove(agent, session.sessionId);
+        else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
+        continue;
+      }
+      if (client.capabilities.close && !this.options.isOpen(agent, session.sessionId)) {
+        await client.closeSession(session.sessionId).catch((error: unknown) => log.warn(`[${agent}] session/close of ${session.sessionId} after indexing failed: ${(error as Error)?.message ?? error}`));
+      }
+      await index.indexEntities(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.entities);
+      indexed++;
+      const known = this.coverageByAgent.get(agent);
+      if (known) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
+      // Low priority: whatever else waits on the event loop goes first.
+      await yieldNow();
+    }
+    run.progress?.(done, sessions.length, sessions[sessions.length - 1]);
+    return indexed;
+  }
+
+  /** Moves a session from missing or stale to indexed in a known coverage. */
+  private recount(coverage: AgentCoverage, sessionId: string, updatedAt: string | undefined): void {
+    for (const list of [coverage.missing, coverage.stale]) {
+      const i = list.findIndex((s) => s.sessionId === sessionId);
+      if (i >= 0 && (list[i].updatedAt ?? undefined) === updatedAt) {
+        list.splice(i, 1);
+        coverage.indexed++;
+      }
+    }
+  }
+
+  /** Waits until every replay handed over so far is indexed (tests, deactivate). */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+}
+
+function metaOf(agent: string, session: SessionInfo, archived: boolean): SessionMeta {
+  const meta: SessionMeta = { agent, sessionId: session.sessionId, cwd: session.cwd, archived };
+  if (typeof session.title === 'string' && session.title) meta.title = session.title;
+  if (typeof session.updatedAt === 'string' && session.updatedAt) meta.updatedAt = session.updatedAt;
+  return meta;
+}

@@ -1,0 +1,599 @@
+// The search index: a cache of the text of replays the extension received, kept in a folder of
+// the extension's storage, rebuildable, never the truth. Per session one file: the Bloom filters
+// of its blocks (about 64 K characters of text each), then the blocks, deflated. A manifest
+// (`index.json`, with the format's version) lists each session's metadata and where its blocks
+// are. A query keeps the filters in memory (about one bit per character indexed), picks the blocks
+// that may hold every gram of a term, and reads, inflates and matches only those, newest session
+// first, until a page is full. Plain Node (no `vscode`).
+import { closeSync, openSync, readSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { searchText } from '../transcript/find';
+import type { Entity } from '../transcript/model';
+import { addGrams, bloomBytes, bloomHasAll } from './grams';
+import type { ParsedQuery, SearchFilters, Term, Where } from './query';
+import { fold, foldTable } from './text';
+
+/** Bumped whenever the files' layout or the grams change: an index of another version is rebuilt. */
+export const FORMAT_VERSION = 2;
+/** Characters of text per block. */
+export const BLOCK_CHARS = 32 * 1024;
+const MANIFEST = 'index.json';
+
+export interface SessionMeta {
+  agent: string;
+  sessionId: string;
+  title?: string;
+  cwd: string;
+  /** The agent's `updatedAt` when the text was indexed: another value later means re-index. */
+  updatedAt?: string;
+  archived: boolean;
+}
+
+export interface IndexedSession extends SessionMeta {
+  /** When it was indexed (ISO). */
+  indexedAt: string;
+  /** Characters of text indexed. */
+  chars: number;
+}
+
+/** One entity's text, and where it was said. `index` is the entity's place in the timeline. */
+export interface IndexRecord {
+  where: Where;
+  index: number;
+  text: string;
+}
+
+interface BlockRef {
+  /** Byte offsets in the session's file. */
+  bloomOff: number;
+  bloomLen: number;
+  off: number;
+  len: number;
+}
+
+interface Entry extends IndexedSession {
+  file: string;
+  blocks: BlockRef[];
+}
+
+interface Manifest {
+  version: number;
+  sessions: Entry[];
+}
+
+/** One match: a line of context with the words highlighted, where it was said, and its entity. */
+export interface SearchMatch {
+  where: Where;
+  /** The entity's place in the transcript's timeline. */
+  index: number;
+  /** One line of context (plain text, agent's words: untrusted). */
+  line: string;
+  /** [start, end) of each highlighted word in `line`. */
+  highlights: [number, number][];
+  /** The matched text as written, for the transcript's find. */
+  text: string;
+}
+
+export interface SessionResult {
+  session: IndexedSession;
+  matches: SearchMatch[];
+  /** More matches than `matches` holds. */
+  more: boolean;
+}
+
+export interface SearchResult {
+  sessions: SessionResult[];
+  /** Every candidate session was checked (false: `limit` was reached first). */
+  complete: boolean;
+  /** Sessions of the index the filters let through. */
+  searched: number;
+}
+
+export interface SearchOptions {
+  /** Most sessions to return (a page). */
+  limit?: number;
+  /** Most matches listed per session. */
+  matchesPerSession?: number;
+  now?: number;
+  isCancelled?: () => boolean;
+}
+
+const WHERE_OF: Partial<Record<Entity['kind'], Where>> = {
+  user_message: 'you',
+  agent_message: 'agent',
+  session_message: 'agent',
+  plan: 'agent',
+  subagent: 'agent',
+  thought: 'thoughts',
+  tool_call: 'tools',
+  compaction: 'compactions',
+};
+const WHERE_CODE: Where[] = ['you', 'agent', 'thoughts', 'tools', 'compactions'];
+
+/** The searchable text of a timeline's entities (what the transcript's find searches). */
+export function recordsOf(entities: readonly Entity[]): IndexRecord[] {
+  const records: IndexRecord[] = [];
+  for (let index = 0; index < entities.length; index++) {
+    const entity = entities[index];
+    const where = WHERE_OF[entity.kind];
+    if (!where) continue;
+    // Only the summary of a compaction (its status is not text anybody said).
+    const text = entity.kind === 'compaction' ? searchText(entity).replace(/^[^\n]*\n[^\n]*\n/, '') : searchText(entity);
+    if (text.trim()) records.push({ where, index, text });
+  }
+  return records;
+}
+
+function keyOf(agent: string, sessionId: string): string {
+  return `${agent}\u0000${sessionId}`;
+}
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export interface SearchIndexOptions {
+  log?: { warn(message: string): void; info(message: string): void };
+}
+
+export class SearchIndex {
+  private readonly entries = new Map<string, Entry>();
+  /** Blooms by entry key, loaded on the first search. */
+  private readonly blooms = new Map<string, Uint8Array[]>();
+  private bloomsLoaded: Promise<void> | undefined;
+  private readonly listeners = new Set<() => void>();
+  /** Per session, the write under way: a later one waits for it. */
+  private readonly writing = new Map<string, Promise<unknown>>();
+  private manifestTimer: ReturnType<typeof setTimeout> | undefined;
+  private manifestWrite: Promise<void> = Promise.resolve();
+  private generation = 0;
+
+  private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {}
+
+  /** Opens (or creates) the index in `dir`; an index of another format version is removed first. */
+  static async open(dir: string, options: SearchIndexOptions = {}): Promise<SearchIndex> {
+    const index = new SearchIndex(dir, options);
+    await mkdir(dir, { recursive: true });
+    let manifest: Manifest | undefined;
+    try {
+      manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Manifest;
+    } catch {
+      manifest = undefined;
+    }
+    if (manifest && manifest.version === FORMAT_VERSION && Array.isArray(manifest.sessions)) {
+      for (const entry of manifest.sessions) index.entries.set(keyOf(entry.agent, entry.sessionId), entry);
+      await index.removeStrayFiles();
+    } else {
+      if (manifest) options.log?.info(`Search index: format ${String(manifest.version)} found, ${FORMAT_VERSION} needed; rebuilding.`);
+      await index.removeAllFiles();
+    }
+    return index;
+  }
+
+  /** Called after every change (indexed, removed, metadata, cleared). Returns an unsubscribe. */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(agent: string, sessionId: string): IndexedSession | undefined {
+    return this.entries.get(keyOf(agent, sessionId));
+  }
+
+  /** The indexed sessions, of one agent or all. */
+  sessions(agent?: string): IndexedSession[] {
+    const all = [...this.entries.values()];
+    return agent === undefined ? all : all.filter((e) => e.agent === agent);
+  }
+
+  /** Characters of text indexed, and bytes on disk (files). */
+  async size(): Promise<{ sessions: number; chars: number; bytes: number }> {
+    let bytes = 0;
+    for (const name of await readdir(this.dir)) bytes += (await stat(join(this.dir, name)).catch(() => ({ size: 0 }))).size;
+    let chars = 0;
+    for (const e of this.entries.values()) chars += e.chars;
+    return { sessions: this.entries.size, chars, bytes };
+  }
+
+  /** Indexes a replayed timeline's text for the session (replacing what was there). */
+  indexEntities(meta: SessionMeta, entities: readonly Entity[]): Promise<void> {
+    return this.indexRecords(meta, recordsOf(entities));
+  }
+
+  /** Indexes `records` as the session's whole text, in slices that yield to the event loop. */
+  indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
+    const key = keyOf(meta.agent, meta.sessionId);
+    const generation = this.generation;
+    const run = (this.writing.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.write(key, meta, records, generation));
+    this.writing.set(key, run);
+    void run.finally(() => {
+      if (this.writing.get(key) === run) this.writing.delete(key);
+    }).catch(() => undefined);
+    return run;
+  }
+
+  private async write(key: string, meta: SessionMeta, records: readonly IndexRecord[], generation: number): Promise<void> {
+    const blooms: Uint8Array[] = [];
+    const datas: Buffer[] = [];
+    let chars = 0;
+    const table = foldTable();
+    for (const block of blocksOf(records)) {
+      const { text } = block;
+      // The text as UTF-16 units (read back without decoding) and folded for the grams.
+      const units = new Uint16Array(text.length);
+      const folded = new Uint16Array(text.length);
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        units[i] = c;
+        folded[i] = table[c];
+      }
+      const bloom = new Uint8Array(bloomBytes(text.length));
+      addGrams(bloom, folded);
+      blooms.push(bloom);
+      chars += text.length;
+      // Level 1: a third of the cost of the default for a few percent more bytes (bench/README.md).
+      datas.push(deflateRawSync(encodeBlock(block.records, units), { level: 1 }));
+      await yieldNow();
+    }
+    if (generation !== this.generation) return;
+    const refs: BlockRef[] = [];
+    let offset = 0;
+    for (const bloom of blooms) {
+      refs.push({ bloomOff: offset, bloomLen: bloom.length, off: 0, len: 0 });
+      offset += bloom.length;
+    }
+    datas.forEach((data, i) => {
+      refs[i].off = offset;
+      refs[i].len = data.length;
+      offset += data.length;
+    });
+    const file = `${createHash('sha1').update(key).digest('hex').slice(0, 20)}-${randomBytes(4).toString('hex')}.bin`;
+    const temp = join(this.dir, `${file}.tmp`);
+    await writeFile(temp, Buffer.concat([...blooms, ...datas]));
+    await rename(temp, join(this.dir, file));
+    if (generation !== this.generation) {
+      await rm(join(this.dir, file), { force: true });
+      return;
+    }
+    const previous = this.entries.get(key);
+    const entry: Entry = {
+      agent: meta.agent,
+      sessionId: meta.sessionId,
+      cwd: meta.cwd,
+      archived: meta.archived,
+      indexedAt: new Date().toISOString(),
+      chars,
+      file,
+      blocks: refs,
+    };
+    if (meta.title) entry.title = meta.title;
+    if (meta.updatedAt) entry.updatedAt = meta.updatedAt;
+    this.entries.set(key, entry);
+    this.blooms.set(key, blooms);
+    if (previous) await rm(join(this.dir, previous.file), { force: true });
+    this.changed();
+  }
+
+  /** A listed session's title, date or archived state changed (archive is a filter, not new text). */
+  updateMeta(agent: string, sessionId: string, patch: Partial<Pick<SessionMeta, 'title' | 'archived' | 'cwd'>>): void {
+    const entry = this.entries.get(keyOf(agent, sessionId));
+    if (!entry) return;
+    let changed = false;
+    if (patch.title !== undefined && patch.title !== entry.title) (entry.title = patch.title), (changed = true);
+    if (patch.archived !== undefined && patch.archived !== entry.archived) (entry.archived = patch.archived), (changed = true);
+    if (patch.cwd !== undefined && patch.cwd !== entry.cwd) (entry.cwd = patch.cwd), (changed = true);
+    if (changed) this.changed();
+  }
+
+  /** The session left the agent (deleted): its text leaves the index. */
+  async remove(agent: string, sessionId: string): Promise<void> {
+    const key = keyOf(agent, sessionId);
+    await this.writing.get(key)?.catch(() => undefined);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.blooms.delete(key);
+    await rm(join(this.dir, entry.file), { force: true });
+    this.changed();
+  }
+
+  /** Removes everything (the Clear command). */
+  async clear(): Promise<void> {
+    this.generation++;
+    await Promise.all([...this.writing.values()].map((w) => w.catch(() => undefined)));
+    this.entries.clear();
+    this.blooms.clear();
+    await this.removeAllFiles();
+    this.changed();
+  }
+
+  /** Writes the manifest now (it is otherwise written shortly after each change). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.writing.values()].map((w) => w.catch(() => undefined)));
+    if (this.manifestTimer) {
+      clearTimeout(this.manifestTimer);
+      this.manifestTimer = undefined;
+      this.manifestWrite = this.manifestWrite.then(() => this.writeManifest());
+    }
+    await this.manifestWrite;
+  }
+
+  dispose(): Promise<void> {
+    this.listeners.clear();
+    return this.flush();
+  }
+
+  /** The sessions matching `query`, newest first, up to `limit`, each with its first matches. */
+  async search(query: ParsedQuery, options: SearchOptions = {}): Promise<SearchResult> {
+    const limit = options.limit ?? 50;
+    const perSession = options.matchesPerSession ?? 20;
+    const result: SearchResult = { sessions: [], complete: true, searched: 0 };
+    if (query.terms.length === 0) return result;
+    await (this.bloomsLoaded ??= this.loadBlooms());
+    const candidates = [...this.entries.entries()].filter(([, e]) => passes(e, query.filters, options.now ?? Date.now()));
+    result.searched = candidates.length;
+    candidates.sort(([, a], [, b]) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+    let sliceStart = performance.now();
+    for (const [key, entry] of candidates) {
+      if (options.isCancelled?.()) break;
+      const blooms = this.blooms.get(key);
+      if (!blooms) continue;
+      const wanted = candidateBlocks(blooms, query.terms);
+      if (!wanted) continue;
+      if (result.sessions.length >= limit) {
+        result.complete = false;
+        break;
+      }
+      const found = await this.verify(entry, wanted, query, perSession);
+      if (found) result.sessions.push(found);
+      // Long searches leave the event loop room every few milliseconds.
+      if (performance.now() - sliceStart > 8) {
+        await yieldNow();
+        sliceStart = performance.now();
+      }
+    }
+    return result;
+  }
+
+  private async verify(entry: Entry, blocks: number[], query: ParsedQuery, perSession: number): Promise<SessionResult | undefined> {
+    const where = query.filters.where?.length ? new Set(query.filters.where) : undefined;
+    const seen = new Array<boolean>(query.terms.length).fill(false);
+    const matches: SearchMatch[] = [];
+    let more = false;
+    let fd: number;
+    try {
+      // Synchronous: a block is read from the page cache in microseconds; the search yields between sessions.
+      fd = openSync(join(this.dir, entry.file), 'r');
+    } catch (error) {
+      this.options.log?.warn(`Search index: ${entry.file} is missing (${(error as Error).message}); its session is left out.`);
+      return undefined;
+    }
+    try {
+      for (const b of blocks) {
+        const ref = entry.blocks[b];
+        const buffer = Buffer.allocUnsafe(ref.len);
+        readSync(fd, buffer, 0, ref.len, ref.off);
+        const { records, text, folded } = decodeBlock(inflateRawSync(buffer));
+        const hits: { at: number; end: number; record: [number, number, number, number] }[] = [];
+        query.terms.forEach((term, t) => {
+          term.pattern.lastIndex = 0;
+          for (let m = term.pattern.exec(folded); m; m = term.pattern.exec(folded)) {
+            if (m[0].length === 0) {
+              term.pattern.lastIndex++;
+              continue;
+            }
+            const record = recordAt(records, m.index);
+            if (!record || (where && !where.has(WHERE_CODE[record[0]]))) continue;
+            seen[t] = true;
+            hits.push({ at: m.index, end: m.index + m[0].length, record });
+          }
+        });
+        hits.sort((a, b) => a.at - b.at);
+        let last: SearchMatch | undefined;
+        let lastEnd = -1;
+        let lastStart = -1;
+        for (const hit of hits) {
+          // A hit inside the line shown last is highlighted there.
+          if (last && hit.at >= lastStart && hit.end <= lastEnd && last.index === hit.record[1]) {
+            last.highlights.push([hit.at - lastStart + (last.line.startsWith('…') ? 1 : 0), hit.end - lastStart + (last.line.startsWith('…') ? 1 : 0)]);
+            continue;
+          }
+          if (matches.length >= perSession) {
+            more = true;
+            break;
+          }
+          const [start, end] = lineAround(text, hit.at, hit.end, hit.record[2], hit.record[3]);
+          const prefix = start > hit.record[2] && text[start - 1] !== '\n' ? '…' : '';
+          last = {
+            where: WHERE_CODE[hit.record[0]],
+            index: hit.record[1],
+            line: prefix + text.slice(start, end).replace(/[\r\n\t\u2028\u2029]/g, ' '),
+            highlights: [[hit.at - start + prefix.length, hit.end - start + prefix.length]],
+            text: text.slice(hit.at, hit.end),
+          };
+          lastStart = start;
+          lastEnd = end;
+          matches.push(last);
+        }
+        if (more && seen.every(Boolean)) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    if (!seen.every(Boolean)) return undefined;
+    return { session: publicEntry(entry), matches, more };
+  }
+
+  private async loadBlooms(): Promise<void> {
+    for (const [key, entry] of this.entries) {
+      if (this.blooms.has(key) || entry.blocks.length === 0) continue;
+      const total = entry.blocks.reduce((n, b) => n + b.bloomLen, 0);
+      try {
+        const handle = await open(join(this.dir, entry.file), 'r');
+        try {
+          const buffer = new Uint8Array(total);
+          await handle.read(buffer, 0, total, 0);
+          this.blooms.set(key, entry.blocks.map((b) => buffer.subarray(b.bloomOff, b.bloomOff + b.bloomLen)));
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        this.options.log?.warn(`Search index: cannot read ${entry.file} (${(error as Error).message}); its session will be indexed again.`);
+        this.entries.delete(key);
+      }
+    }
+  }
+
+  private changed(): void {
+    if (!this.manifestTimer) {
+      this.manifestTimer = setTimeout(() => {
+        this.manifestTimer = undefined;
+        this.manifestWrite = this.manifestWrite.then(() => this.writeManifest());
+      }, 300);
+    }
+    for (const listener of this.listeners) listener();
+  }
+
+  private async writeManifest(): Promise<void> {
+    const manifest: Manifest = { version: FORMAT_VERSION, sessions: [...this.entries.values()] };
+    const temp = join(this.dir, `${MANIFEST}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await writeFile(temp, JSON.stringify(manifest));
+      await rename(temp, join(this.dir, MANIFEST));
+    } catch (error) {
+      this.options.log?.warn(`Search index: could not write its manifest: ${(error as Error).message}`);
+      await rm(temp, { force: true });
+    }
+  }
+
+  private async removeAllFiles(): Promise<void> {
+    for (const name of await readdir(this.dir)) await rm(join(this.dir, name), { force: true, recursive: true });
+  }
+
+  /** Files no entry names (a write cut short by a crash). */
+  private async removeStrayFiles(): Promise<void> {
+    const known = new Set([...this.entries.values()].map((e) => e.file));
+    for (const name of await readdir(this.dir)) {
+      if (name !== MANIFEST && !known.has(name)) await rm(join(this.dir, name), { force: true, recursive: true });
+    }
+  }
+}
+
+function publicEntry(entry: Entry): IndexedSession {
+  const { file: _file, blocks: _blocks, ...session } = entry;
+  return session;
+}
+
+function passes(entry: Entry, filters: SearchFilters, now: number): boolean {
+  if (filters.agents?.length && !filters.agents.some((a) => a.toLowerCase() === entry.agent.toLowerCase())) return false;
+  if (filters.archived !== undefined && entry.archived !== filters.archived) return false;
+  if (filters.folder && !fold(entry.cwd).includes(fold(filters.folder))) return false;
+  if (filters.newerThanMs !== undefined || filters.olderThanMs !== undefined) {
+    const at = entry.updatedAt ? Date.parse(entry.updatedAt) : NaN;
+    if (Number.isNaN(at)) return false;
+    if (filters.newerThanMs !== undefined && now - at > filters.newerThanMs) return false;
+    if (filters.olderThanMs !== undefined && now - at < filters.olderThanMs) return false;
+  }
+  return true;
+}
+
+/** The blocks that may hold some term, or undefined when some term is in none of them. */
+function candidateBlocks(blooms: readonly Uint8Array[], terms: readonly Term[]): number[] | undefined {
+  const wanted = new Set<number>();
+  for (const term of terms) {
+    let any = false;
+    for (let b = 0; b < blooms.length; b++) {
+      if (bloomHasAll(blooms[b], term.grams)) {
+        wanted.add(b);
+        any = true;
+      }
+    }
+    if (!any) return undefined;
+  }
+  return [...wanted].sort((a, b) => a - b);
+}
+
+function recordAt(records: readonly [number, number, number, number][], at: number): [number, number, number, number] | undefined {
+  let lo = 0;
+  let hi = records.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (records[mid][2] <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const r = records[lo];
+  return r && at >= r[2] && at < r[3] ? r : undefined;
+}
+
+/** The line around [at, end), within [min, max): about 24 characters before and 120 after. */
+function lineAround(text: string, at: number, end: number, min: number, max: number): [number, number] {
+  let start = Math.max(min, at - 24);
+  const newlineBefore = text.lastIndexOf('\n', at - 1);
+  if (newlineBefore >= start) start = newlineBefore + 1;
+  let stop = Math.min(max, Math.max(end, at + 120));
+  const newlineAfter = text.indexOf('\n', end);
+  if (newlineAfter >= 0 && newlineAfter < stop) stop = newlineAfter;
+  return [start, Math.max(stop, end)];
+}
+
+type RecordRow = [number, number, number, number];
+
+/** A block as stored (before deflate): u32 length of the record table's JSON, the JSON, padding to even, the text as UTF-16LE. */
+function encodeBlock(records: RecordRow[], units: Uint16Array): Buffer {
+  const header = Buffer.from(JSON.stringify(records), 'utf8');
+  const pad = (4 + header.length) % 2;
+  const out = Buffer.allocUnsafe(4 + header.length + pad + units.byteLength);
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  if (pad) out[4 + header.length] = 0;
+  Buffer.from(units.buffer, units.byteOffset, units.byteLength).copy(out, 4 + header.length + pad);
+  return out;
+}
+
+function decodeBlock(plain: Buffer): { records: RecordRow[]; text: string; folded: string } {
+  const headerLength = plain.readUInt32LE(0);
+  const records = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as RecordRow[];
+  const start = 4 + headerLength + ((4 + headerLength) % 2);
+  const text = plain.toString('utf16le', start);
+  // Folded in place, in a copy: the table maps each unit to one unit.
+  const units = new Uint16Array(plain.buffer.slice(plain.byteOffset + start, plain.byteOffset + plain.length));
+  const table = foldTable();
+  for (let i = 0; i < units.length; i++) units[i] = table[units[i]];
+  return { records, text, folded: Buffer.from(units.buffer).toString('utf16le') };
+}
+
+interface Block {
+  text: string;
+  /** [where, entity index, start, end) per record piece. */
+  records: [number, number, number, number][];
+}
+
+/** Records packed into blocks of about BLOCK_CHARS; a longer record is split over blocks. */
+function* blocksOf(records: readonly IndexRecord[]): Generator<Block> {
+  let parts: string[] = [];
+  let length = 0;
+  let table: [number, number, number, number][] = [];
+  for (const record of records) {
+    const code = WHERE_CODE.indexOf(record.where);
+    let from = 0;
+    while (from < record.text.length) {
+      const room = BLOCK_CHARS - length;
+      let take = Math.min(room, record.text.length - from);
+      // Never split a surrogate pair.
+      if (take < record.text.length - from && /[\uD800-\uDBFF]/.test(record.text[from + take - 1] ?? '')) take--;
+      const piece = record.text.slice(from, from + take);
+      table.push([code, record.index, length, length + piece.length]);
+      parts.push(piece, '\n');
+      length += piece.length + 1;
+      from += take;
+      if (length >= BLOCK_CHARS) {
+        yield { text: parts.join(''), records: table };
+        parts = [];
+        length = 0;
+        table = [];
+      }
+    }
+  }
+  if (length > 0) yield { text: parts.join(''), records: table };
+}

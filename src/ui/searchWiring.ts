@@ -1,0 +1,325 @@
+// Search Sessions: the index in the extension's global storage, the indexer fed by transcripts'
+// replays and (where loads change nothing, or when asked) by loads of its own, the Search view,
+// the query box (results as you type), opening a match in its transcript with the find bar
+// showing it, next / previous match, coverage, the offers to index, Clear, and the setting that
+// turns background indexing off.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../acp/types';
+import type { AgentRegistry } from '../sessions/agentRegistry';
+import type { SessionsModel } from '../sessions/sessionsModel';
+import { SearchIndexer, type AgentCoverage } from '../search/indexer';
+import { parseQuery } from '../search/query';
+import { SearchIndex } from '../search/searchIndex';
+import type { Entity } from '../transcript/model';
+import { notificationText, plainLine, quickPickText } from './plainText';
+import { effectText, SearchView, searchViewId, type MatchNode, type SearchNode } from './searchView';
+import type { TranscriptMatch } from './transcriptPanel';
+
+const PAGE = 50;
+const TYPING_MS = 120;
+
+export interface SearchTranscripts {
+  openAt(agentName: string, session: SessionInfo, match: TranscriptMatch): Promise<void>;
+  getState(agentName: string, sessionId: string): unknown;
+}
+
+export interface SearchApi {
+  /** Hands a transcript's replayed entities to the index (called by the transcript panels). */
+  replayed(agent: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): void;
+  /** The index and indexer once opened. */
+  readonly ready: Promise<{ index: SearchIndex; indexer: SearchIndexer }>;
+  readonly view: SearchView;
+}
+
+export function activateSearch(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  agents: AgentRegistry,
+  model: SessionsModel,
+  transcripts: () => SearchTranscripts | undefined,
+): SearchApi {
+  const view = new SearchView();
+  const config = () => vscode.workspace.getConfiguration('acpSessions.search');
+  const background = () => config().get<boolean>('backgroundIndexing') !== false;
+  view.update({ backgroundIndexing: background() });
+  const dir = vscode.Uri.joinPath(context.globalStorageUri, 'search-index').fsPath;
+  const ready = SearchIndex.open(dir, { log }).then((index) => {
+    const indexer = new SearchIndexer({ index, agents, model, log, isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined });
+    return { index, indexer };
+  });
+  ready.catch((error: unknown) => log.error(`Search index: could not open ${dir}: ${(error as Error)?.message ?? error}`));
+
+  let query = '';
+  let limit = PAGE;
+  let generation = 0;
+  let current = -1;
+  const search = async () => {
+    const mine = ++generation;
+    if (!query.trim()) {
+      view.update({ query: '', result: undefined, searching: false, error: undefined });
+      return;
+    }
+    view.update({ query, searching: true });
+    try {
+      const { index } = await ready;
+      const parsed = parseQuery(query);
+      const result = await index.search(parsed, { limit, isCancelled: () => mine !== generation });
+      if (mine !== generation) return;
+      current = -1;
+      const error = parsed.unknown.length ? vscode.l10n.t('Not understood: {0}.', plainLine(parsed.unknown.join(' '), 200)) : undefined;
+      view.update({ query, result, searching: false, error });
+    } catch (error) {
+      if (mine === generation) view.update({ query, result: undefined, searching: false, error: vscode.l10n.t('Search failed: {0}', plainLine((error as Error)?.message ?? String(error))) });
+    }
+  };
+
+  // Results follow the index: a session indexed or changed while a query is shown is searched again.
+  let researchTimer: ReturnType<typeof setTimeout> | undefined;
+  void ready.then(({ index }) => {
+    const stop = index.onDidChange(() => {
+      if (researchTimer || !query) return;
+      researchTimer = setTimeout(() => {
+        researchTimer = undefined;
+        void search();
+      }, 500);
+    });
+    context.subscriptions.push({ dispose: stop });
+  }, () => undefined);
+
+  // --- coverage and background indexing ------------------------------------------------------
+  let indexing: vscode.CancellationTokenSource | undefined;
+  const coverage = new Map<string, AgentCoverage>();
+  const showCoverage = () => view.update({ coverage: agents.agents.map((a) => coverage.get(a.name)).filter((c): c is AgentCoverage => c !== undefined) });
+
+  const indexAgent = async (agent: string, sessions: SessionInfo[], token: vscode.CancellationToken, report?: (done: number, total: number) => void) => {
+    const { indexer } = await ready;
+    await indexer.indexSessions(agent, sessions, {
+      isCancelled: () => token.isCancellationRequested,
+      progress: (done, total) => {
+        view.update({ indexing: { agent, done, total } });
+        report?.(done, total);
+      },
+    });
+    view.update({ indexing: undefined });
+  };
+
+  /** Surveys every agent and, one at a time, indexes what loads without side effects (when on). */
+  let surveying: Promise<void> | undefined;
+  const survey = (): Promise<void> => {
+    surveying ??= (async () => {
+      const { indexer } = await ready;
+      for (const agent of agents.agents) {
+        const source = new vscode.CancellationTokenSource();
+        indexing = source;
+        try {
+          let found = await indexer.survey(agent.name, () => source.token.isCancellationRequested);
+          coverage.set(agent.name, found);
+          showCoverage();
+          const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
+          if (background() && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
+            await vscode.window.withProgress({ location: { viewId: searchViewId }, title: vscode.l10n.t('Indexing {0}', agent.name) }, () => indexAgent(agent.name, todo, source.token));
+            found = indexer.coverage(agent.name) ?? found;
+            coverage.set(agent.name, found);
+            showCoverage();
+          }
+        } catch (error) {
+          log.warn(`[${agent.name}] Search: could not survey its sessions: ${(error as Error)?.message ?? error}`);
+        } finally {
+          if (indexing === source) indexing = undefined;
+          source.dispose();
+        }
+      }
+    })().finally(() => {
+      surveying = undefined;
+      view.update({ indexing: undefined });
+    });
+    return surveying;
+  };
+
+  let surveyTimer: ReturnType<typeof setTimeout> | undefined;
+  const surveySoon = () => {
+    if (surveyTimer) clearTimeout(surveyTimer);
+    surveyTimer = setTimeout(() => {
+      surveyTimer = undefined;
+      if (view.treeView.visible || query) void survey();
+    }, 1500);
+  };
+
+  // Archive and titles are filters, not text: follow the Sessions lists as they change.
+  const followLists = async () => {
+    const { index } = await ready;
+    let stale = false;
+    for (const agent of agents.agents) {
+      for (const list of model.allLists(agent.name)) {
+        for (const s of list.sessions) {
+          const entry = index.get(agent.name, s.sessionId);
+          if (!entry) continue;
+          const archived = (s as { archived?: boolean }).archived ?? list.section === 'archived';
+          index.updateMeta(agent.name, s.sessionId, { archived, ...(typeof s.title === 'string' && s.title ? { title: s.title } : {}) });
+          if ((s.updatedAt ?? undefined) !== entry.updatedAt) stale = true;
+        }
+      }
+    }
+    if (stale) surveySoon();
+  };
+  let followTimer: ReturnType<typeof setTimeout> | undefined;
+
+  // --- the query box -------------------------------------------------------------------------
+  const openQueryBox = () => {
+    const box = vscode.window.createInputBox();
+    box.title = vscode.l10n.t('Search Sessions');
+    box.placeholder = vscode.l10n.t('Words, "a phrase", prefix*; filters: agent:NAME is:archived is:active folder:TEXT in:you|agent|thoughts|tools|compactions newer:7d older:30d');
+    box.value = query;
+    box.valueSelection = [0, query.length];
+    let typing: ReturnType<typeof setTimeout> | undefined;
+    const promptFromView = () => (box.prompt = view.treeView.message ?? vscode.l10n.t('Type to search what you and your agents said.'));
+    const stopFollowing = view.onDidChangeTreeData(promptFromView);
+    promptFromView();
+    box.onDidChangeValue((value) => {
+      if (typing) clearTimeout(typing);
+      typing = setTimeout(() => {
+        query = value;
+        limit = PAGE;
+        void search();
+      }, TYPING_MS);
+    });
+    box.onDidAccept(async () => {
+      if (typing) clearTimeout(typing);
+      query = box.value;
+      limit = PAGE;
+      box.hide();
+      await search();
+      await vscode.commands.executeCommand(`${searchViewId}.focus`);
+      const first = view.matches()[0];
+      if (first) {
+        current = 0;
+        await view.treeView.reveal(first, { select: true, focus: true });
+      }
+    });
+    box.onDidHide(() => {
+      stopFollowing.dispose();
+      box.dispose();
+    });
+    box.show();
+    void survey();
+  };
+
+  const openMatch = async (node?: MatchNode) => {
+    const target = node ?? (view.treeView.selection.find((n): n is MatchNode => n.kind === 'match'));
+    if (!target) return;
+    const s = target.parent.result.session;
+    const session: SessionInfo & { archived: boolean } = { sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt ?? null, archived: s.archived };
+    current = view.matches().indexOf(target);
+    await transcripts()?.openAt(s.agent, session, { index: target.match.index, text: target.match.text });
+  };
+
+  const step = async (by: 1 | -1) => {
+    const all = view.matches();
+    if (all.length === 0) return;
+    const selected = view.treeView.selection[0];
+    let at = selected?.kind === 'match' ? all.indexOf(selected) : current;
+    if (selected?.kind === 'session') at = all.indexOf(selected.children[0]) - (by === 1 ? 1 : 0);
+    current = (at + by + all.length) % all.length;
+    const node = all[current];
+    await view.treeView.reveal(node, { select: true, focus: false });
+    await openMatch(node);
+  };
+
+  const confirmAndIndex = async (agentArg?: string) => {
+    let agent = typeof agentArg === 'string' ? agentArg : undefined;
+    if (!agent) {
+      const picked = await vscode.window.showQuickPick(agents.agents.map((a) => ({ label: quickPickText(a.name), name: a.name })), { title: vscode.l10n.t('Index Sessions of Which Agent?') });
+      agent = picked?.name;
+    }
+    if (!agent) return;
+    const { indexer } = await ready;
+    const found = await indexer.survey(agent);
+    coverage.set(agent, found);
+    showCoverage();
+    const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
+    if (todo.length === 0) {
+      void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Every listed session of {0} is indexed.', agent)));
+      return;
+    }
+    const go = vscode.l10n.t('Index');
+    const answer = await vscode.window.showWarningMessage(
+      notificationText(vscode.l10n.t('Index {0} sessions of {1}?', todo.length, agent)),
+      { modal: true, detail: notificationText(`${effectText(found)} ${vscode.l10n.t('Each session is loaded once (session/load), one at a time; running sessions and open tabs are left alone.')}`, true) },
+      go,
+    );
+    if (answer !== go) return;
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Indexing sessions of {0}', agent), cancellable: true }, async (progress, token) => {
+      let last = 0;
+      await indexAgent(agent, todo, token, (done, total) => {
+        progress.report({ message: vscode.l10n.t('{0} of {1}', done, total), increment: ((done - last) / total) * 100 });
+        last = done;
+      });
+    });
+    coverage.set(agent, indexer.coverage(agent) ?? found);
+    showCoverage();
+  };
+
+  context.subscriptions.push(
+    view,
+    vscode.commands.registerCommand('acpSessions.search', openQueryBox),
+    vscode.commands.registerCommand('acpSessions.search.refresh', async () => {
+      await survey();
+      await search();
+    }),
+    vscode.commands.registerCommand('acpSessions.search.clear', () => {
+      query = '';
+      limit = PAGE;
+      void search();
+    }),
+    vscode.commands.registerCommand('acpSessions.search.more', () => {
+      limit += PAGE;
+      void search();
+    }),
+    vscode.commands.registerCommand('acpSessions.search.openMatch', (node?: SearchNode) => openMatch(node?.kind === 'match' ? node : undefined)),
+    vscode.commands.registerCommand('acpSessions.search.next', () => step(1)),
+    vscode.commands.registerCommand('acpSessions.search.previous', () => step(-1)),
+    vscode.commands.registerCommand('acpSessions.search.indexAgent', confirmAndIndex),
+    vscode.commands.registerCommand('acpSessions.search.cancelIndexing', () => indexing?.cancel()),
+    vscode.commands.registerCommand('acpSessions.search.clearIndex', async () => {
+      indexing?.cancel();
+      const { index } = await ready;
+      await index.clear();
+      coverage.clear();
+      showCoverage();
+      void search();
+      void vscode.window.showInformationMessage(vscode.l10n.t('The search index is cleared. Transcripts you open are indexed again; background indexing starts over when the Search view shows.'));
+    }),
+    view.treeView.onDidChangeVisibility((e) => {
+      if (e.visible) void survey();
+    }),
+    model.onDidChange(() => {
+      if (followTimer) return;
+      followTimer = setTimeout(() => {
+        followTimer = undefined;
+        void followLists();
+      }, 500);
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('acpSessions.search.backgroundIndexing')) return;
+      view.update({ backgroundIndexing: background() });
+      if (!background()) indexing?.cancel();
+      else surveySoon();
+    }),
+    {
+      dispose: () => {
+        indexing?.cancel();
+        for (const t of [researchTimer, surveyTimer, followTimer]) if (t) clearTimeout(t);
+        void ready.then(({ index }) => index.dispose(), () => undefined);
+      },
+    },
+  );
+  if (view.treeView.visible) void survey();
+
+  return {
+    ready,
+    view,
+    replayed: (agent, session, entities) => {
+      void ready.then(({ indexer }) => indexer.replayed(agent, session, entities), () => undefined);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Search Sessions in a real browser driving a real VS Code, against the reference agent serving
+// 200 sessions nobody opened: the background indexing fills the index (the reference agent's
+// loads change nothing), then a phrase said only in a compaction summary, a phrase of an archived
+// session and CJK text written without spaces are each found from the query box, and Enter on
+// the match opens that transcript with its find bar showing the match.
+// The results' screenshot is test-results/screenshots/search.png.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Locator } from 'playwright-core';
+import { SEARCH_NEEDLES, seedSearch } from '../agent/searchSeed';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
+
+const COUNT = 200;
+
+const ui = useWorkbench('search', async ({ folder, store }) => {
+  await seedSearch(store, [folder], COUNT);
+  return { agents: [referenceAgent(store)], folders: [folder] };
+}, {
+  ready: async ({ rowWithText }) => { await rowWithText('Search session').first().waitFor({ timeout: HANG_GUARD_MS }); },
+});
+const { until } = ui;
+
+/** The Search view's pane in the ACP Sessions container, expanded. */
+async function searchPane(): Promise<Locator> {
+  const pane = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: /^Search/ }) }).first();
+  await pane.waitFor({ timeout: HANG_GUARD_MS });
+  const header = pane.locator('.pane-header').first();
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  await until('the Search view is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
+  return pane;
+}
+
+async function closeEditors(): Promise<void> {
+  await ui.wb.runCommand('View: Close All Editors');
+  await until('no editor tab is open', async () => (await ui.page.locator('.tabs-container .tab').count()) === 0);
+}
+
+/** The highlighted find match in the open transcript: its text, and whether it is on screen. */
+async function highlighted(): Promise<{ text: string; onScreen: boolean }> {
+  return ui.wb.webviewFrame().locator('html').evaluate(() => {
+    const h = (CSS as unknown as { highlights: Map<string, { values(): IterableIterator<Range> }> }).highlights.get('transcript-find');
+    const range = h ? [...h.values()][0] : undefined;
+    const box = range?.getBoundingClientRect();
+    return { text: range?.toString() ?? '', onScreen: !!box && box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight };
+  }).catch(() => ({ text: '', onScreen: false }));
+}
+
+/**
+ * Searches `query` from the query box (Enter accepts it and moves to the first match), then
+ * presses Enter on the match row holding `shown`: the transcript titled `title` opens with the find
+ * bar holding the matched text, 1 of 1, highlighted on screen.
+ */
+async function findAndOpen(query: string, shown: string, title: string): Promise<void> {
+  const pane = await searchPane();
+  await ui.wb.runCommand('ACP Sessions: Search Sessions…');
+  const input = await ui.quickInput();
+  await input.fill(query);
+  const widget = ui.page.locator('.quick-input-widget');
+  await until(`the query box says "${query}" has 1 result`, async () => /\b1 result in 1 session\b/.test(await widget.innerText().catch(() => '')));
+  await input.press('Enter');
+  const sessionRow = pane.locator('.monaco-list-row', { hasText: title });
+  const matchRow = pane.locator('.monaco-list-row', { hasText: shown }).filter({ hasNotText: 'Search session' }).first();
+  await sessionRow.waitFor({ timeout: HANG_GUARD_MS });
+  assert.equal(await pane.locator('.monaco-list-row', { hasText: /^Search session/ }).count(), 1, 'one session is listed');
+  const tab = ui.page.locator('.tabs-container .tab', { hasText: title });
+  const frame = ui.wb.webviewFrame();
+  await ui.wb.pressOnRow(matchRow, 'Enter', {
+    what: `the transcript of "${title}" opens with the find bar showing "${shown}"`,
+    holds: async () =>
+      (await tab.count()) > 0 &&
+      (await frame.locator('.find-bar input').inputValue().catch(() => '')).toLowerCase() === shown.toLowerCase() &&
+      (await frame.locator('.find-bar .find-count').textContent().catch(() => '')) === '1 of 1' &&
+      (await highlighted()).onScreen,
+  });
+  assert.equal((await highlighted()).text.toLowerCase(), shown.toLowerCase());
+}
+
+test('the reference agent\'s 200 sessions are indexed in the background, and the view says so', async () => {
+  const pane = await searchPane();
+  const coverage = pane.locator('.monaco-list-row', { hasText: `Reference: ${COUNT} of ${COUNT} sessions indexed` });
+  await coverage.waitFor({ timeout: HANG_GUARD_MS });
+});
+
+test('a phrase said only in a compaction summary of a session nobody opened is found; Enter opens the transcript with the match shown', async () => {
+  await findAndOpen(`"${SEARCH_NEEDLES.compactionPhrase}"`, SEARCH_NEEDLES.compactionPhrase, 'Search session 0137');
+  await ui.wb.screenshot('search');
+  await closeEditors();
+});
+
+test('a phrase of an archived session is found (any case), and opens the same way', async () => {
+  await findAndOpen('zephyr BOOTLOADER', 'Zephyr', 'Search session 0042');
+  const pane = await searchPane();
+  assert.match(await pane.locator('.monaco-list-row', { hasText: 'Search session 0042' }).innerText(), /Archived/);
+  await closeEditors();
+});
+
+test('CJK text written without spaces is found by a word inside it, and opens the same way', async () => {
+  await findAndOpen(SEARCH_NEEDLES.cjkQuery, SEARCH_NEEDLES.cjkQuery, 'Search session 0171');
+  await closeEditors();
+});

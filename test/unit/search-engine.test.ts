@@ -1,0 +1,190 @@
+// Search Sessions' engine: queries over the text of real replays (the reference agent as a child
+// process, our client, the timeline reducer), indexed into a real folder, read back after a
+// "restart" (a second SearchIndex on the same folder). One test per rule of issue 23's query
+// language and of the index's life.
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, after, describe, test } from 'node:test';
+import { AcpClient } from '../../src/acp/client';
+import { parseQuery } from '../../src/search/query';
+import { FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
+import { fold } from '../../src/search/text';
+import { Timeline } from '../../src/transcript/timeline';
+import { SEARCH_NEEDLES, seedSearch } from '../agent/searchSeed';
+import type { StoredSession } from '../agent/store';
+import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
+
+const COUNT = 200;
+let store: string;
+let indexDir: string;
+let sessions: StoredSession[];
+let client: AcpClient;
+let index: SearchIndex;
+const cleanups: (() => void | Promise<void>)[] = [];
+const scope = { after: (fn: () => void) => cleanups.push(fn) };
+
+async function replayInto(target: SearchIndex, session: StoredSession): Promise<void> {
+  const timeline = new Timeline();
+  await client.loadSession(session.sessionId, session.cwd, (u) => timeline.apply(u));
+  await target.indexEntities({ agent: 'reference', sessionId: session.sessionId, cwd: session.cwd, title: session.title, updatedAt: session.updatedAt, archived: session.archived }, timeline.entities);
+}
+
+const ids = (result: SearchResult) => result.sessions.map((s) => s.session.sessionId);
+const search = (query: string, target = index, limit = 500) => target.search(parseQuery(query), { limit });
+
+before(async () => {
+  store = tempDir(scope, 'search-store-');
+  indexDir = join(tempDir(scope, 'search-index-'), 'index');
+  const folders = [tempDir(scope, 'search-a-'), tempDir(scope, 'search-b-')];
+  sessions = await seedSearch(store, folders, COUNT, Date.UTC(2026, 11, 1));
+  client = await AcpClient.start(referenceAgent(store), { clientInfo: CLIENT_INFO, log: new CapturingLog() });
+  index = await SearchIndex.open(indexDir);
+  for (const session of sessions) await replayInto(index, session);
+  await index.flush();
+});
+
+after(async () => {
+  await client?.dispose();
+  for (const c of cleanups.reverse()) await c();
+});
+
+describe('Search Sessions: the query language', () => {
+  test('a phrase said only in a compaction summary finds that session alone, with a line of context and the words highlighted', async () => {
+    const result = await search(`"${SEARCH_NEEDLES.compactionPhrase}"`);
+    assert.deepEqual(ids(result), [SEARCH_NEEDLES.compactionSession]);
+    const [match] = result.sessions[0].matches;
+    assert.equal(match.where, 'compactions');
+    const [start, end] = match.highlights[0];
+    assert.equal(match.line.slice(start, end), SEARCH_NEEDLES.compactionPhrase);
+    assert.equal(match.text, SEARCH_NEEDLES.compactionPhrase);
+  });
+
+  test('words match in any order, each somewhere in the session', async () => {
+    const forward = ids(await search('quokka migration'));
+    const backward = ids(await search('migration quokka'));
+    assert.deepEqual(forward, [SEARCH_NEEDLES.compactionSession]);
+    assert.deepEqual(backward, forward);
+  });
+
+  test('a phrase needs its words together and in order', async () => {
+    assert.deepEqual(ids(await search('"ledger quokka"')), []);
+  });
+
+  test('a word matches whole words only; a prefix with * matches the words it starts', async () => {
+    assert.deepEqual(ids(await search('quokk')), []);
+    assert.deepEqual(ids(await search('quokk*')), [SEARCH_NEEDLES.compactionSession]);
+    assert.equal((await search('refact*')).sessions.length, (await search('refactor')).sessions.length);
+  });
+
+  test('case and accents do not matter, either way', async () => {
+    assert.deepEqual(ids(await search('ZEPHYR BOOTLOADER')), [SEARCH_NEEDLES.archivedSession]);
+    const accented = ids(await search('résumé'));
+    assert.ok(accented.length > 0);
+    assert.deepEqual(ids(await search('resume')), accented);
+    assert.deepEqual(ids(await search('RESUME')), accented);
+    assert.equal(fold('Straße Ünïcödé'), 'straße unicode');
+  });
+
+  test('CJK text written without spaces is found by a word inside it', async () => {
+    const result = await search(SEARCH_NEEDLES.cjkQuery);
+    assert.deepEqual(ids(result), [SEARCH_NEEDLES.cjkSession]);
+    const match = result.sessions[0].matches[0];
+    assert.equal(match.line.slice(...match.highlights[0]), SEARCH_NEEDLES.cjkQuery);
+    assert.deepEqual(ids(await search('デプロイ')), [SEARCH_NEEDLES.cjkSession]);
+    assert.deepEqual(ids(await search('予')), [SEARCH_NEEDLES.cjkSession]);
+  });
+
+  test('filters: where it was said (you, agent, thoughts, tools, compactions)', async () => {
+    assert.deepEqual(ids(await search(`in:compactions "${SEARCH_NEEDLES.compactionPhrase}"`)), [SEARCH_NEEDLES.compactionSession]);
+    assert.deepEqual(ids(await search(`in:you "${SEARCH_NEEDLES.compactionPhrase}"`)), []);
+    assert.deepEqual(ids(await search(`in:you zephyr`)), [SEARCH_NEEDLES.archivedSession]);
+    assert.deepEqual(ids(await search(`in:agent zephyr`)), []);
+    const thoughts = await search('in:thoughts thinking');
+    assert.equal(thoughts.sessions.length, COUNT);
+    assert.ok(thoughts.sessions.every((s) => s.matches.every((m) => m.where === 'thoughts')));
+    const tools = await search('in:tools value137');
+    assert.deepEqual(ids(tools), ['search_0137']);
+  });
+
+  test('filters: Active / Archived, agent, folder, age', async () => {
+    assert.deepEqual(ids(await search('is:active zephyr')), []);
+    assert.deepEqual(ids(await search('is:archived zephyr')), [SEARCH_NEEDLES.archivedSession]);
+    assert.equal((await search('is:archived thinking')).sessions.length, sessions.filter((s) => s.archived).length);
+    assert.deepEqual(ids(await search('agent:other zephyr')), []);
+    assert.deepEqual(ids(await search('agent:Reference zephyr')), [SEARCH_NEEDLES.archivedSession]);
+    const folder = sessions[0].cwd.split('/').pop()!;
+    assert.equal((await search(`folder:${folder} thinking`)).sessions.length, COUNT / 2);
+    const now = Date.UTC(2026, 11, 1);
+    assert.equal((await index.search(parseQuery('newer:1d thinking'), { limit: 500, now })).sessions.length, 24, 'up to 24 h old, 24 h included');
+    assert.equal((await index.search(parseQuery('older:1d thinking'), { limit: 500, now })).sessions.length, COUNT - 23);
+  });
+
+  test('results come newest first, a page at a time', async () => {
+    const page = await search('thinking', index, 20);
+    assert.equal(page.sessions.length, 20);
+    assert.equal(page.complete, false);
+    assert.deepEqual(ids(page), sessions.slice(0, 20).map((s) => s.sessionId));
+  });
+});
+
+describe('Search Sessions: the index', () => {
+  test('survives a restart: a second index on the same folder answers the same', async () => {
+    const reopened = await SearchIndex.open(indexDir);
+    assert.equal(reopened.sessions().length, COUNT);
+    assert.deepEqual(ids(await search(SEARCH_NEEDLES.cjkQuery, reopened)), [SEARCH_NEEDLES.cjkSession]);
+  });
+
+  test('a session whose text changed is indexed anew: the old text leaves', async () => {
+    const dir = join(tempDir(scope, 'search-reindex-'), 'index');
+    const own = await SearchIndex.open(dir);
+    const meta = { agent: 'a', sessionId: 's1', cwd: '/x', archived: false, updatedAt: '2026-01-01T00:00:00Z' };
+    await own.indexRecords(meta, [{ where: 'you', index: 0, text: 'first words' }]);
+    await own.indexRecords({ ...meta, updatedAt: '2026-01-02T00:00:00Z' }, [{ where: 'you', index: 0, text: 'second words' }]);
+    assert.deepEqual(ids(await search('first', own)), []);
+    assert.deepEqual(ids(await search('second', own)), ['s1']);
+    await own.flush();
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.bin')).length, 1, 'the old file is removed');
+  });
+
+  test('a deleted session leaves the index; archive changes only its filter', async () => {
+    const dir = join(tempDir(scope, 'search-remove-'), 'index');
+    const own = await SearchIndex.open(dir);
+    await own.indexRecords({ agent: 'a', sessionId: 's1', cwd: '/x', archived: false }, [{ where: 'agent', index: 0, text: 'kept words' }]);
+    own.updateMeta('a', 's1', { archived: true });
+    assert.deepEqual(ids(await search('is:archived kept', own)), ['s1']);
+    await own.remove('a', 's1');
+    assert.deepEqual(ids(await search('kept', own)), []);
+    await own.flush();
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.bin')).length, 0);
+  });
+
+  test('an index of another format version is rebuilt from nothing; Clear empties it', async () => {
+    const dir = join(tempDir(scope, 'search-version-'), 'index');
+    const own = await SearchIndex.open(dir);
+    await own.indexRecords({ agent: 'a', sessionId: 's1', cwd: '/x', archived: false }, [{ where: 'agent', index: 0, text: 'old format' }]);
+    await own.flush();
+    writeFileSync(join(dir, 'index.json'), JSON.stringify({ version: FORMAT_VERSION + 1, sessions: [] }));
+    const reopened = await SearchIndex.open(dir);
+    assert.equal(reopened.sessions().length, 0);
+    assert.deepEqual(readdirSync(dir), []);
+    await reopened.indexRecords({ agent: 'a', sessionId: 's2', cwd: '/x', archived: false }, [{ where: 'agent', index: 0, text: 'new format' }]);
+    await reopened.clear();
+    assert.equal(reopened.sessions().length, 0);
+    assert.deepEqual(ids(await search('format', reopened)), []);
+  });
+
+  test('text longer than a block is found wherever it stands, its entity named', async () => {
+    const dir = join(tempDir(scope, 'search-long-'), 'index');
+    const own = await SearchIndex.open(dir);
+    const filler = 'lorem ipsum dolor sit amet '.repeat(10_000);
+    await own.indexRecords({ agent: 'a', sessionId: 'long', cwd: '/x', archived: false }, [
+      { where: 'agent', index: 0, text: filler },
+      { where: 'compactions', index: 7, text: `${filler} the needle sits here ${filler}` },
+    ]);
+    const result = await search('"needle sits"', own);
+    assert.deepEqual(ids(result), ['long']);
+    assert.equal(result.sessions[0].matches[0].index, 7);
+    assert.equal(result.sessions[0].matches[0].where, 'compactions');
+  });
+});

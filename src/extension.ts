@@ -8,6 +8,7 @@ import { isVerdictOnSession } from './sessions/health';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
+import { registerTranscriptWalk } from './ui/transcriptWalk';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
@@ -80,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
   });
-  context.subscriptions.push(transcripts);
+  context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
   return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts };

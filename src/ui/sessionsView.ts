@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import type { SessionHealth } from '../sessions/health';
 import type { LearnedFacts } from '../sessions/lineage';
+import type { Pins } from '../sessions/pins';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
 import type { SelectionSource, SessionKey } from './commandTargets';
 import { AgentNode } from './treeNodes/agentNode';
@@ -21,6 +22,10 @@ export interface SessionsViewOptions {
   health: SessionHealth;
   showSubagents: boolean;
   learned: LearnedFacts;
+  /** Pinned sessions (src/ui/pinCommands.ts). */
+  pins?: Pins;
+  /** Claude's coming removals (src/ui/retention.ts). */
+  retention?: TreeContext['retention'];
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -63,6 +68,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     this.showSubagents = options.showSubagents;
     this.ctx = {
       learned: options.learned,
+      pins: options.pins,
+      retention: options.retention,
       showSubagents: () => this.showSubagents,
       registry,
       model,
@@ -94,6 +101,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       }),
       options.health.onDidChange(() => this.refresh()),
       options.learned.onDidChange(() => this.refresh()),
+      options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);

@@ -8,6 +8,7 @@
 import type { Entity } from '../transcript/model';
 import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader } from '../transcript/protocol';
 import { allowedLink } from '../transcript/protocol';
+import { stepPrompt } from '../transcript/prompts';
 import { connectToHost } from './channel';
 import { FindBar } from './find';
 import { FrameLoop } from './frameLoop';
@@ -110,6 +111,14 @@ function frame(): void {
       case 'openFind':
         find.open();
         break;
+      case 'revealRow':
+        revealIndex(message.index);
+        break;
+      case 'stepPrompt': {
+        const to = stepPrompt(message.indices.map((index) => ({ index })), list.topRow()?.index ?? -1, message.step);
+        if (to !== undefined) revealIndex(to);
+        break;
+      }
       case 'found':
         find.found(message);
         break;
@@ -156,6 +165,7 @@ function setHeader(next: TranscriptHeader): void {
     title: next.title,
     updatedAt: next.updatedAt,
     archived: next.archived,
+    exportedFile: next.exported?.file,
   });
 }
 
@@ -240,6 +250,12 @@ document.addEventListener('click', (event) => {
     openLink(link.dataset.href ?? '');
     return;
   }
+  const tool = target?.closest?.('[data-tool]') as HTMLElement | null;
+  if (tool) {
+    event.preventDefault();
+    openTool(tool);
+    return;
+  }
   const button = target?.closest?.('[data-action]') as HTMLElement | null;
   if (button) handleButton(button.dataset.action ?? '');
 });
@@ -260,6 +276,11 @@ document.addEventListener('keydown', (event) => {
   if ((event.key === 'Enter' || event.key === ' ') && target.dataset?.href !== undefined) {
     event.preventDefault();
     openLink(target.dataset.href ?? '');
+    return;
+  }
+  if ((event.key === 'Enter' || event.key === ' ') && target.dataset?.tool !== undefined && target.tagName === 'A') {
+    event.preventDefault();
+    openTool(target);
     return;
   }
   if ((event.key === 'Enter' || event.key === ' ') && target.matches?.('.disclosure > .row-head') && toggleDisclosure(target)) {
@@ -295,6 +316,17 @@ function handleButton(action: string): void {
 function revealCompaction(key: string, index?: number): void {
   const at = held.indexOf(key) ?? index;
   if (at !== undefined) list.reveal(at, (row) => focusTarget(row).focus(), true);
+}
+
+/** A row by index, just below the header, focused (Go to Prompt, Previous / Next Prompt). */
+function revealIndex(index: number): void {
+  list.reveal(index, (row) => focusTarget(row).focus(), true);
+}
+
+/** A tool call's location or diff: the host opens it from its own timeline. */
+function openTool(el: HTMLElement): void {
+  const row = list.rowOf(el);
+  if (row && el.dataset.tool) host.post({ type: 'openTool', key: row.key, target: el.dataset.tool });
 }
 
 function postAction(action: HostAction): void {

@@ -88,7 +88,7 @@ export type HostToWebview =
   /** Brings a row (a prompt) just below the header and focuses it. */
   | { type: 'revealRow'; index: number }
   /** Previous / Next Prompt: the prompt rows' indices; the webview steps from the row at its top. */
-  | { type: 'stepPrompt'; step: 1 | -1; indices: number[] }
+  | { type: 'stepPrompt'; step: 1 | -1; indices: number[]; keys: string[] }
   /** Opens the find bar (the Find command, from outside the webview). */
   | { type: 'openFind' }
   /** The answer to a `find`: the `current`th of `total` matches (1-based; 0 of 0 when none). */

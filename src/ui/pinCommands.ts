@@ -34,6 +34,10 @@ export function registerPins(deps: CommandContext, pins: Pins): vscode.Disposabl
     vscode.commands.registerCommand('acpSessions.unpin', async (...values: unknown[]) => {
       const [node] = values;
       if (node instanceof GonePinNode) return pins.unpin(node.pin.agent, [node.pin.sessionId]);
+      // From the palette or a key: gone pins in the selection are unpinned too.
+      const gone = values.length === 0 ? deps.view.selection().filter((n): n is GonePinNode => n instanceof GonePinNode) : [];
+      for (const g of gone) await pins.unpin(g.pin.agent, [g.pin.sessionId]);
+      if (gone.length > 0 && deps.view.selection().every((n) => n instanceof GonePinNode)) return;
       const targets = await resolve(values, vscode.l10n.t('Nothing was unpinned'));
       for (const [agent, refs] of groupBy(targets, (t) => t.agent)) await pins.unpin(agent, refs.map((r) => r.session.sessionId));
     }),

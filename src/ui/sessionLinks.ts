@@ -45,7 +45,8 @@ export function registerSessionLinks(context: vscode.ExtensionContext, deps: Com
       const uri = sessionLinkUri(extensionId, { agent: target.agent, sessionId: target.session.sessionId, cwd: target.session.cwd });
       // In a browser or a remote window the window's scheme does not reach it: VS Code makes a link that does.
       const external = await vscode.env.asExternalUri(uri);
-      const text = external.toString();
+      // Unencoded: the external link's query is already encoded (encoding it again breaks VS Code's callback).
+      const text = external.toString(true);
       await vscode.env.clipboard.writeText(text);
       vscode.window.setStatusBarMessage(vscode.l10n.t('Copied a link to "{0}"', sessionLabel(target.session).slice(0, 100)), 5000);
       return text;

@@ -11,7 +11,8 @@ export function registerTranscriptWalk(panels: TranscriptPanels): vscode.Disposa
   const step = (direction: 1 | -1) => {
     const transcript = panels.activeTranscript();
     if (!transcript) return;
-    transcript.post({ type: 'stepPrompt', step: direction, indices: transcript.prompts().map((p) => p.index) });
+    const prompts = transcript.prompts();
+    transcript.post({ type: 'stepPrompt', step: direction, indices: prompts.map((p) => p.index), keys: prompts.map((p) => p.key) });
   };
   return [
     vscode.commands.registerCommand('acpSessions.transcript.previousPrompt', () => step(-1)),

@@ -115,7 +115,13 @@ function frame(): void {
         revealIndex(message.index);
         break;
       case 'stepPrompt': {
-        const to = stepPrompt(message.indices.map((index) => ({ index })), list.topRow()?.index ?? -1, message.step);
+        // From the row that has the focus (a prompt just gone to), else the row at the top of the view.
+        const focusedKey = list.rowOf(document.activeElement)?.key;
+        const at = focusedKey === undefined ? -1 : message.keys.indexOf(focusedKey);
+        const from = at >= 0 ? message.indices[at] : (list.topRow()?.index ?? -1);
+        const to = stepPrompt(message.indices.map((index) => ({ index })), from, message.step);
+        // What the step did, for the reader's tools and the UI tests: from which row to which.
+        document.body.dataset.promptStep = `${from}>${to ?? 'none'}`;
         if (to !== undefined) revealIndex(to);
         break;
       }

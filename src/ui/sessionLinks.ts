@@ -7,6 +7,7 @@ import { messageOf } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import type { CommandContext } from './commandContext';
 import type { Invocation } from './commandTargets';
+import { terminalName } from './resumeTerminal';
 
 export const LINK_PATH = '/open';
 /** Longest id, folder or agent name a link may carry. */
@@ -48,7 +49,8 @@ export function registerSessionLinks(context: vscode.ExtensionContext, deps: Com
       // Unencoded: the external link's query is already encoded (encoding it again breaks VS Code's callback).
       const text = external.toString(true);
       await vscode.env.clipboard.writeText(text);
-      vscode.window.setStatusBarMessage(vscode.l10n.t('Copied a link to "{0}"', sessionLabel(target.session).slice(0, 100)), 5000);
+      // The status bar renders `$(icon)`: the title shows as typed.
+      vscode.window.setStatusBarMessage(vscode.l10n.t('Copied a link to "{0}"', terminalName(target.session)), 5000);
       return text;
     }),
     vscode.window.registerUriHandler({ handleUri: (uri) => openLink(deps, uri) }),

@@ -192,7 +192,7 @@ describe('session health: only the agent\'s word about a session', () => {
     const dir = await store([record('h1', '/p', 1)]);
     const client = await AcpClient.start(
       { name: 'ref', command: process.execPath, args: [agentScript, '--store', dir, ...flags] },
-      { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), requestTimeoutMs: timeoutMs, killGraceMs: 500 },
+      { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), requestTimeoutMs: timeoutMs, initializeTimeoutMs: 30_000, killGraceMs: 500 },
     );
     cleanup.push(() => client.dispose());
     return client.loadSession('h1', '/p', () => undefined).then(() => undefined, (error: unknown) => error);

@@ -9,6 +9,7 @@ import { activateSearch, type SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
+import { registerTranscriptWalk } from './ui/transcriptWalk';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
@@ -85,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     // Search Sessions indexes what a transcript replayed, later and in slices.
     replayed: (agentName, session, entities) => search.replayed(agentName, session, entities),
   });
-  context.subscriptions.push(transcripts);
+  context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
   const search = activateSearch(context, log, agents, sessions.model, () => transcripts);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;

@@ -82,6 +82,8 @@ export interface AgentConfig {
   cwd?: string;
   /** Opt into the v2 draft; falls back to v1 when the agent answers 1. */
   protocol?: 1 | 2;
+  /** Resume in Terminal: the program and its arguments, with `${sessionId}` and `${cwd}` (src/sessions/resume.ts). */
+  resume?: string[];
 }
 
 /** Where the client writes its own and the agent's log lines; a `vscode.LogOutputChannel` fits. */

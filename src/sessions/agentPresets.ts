@@ -6,8 +6,11 @@ import type { AgentConfig } from '../acp/types';
 export interface AgentPreset {
   /** Stable id, also accepted as the argument of `acpSessions.addAgent`. */
   id: 'claude' | 'codex' | 'gemini' | 'qwen';
-  /** The entry written into settings (the user may edit it afterwards). */
-  entry: { name: string; command: string; args: string[] };
+  /**
+   * The entry written into settings (the user may edit it afterwards). `resume` is the CLI's own
+   * resume-by-id, as its installed `--help` says (test/interop/resume.test.ts checks each).
+   */
+  entry: { name: string; command: string; args: string[]; resume?: string[] };
   /** One line for the quick pick. */
   description: string;
   /** The command that installs `entry.command`; we never run it for the user. */
@@ -21,7 +24,7 @@ export interface AgentPreset {
 export const AGENT_PRESETS: readonly AgentPreset[] = [
   {
     id: 'claude',
-    entry: { name: 'Claude', command: 'claude-agent-acp', args: [] },
+    entry: { name: 'Claude', command: 'claude-agent-acp', args: [], resume: ['claude', '--resume', '${sessionId}'] },
     description: 'Claude Code sessions, through the ACP adapter @agentclientprotocol/claude-agent-acp',
     install: 'npm install -g @agentclientprotocol/claude-agent-acp',
     login: 'Run `claude` in a terminal and log in, or set ANTHROPIC_API_KEY in the entry\'s "env".',
@@ -29,7 +32,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   },
   {
     id: 'codex',
-    entry: { name: 'Codex', command: 'codex-acp', args: [] },
+    entry: { name: 'Codex', command: 'codex-acp', args: [], resume: ['codex', 'resume', '${sessionId}'] },
     description: 'OpenAI Codex sessions, through the ACP adapter @agentclientprotocol/codex-acp',
     install: 'npm install -g @agentclientprotocol/codex-acp',
     login: 'Run `codex login` in a terminal (or `codex login --with-api-key`), then Retry.',
@@ -40,6 +43,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     // Probed offline (test/interop/gemini.test.ts), gemini-cli 0.61.0: advertises loadSession only (no
     // list, archive, delete, title, resume); session/load needs a login (-32000), and with one it answers
     // after the first replayed update and streams the rest after the response.
+    // No `resume`: gemini-cli 0.61.0's `--resume` takes "latest" or an index, not a session id.
     entry: { name: 'Gemini CLI', command: 'gemini', args: ['--acp'] },
     description: 'Gemini CLI in ACP mode (it cannot list its sessions yet)',
     install: 'npm install -g @google/gemini-cli',
@@ -52,7 +56,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // message, never its chat_compression checkpoint.
   {
     id: 'qwen',
-    entry: { name: 'Qwen Code', command: 'qwen', args: ['--acp'] },
+    entry: { name: 'Qwen Code', command: 'qwen', args: ['--acp'], resume: ['qwen', '--resume', '${sessionId}'] },
     description: 'Qwen Code in ACP mode',
     install: 'npm install -g @qwen-code/qwen-code',
     login: 'Run `qwen` in a terminal and log in, or set OPENAI_API_KEY in the entry\'s "env".',

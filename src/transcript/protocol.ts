@@ -44,6 +44,10 @@ export interface TranscriptHeader {
   problem?: TranscriptProblem;
   /** The agent can rename the session (`sessionCapabilities.title`): the header offers Rename…. */
   canRename?: boolean;
+  /** The agent's entry has a resume command: the header offers Resume in Terminal. */
+  canResume?: boolean;
+  /** The transcript was read from an exported replay file: no agent, nothing to change. */
+  exported?: { file: string };
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
   resumed?: { updatedAt?: string };
   /**
@@ -62,7 +66,7 @@ export interface TranscriptProblem {
   actions: HostAction[];
 }
 
-export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown' | 'rename';
+export type HostAction = 'unarchiveAndOpen' | 'retry' | 'showLog' | 'exportMarkdown' | 'rename' | 'resume' | 'copyLink' | 'goToPrompt';
 
 /**
  * Open the child session a subagent row shows, in its own tab. It names the row's key, never the
@@ -86,6 +90,10 @@ export type HostToWebview =
   /** A batch of changes since the last message, to the rows the webview holds; `count` rows in all. */
   | { type: 'update'; header?: TranscriptHeader; count: number; patches: Patch[] }
   | { type: 'setCompactionsOpen'; open: boolean }
+  /** Brings a row (a prompt) just below the header and focuses it. */
+  | { type: 'revealRow'; index: number }
+  /** Previous / Next Prompt: the prompt rows' indices; the webview steps from the row at its top. */
+  | { type: 'stepPrompt'; step: 1 | -1; indices: number[]; keys: string[] }
   /** Opens the find bar (the Find command, from outside the webview); with `query`, searches it from row `from` (Search Sessions). */
   | { type: 'openFind'; query?: string; from?: number }
   /** The answer to a `find`: the `current`th of `total` matches (1-based; 0 of 0 when none). */
@@ -113,6 +121,8 @@ export type WebviewToHost =
   /** The user clicked a link; the host checks the scheme again before opening it. */
   | { type: 'openLink'; href: string }
   | { type: 'action'; action: HostAction | OpenSubagentAction }
+  /** Open a tool call's location (`location:<i>`) or diff (`diff:<i>`): the row by key, the target from the host's timeline. */
+  | { type: 'openTool'; key: string; target: string }
   /** The reader opened a compaction row (the walkthrough's last step). */
   | { type: 'compactionRead' };
 
@@ -127,6 +137,8 @@ export interface WebviewState {
   scrollTop?: number;
   /** The row at the top of the view and its offset: restores the place even when rows above are not laid out yet. */
   anchor?: { key: string; offset: number };
+  /** The exported replay file this tab shows (no agent). */
+  exportedFile?: string;
   /** Keys of rows whose open state the user chose (true open, false closed). */
   open?: Record<string, boolean>;
   /** "Expand / Collapse all compactions" as last chosen; a compaction's own choice in `open` after it wins. */

@@ -12,6 +12,7 @@ export interface AgentEntry {
   name: string;
   command: string;
   args: string[];
+  resume?: string[];
 }
 
 const CUSTOM = 'custom';
@@ -41,7 +42,7 @@ export async function addAgent(presetId?: string): Promise<AgentEntry | undefine
       void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('ACP Sessions: there is no ready-made agent "{0}". Known: {1}.', choice, AGENT_PRESETS.map((p) => p.id).join(', '))));
       return undefined;
     }
-    entry = preset ? { ...preset.entry, args: [...preset.entry.args] } : await askCustomEntry(steps);
+    entry = preset ? { ...preset.entry, args: [...preset.entry.args], ...(preset.entry.resume ? { resume: [...preset.entry.resume] } : {}) } : await askCustomEntry(steps);
     if (!entry) return undefined;
   } finally {
     steps.close();

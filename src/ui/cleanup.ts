@@ -127,7 +127,8 @@ async function pickAction(deps: CommandContext, agents: readonly string[], title
 
 type RuleKey = 'olderThanDays' | 'missingFolder' | 'titlePattern' | 'problems';
 
-async function pickRule(action: CleanupAction, title: string): Promise<CleanupRule | undefined> {
+/** The rule steps (also Export Sessions…, with its own `placeHolder` and no rule needed). */
+export async function pickRule(action: CleanupAction, title: string, placeHolder?: string): Promise<CleanupRule | undefined> {
   const items: (vscode.QuickPickItem & { key: RuleKey })[] = [
     { key: 'olderThanDays', label: `$(history) ${vscode.l10n.t('Older than… days')}`, description: vscode.l10n.t('last updated before a number of days ago') },
     { key: 'missingFolder', label: `$(folder) ${vscode.l10n.t('In folders that no longer exist')}` },
@@ -137,21 +138,21 @@ async function pickRule(action: CleanupAction, title: string): Promise<CleanupRu
   const picked = await vscode.window.showQuickPick(items, {
     title,
     canPickMany: true,
-    placeHolder:
-      action === 'delete'
+    placeHolder: placeHolder ??
+      (action === 'delete'
         ? vscode.l10n.t('Archived sessions that match every rule you check (none checked: all archived sessions)')
-        : vscode.l10n.t('Active sessions that match every rule you check'),
+        : vscode.l10n.t('Active sessions that match every rule you check')),
   });
   if (!picked) return undefined;
   const keys = new Set(picked.map((p) => p.key));
-  if (action === 'archive' && keys.size === 0) {
+  if (action === 'archive' && keys.size === 0 && placeHolder === undefined) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Check at least one rule: nothing was archived.'));
     return undefined;
   }
   const rule: CleanupRule = {};
   if (keys.has('olderThanDays')) {
     const days = await vscode.window.showInputBox({
-      title: TITLE(),
+      title: placeHolder === undefined ? TITLE() : title,
       prompt: vscode.l10n.t('Sessions last updated more than this many days ago'),
       value: '30',
       validateInput: (v) => (/^\s*\d{1,5}\s*$/.test(v) ? undefined : vscode.l10n.t('A whole number of days, such as 30.')),
@@ -162,7 +163,7 @@ async function pickRule(action: CleanupAction, title: string): Promise<CleanupRu
   if (keys.has('missingFolder')) rule.missingFolder = true;
   if (keys.has('titlePattern')) {
     const pattern = await vscode.window.showInputBox({
-      title: TITLE(),
+      title: placeHolder === undefined ? TITLE() : title,
       prompt: vscode.l10n.t('Titles that contain this text (case does not matter; * matches any text, ? one character)'),
       validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Type some text of the titles to select.')),
     });

@@ -15,6 +15,8 @@ export interface TranscriptsLike {
   open(agentName: string, session: SessionInfo): Promise<void>;
   setArchived(agentName: string, sessionId: string, archived: boolean): void;
   setTitle?(agentName: string, sessionId: string, title: string): void;
+  /** Resolves once the transcript's replay ended, with its problem if it failed (links). */
+  whenLoaded?(agentName: string, sessionId: string): Promise<{ problem?: { message: string } }>;
 }
 
 export interface CommandContext {

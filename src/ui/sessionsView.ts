@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import type { SessionHealth } from '../sessions/health';
 import type { LearnedFacts } from '../sessions/lineage';
+import type { Pins } from '../sessions/pins';
 import type { SessionList, SessionsModel } from '../sessions/sessionsModel';
 import type { SelectionSource, SessionKey } from './commandTargets';
 import { AgentNode } from './treeNodes/agentNode';
@@ -22,6 +23,10 @@ export interface SessionsViewOptions {
   showSubagents: boolean;
   showBranch: boolean;
   learned: LearnedFacts;
+  /** Pinned sessions (src/ui/pinCommands.ts). */
+  pins?: Pins;
+  /** Claude's coming removals (src/ui/retention.ts). */
+  retention?: TreeContext['retention'];
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -66,6 +71,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     this.showBranch = options.showBranch;
     this.ctx = {
       learned: options.learned,
+      pins: options.pins,
+      retention: options.retention,
       showSubagents: () => this.showSubagents,
       showBranch: () => this.showBranch,
       registry,
@@ -98,6 +105,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       }),
       options.health.onDidChange(() => this.refresh()),
       options.learned.onDidChange(() => this.refresh()),
+      options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);

@@ -6,10 +6,17 @@ import { boundedLogger } from '../acp/boundedLog';
 import { AgentRegistry } from '../sessions/agentRegistry';
 import { SessionHealth } from '../sessions/health';
 import { LearnedFacts } from '../sessions/lineage';
+import { Pins } from '../sessions/pins';
 import { SessionsModel, type SessionScope } from '../sessions/sessionsModel';
 import type { TranscriptsLike } from './commandContext';
 import { CommandTargets } from './commandTargets';
 import { MessageRecorder, Messages } from './messages';
+import { registerExport } from './exportSessions';
+import { registerPins } from './pinCommands';
+import type { TranscriptPanels } from './transcriptPanel';
+import { claudeRetention } from './retention';
+import { registerResume } from './resumeTerminal';
+import { registerSessionLinks } from './sessionLinks';
 import { registerSessionCommands } from './sessionCommands';
 import { SessionsView } from './sessionsView';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
@@ -27,6 +34,8 @@ export interface SessionsApi {
   readonly messages: MessageRecorder;
   /** Missing folders and failed loads (remembered in globalState). */
   readonly health: SessionHealth;
+  /** Pinned sessions (globalState). */
+  readonly pins?: Pins;
 }
 
 /**
@@ -65,6 +74,7 @@ export function activateSessions(
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const health = new SessionHealth(context.globalState);
   const learned = new LearnedFacts();
+  const pins = new Pins(context.globalState);
   const view = new SessionsView(agents, model, {
     folders,
     groupByDate: config().get<boolean>('groupByDate') === true,
@@ -72,6 +82,8 @@ export function activateSessions(
     showBranch: config().get<boolean>('showBranch') === true,
     health,
     learned,
+    pins,
+    retention: claudeRetention(agents),
   });
   const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
@@ -82,10 +94,15 @@ export function activateSessions(
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
+  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts, health };
 
   context.subscriptions.push(
     view,
-    ...registerSessionCommands({ registry: agents, model, view, messages, targets, log, transcripts, health }),
+    ...registerSessionCommands(commandContext),
+    ...registerResume(commandContext),
+    ...registerSessionLinks(context, commandContext),
+    ...registerPins(commandContext, pins),
+    ...registerExport(commandContext, () => transcripts() as TranscriptPanels | undefined),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
@@ -104,5 +121,5 @@ export function activateSessions(
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, learned, messages: messages.recorder, health } };
+  return { agents, sessions: { model, view, learned, messages: messages.recorder, health, pins } };
 }

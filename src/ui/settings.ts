@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AgentConfig } from '../acp/types';
+import { isResumeTemplate } from '../sessions/resume';
 
 /**
  * The configured agents, read from user and remote-machine settings only. `acpSessions.agents`
@@ -25,6 +26,7 @@ export function readAgentConfigs(): AgentConfig[] {
       env: isStringRecord(entry.env) ? entry.env : {},
       cwd: typeof entry.cwd === 'string' && entry.cwd ? entry.cwd : undefined,
       protocol: entry.protocol === 2 ? 2 : 1,
+      ...(isResumeTemplate(entry.resume) ? { resume: entry.resume } : {}),
     });
   }
   return agents;

@@ -26,6 +26,10 @@ import {
   type WebviewToHost,
 } from '../transcript/protocol';
 import { Timeline } from '../transcript/timeline';
+import { promptsOf, PromptTimes, type PromptEntry } from '../transcript/prompts';
+import type { ReplayHeader } from '../transcript/replayFile';
+import { resumeTemplate } from './resumeTerminal';
+import { openLocation, ToolDiffs } from './toolLinks';
 
 export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
 
@@ -60,6 +64,10 @@ export interface TranscriptState {
   replayEnd: 'marker' | 'answer' | undefined;
   /** Updates of the conversation after the answer, from an agent that marks no end of its replay. */
   lateUpdates: number;
+  /** The user's prompts: their rows and, when known, times (Go to Prompt…). */
+  prompts: PromptEntry[];
+  /** Read from an exported replay file, with no agent. */
+  exported: boolean;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
@@ -106,6 +114,8 @@ export class TranscriptPanels implements vscode.Disposable {
   /** When true, every message's JSON size is added to `bytesPosted` (costs a stringify). */
   measureBytes = false;
   private lastActive: TranscriptPanel | undefined;
+  /** The virtual documents of the tool call diffs opened from transcripts. */
+  readonly diffs = new ToolDiffs();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -114,6 +124,7 @@ export class TranscriptPanels implements vscode.Disposable {
     readonly options: TranscriptPanelsOptions = {},
   ) {
     this.disposables.push(
+      this.diffs,
       this.changeEmitter,
       vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => this.restore(panel, state),
@@ -141,6 +152,37 @@ export class TranscriptPanels implements vscode.Disposable {
   async openAt(agentName: string, session: SessionInfo, match: TranscriptMatch): Promise<void> {
     await this.open(agentName, session);
     this.panels.get(panelKey(agentName, session.sessionId))?.showMatch(match);
+  }
+
+  /**
+   * Shows an exported replay as a transcript, read-only, with no agent (Open Exported
+   * Transcript…); reveals its tab when that file is open already.
+   */
+  openExported(file: string, header: ReplayHeader, updates: readonly SessionUpdate[]): void {
+    const existing = this.panels.get(exportedKey(file));
+    if (existing) {
+      existing.reveal();
+      return;
+    }
+    const session: SessionInfo = { sessionId: header.sessionId, cwd: header.cwd, title: header.title ?? null, updatedAt: header.updatedAt ?? null };
+    const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, plainLine(sessionLabel(session), 100), vscode.ViewColumn.Active, this.webviewOptions());
+    this.add(new TranscriptPanel(this, header.agentName, session, panel, { file, updates: [...updates] }));
+  }
+
+  /** The state of an exported transcript's tab (tests). */
+  exportedState(file: string): TranscriptState | undefined {
+    return this.panels.get(exportedKey(file))?.state();
+  }
+
+  /** The updates an open, loaded transcript received (replay and live), for an export that must not load it again. */
+  updatesOf(agentName: string, sessionId: string): readonly SessionUpdate[] | undefined {
+    return this.panels.get(panelKey(agentName, sessionId))?.receivedUpdates();
+  }
+
+  /** The transcript tab in front (or the last one that was): what Go to Prompt and the prompt keys act on. */
+  activeTranscript(): { prompts(): PromptEntry[]; post(message: HostToWebview): void; title(): string } | undefined {
+    const panel = this.active();
+    return panel && { prompts: () => panel.prompts(), post: (m) => panel.post(m), title: () => panel.titleText() };
   }
 
   /** Marks an open transcript archived or not; an archived session expects no live updates. */
@@ -222,13 +264,13 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   removed(panel: TranscriptPanel): void {
-    const key = panelKey(panel.agentName, panel.session.sessionId);
+    const key = panel.key;
     if (this.panels.get(key) === panel) this.panels.delete(key);
     if (this.lastActive === panel) this.lastActive = undefined;
   }
 
   private add(panel: TranscriptPanel): void {
-    this.panels.set(panelKey(panel.agentName, panel.session.sessionId), panel);
+    this.panels.set(panel.key, panel);
     this.lastActive = panel;
     void panel.load();
   }
@@ -241,6 +283,12 @@ export class TranscriptPanels implements vscode.Disposable {
   /** A window reload: rebuild the tab from the agent (session/load again). */
   private async restore(webviewPanel: vscode.WebviewPanel, raw: unknown): Promise<void> {
     const state = raw as Partial<WebviewState> | undefined;
+    if (state && typeof state.exportedFile === 'string') {
+      // An exported copy comes back from its file, never from an agent.
+      webviewPanel.dispose();
+      await vscode.commands.executeCommand('acpSessions.openExportedTranscript', vscode.Uri.file(state.exportedFile));
+      return;
+    }
     if (!state || typeof state.agentName !== 'string' || typeof state.sessionId !== 'string' || typeof state.cwd !== 'string') {
       webviewPanel.dispose();
       return;
@@ -268,6 +316,10 @@ class TranscriptPanel {
     loading: () => this.loading,
     flushed: () => this.owner.changed(this),
   });
+  private readonly times = new PromptTimes();
+  /** Every update applied since the last reset, in order (an export of this session writes them). */
+  private updates: SessionUpdate[] = [];
+  readonly key: string;
   private readonly finder = new TranscriptFind(() => this.timeline.entities, (message) => this.post(message));
   private loading = false;
   private loaded = false;
@@ -304,7 +356,10 @@ class TranscriptPanel {
     readonly agentName: string,
     readonly session: SessionInfo,
     private readonly panel: vscode.WebviewPanel,
+    /** An exported replay: shown from these updates, with no agent. */
+    private readonly source?: { file: string; updates: SessionUpdate[] },
   ) {
+    this.key = source ? exportedKey(source.file) : panelKey(agentName, session.sessionId);
     this.archived = (session as SessionInfo & { archived?: boolean }).archived === true;
     this.resetTimeline();
     panel.iconPath = vscode.Uri.joinPath(owner.context.extensionUri, 'media', 'acp-sessions.svg');
@@ -361,6 +416,14 @@ class TranscriptPanel {
     this.loading = true;
     this.feed.snapshot();
     const { agentName, session } = this;
+    if (this.source) {
+      for (const update of this.source.updates) this.apply(this.timeline, update);
+      this.loading = false;
+      this.loaded = true;
+      this.markChanged();
+      this.feed.flush();
+      return;
+    }
     try {
       let client;
       try {
@@ -393,7 +456,7 @@ class TranscriptPanel {
       try {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
-        const result = await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => timeline.apply(update), cancellation.token, {
+        const result = await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => this.apply(timeline, update), cancellation.token, {
           onReplayEnd: () => {
             if (this.loadCancellation !== cancellation || this.disposed) return;
             this.replayEnd = 'marker';
@@ -453,7 +516,7 @@ class TranscriptPanel {
     this.stopLive();
     const timeline = this.timeline;
     this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
-      timeline.apply(update);
+      this.apply(timeline, update, true);
       if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates++;
       // A title the agent sends after our rename is its latest word.
       if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
@@ -469,6 +532,26 @@ class TranscriptPanel {
     this.liveSubscription?.dispose();
     this.liveSubscription = undefined;
     this.live = false;
+  }
+
+  /** Applies one update, and keeps it and its prompt's time. */
+  private apply(timeline: Timeline, update: SessionUpdate, live = false): void {
+    timeline.apply(update);
+    if (timeline !== this.timeline) return;
+    this.updates.push(update);
+    this.times.note(update, timeline.entities, live, Date.now());
+  }
+
+  receivedUpdates(): readonly SessionUpdate[] | undefined {
+    return this.loaded && !this.loading && !this.problem ? this.updates : undefined;
+  }
+
+  prompts(): PromptEntry[] {
+    return promptsOf(this.timeline.entities, this.times.times);
+  }
+
+  titleText(): string {
+    return this.title();
   }
 
   setTitle(title: string): void {
@@ -517,6 +600,8 @@ class TranscriptPanel {
       usageCount: this.timeline.state.usageHistory.length,
       problem: this.problem,
       canRename: this.canRename,
+      prompts: this.prompts(),
+      exported: this.source !== undefined,
       resumed: this.resumed !== undefined,
       replayEnd: this.replayEnd,
       lateUpdates: this.lateUpdates,
@@ -597,6 +682,9 @@ class TranscriptPanel {
       case 'compactionRead':
         walkthrough.readCompaction();
         break;
+      case 'openTool':
+        if (typeof message.key === 'string' && typeof message.target === 'string') void this.openTool(message.key, message.target);
+        break;
     }
   }
 
@@ -609,6 +697,27 @@ class TranscriptPanel {
     await vscode.env.openExternal(uri).then(undefined, (error: unknown) =>
       this.owner.log.warn(`Could not open a link from a transcript: ${messageOf(error)}`),
     );
+  }
+
+  /** A tool call's location or diff, found in this timeline by row key and position. */
+  private async openTool(key: string, target: string): Promise<void> {
+    const entity = this.timeline.get(key);
+    const match = /^(location|diff):(\d{1,6})$/.exec(target);
+    if (entity?.kind !== 'tool_call' || !match) {
+      this.owner.log.warn(`A transcript asked to open a tool target that is not there: ${JSON.stringify(target.slice(0, 200))}`);
+      return;
+    }
+    const index = Number(match[2]);
+    const warn = (text: string) => void vscode.window.showWarningMessage(notificationText(text));
+    if (match[1] === 'location') {
+      const location = entity.locations[index];
+      if (location) await openLocation(location, this.session.cwd, warn);
+      return;
+    }
+    const item = entity.content[index];
+    if (item?.type !== 'diff') return;
+    const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
+    await this.owner.diffs.open(item, title);
   }
 
   /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */
@@ -639,6 +748,16 @@ class TranscriptPanel {
           const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
           await vscode.commands.executeCommand('acpSessions.rename', new SessionTarget(this.agentName, { ...this.session, title }));
         }
+        break;
+      case 'resume':
+        if (!this.source) await vscode.commands.executeCommand('acpSessions.resumeInTerminal', this.target());
+        break;
+      case 'copyLink':
+        if (!this.source) await vscode.commands.executeCommand('acpSessions.copyLink', this.target());
+        break;
+      case 'goToPrompt':
+        this.owner.activated(this);
+        await vscode.commands.executeCommand('acpSessions.transcript.goToPrompt');
         break;
       case 'unarchiveAndOpen':
         try {
@@ -685,9 +804,18 @@ class TranscriptPanel {
   private resetTimeline(): void {
     this.feed.collector.clear();
     this.timeline = new Timeline(this.feed.collector);
+    this.updates = [];
+    this.times.clear();
+  }
+
+  /** This session, named for a command (Resume in Terminal, Copy Link). */
+  private target(): SessionTarget {
+    const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
+    return new SessionTarget(this.agentName, { ...this.session, title, ...(this.archived ? { archived: true } : {}) } as SessionInfo);
   }
 
   private get canRename(): boolean {
+    if (this.source) return false;
     return this.owner.agents.agent(this.agentName)?.capabilities?.title === true;
   }
 
@@ -722,6 +850,8 @@ class TranscriptPanel {
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;
     if (this.canRename) header.canRename = true;
+    if (this.source) header.exported = { file: this.source.file };
+    else if (resumeTemplate(this.agentName)) header.canResume = true;
     if (this.resumed) header.resumed = this.resumed;
     if (this.lateUpdates > 0) header.lateUpdates = this.lateUpdates;
     return header;
@@ -785,6 +915,10 @@ function compactionState(entity: CompactionEntity): TranscriptState['compactions
 
 function escapeAttribute(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function exportedKey(file: string): string {
+  return `\u0001exported\u0000${file}`;
 }
 
 function panelKey(agentName: string, sessionId: string): string {

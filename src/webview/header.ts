@@ -12,6 +12,9 @@ const ACTION_LABELS: Record<HostAction, string> = {
   showLog: t('Show Log'),
   exportMarkdown: t('Export as Markdown'),
   rename: t('Rename…'),
+  resume: t('Resume in Terminal'),
+  copyLink: t('Copy Link'),
+  goToPrompt: t('Go to Prompt…'),
 };
 
 /** Per header element: what it shows apart from the count, and the element holding the count. */
@@ -33,6 +36,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
   if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
   if (header.archived) facts.append(fact('archive', t('Archived'), undefined, 'archived'));
+  if (header.exported) facts.append(fact('file', t('Exported copy, read-only'), header.exported.file, 'exported'));
   if (header.resumed) {
     const when = header.resumed.updatedAt ? formatDate(header.resumed.updatedAt) : undefined;
     facts.append(fact('debug-restart', t('Resumed by the agent'), when ? t('Loading this session resumed it on the agent: it now counts as updated {0}.', when) : t('Loading this session resumed it on the agent.'), 'resumed'));
@@ -51,6 +55,9 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   toolbar.setAttribute('aria-label', t('Transcript'));
   // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
   if (header.canRename) toolbar.append(button('edit', t('Rename…'), 'rename', 'F2'));
+  if (header.canResume) toolbar.append(button('terminal', t('Resume in Terminal'), 'resume'));
+  if (!header.exported) toolbar.append(button('link', t('Copy Link'), 'copyLink'));
+  toolbar.append(button('list-selection', t('Go to Prompt…'), 'goToPrompt'));
   toolbar.append(
     button('unfold', t('Expand All Compactions'), 'expandAll'),
     button('fold', t('Collapse All Compactions'), 'collapseAll'),

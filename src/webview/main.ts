@@ -8,6 +8,7 @@
 import type { Entity } from '../transcript/model';
 import type { HostAction, HostToWebview, Patch, StartAt, TranscriptHeader } from '../transcript/protocol';
 import { allowedLink } from '../transcript/protocol';
+import { stepPrompt } from '../transcript/prompts';
 import { connectToHost } from './channel';
 import { FindBar } from './find';
 import { FrameLoop } from './frameLoop';
@@ -110,6 +111,20 @@ function frame(): void {
       case 'openFind':
         find.open(typeof message.query === 'string' ? message.query : undefined, typeof message.from === 'number' ? message.from : undefined);
         break;
+      case 'revealRow':
+        revealIndex(message.index);
+        break;
+      case 'stepPrompt': {
+        // From the row that has the focus (a prompt just gone to), else the row at the top of the view.
+        const focusedKey = list.rowOf(document.activeElement)?.key;
+        const at = focusedKey === undefined ? -1 : message.keys.indexOf(focusedKey);
+        const from = at >= 0 ? message.indices[at] : (list.topRow()?.index ?? -1);
+        const to = stepPrompt(message.indices.map((index) => ({ index })), from, message.step);
+        // What the step did, for the reader's tools and the UI tests: from which row to which.
+        document.body.dataset.promptStep = `${from}>${to ?? 'none'}`;
+        if (to !== undefined) revealIndex(to);
+        break;
+      }
       case 'found':
         find.found(message);
         break;
@@ -156,6 +171,7 @@ function setHeader(next: TranscriptHeader): void {
     title: next.title,
     updatedAt: next.updatedAt,
     archived: next.archived,
+    exportedFile: next.exported?.file,
   });
 }
 
@@ -240,6 +256,12 @@ document.addEventListener('click', (event) => {
     openLink(link.dataset.href ?? '');
     return;
   }
+  const tool = target?.closest?.('[data-tool]') as HTMLElement | null;
+  if (tool) {
+    event.preventDefault();
+    openTool(tool);
+    return;
+  }
   const button = target?.closest?.('[data-action]') as HTMLElement | null;
   if (button) handleButton(button.dataset.action ?? '');
 });
@@ -260,6 +282,11 @@ document.addEventListener('keydown', (event) => {
   if ((event.key === 'Enter' || event.key === ' ') && target.dataset?.href !== undefined) {
     event.preventDefault();
     openLink(target.dataset.href ?? '');
+    return;
+  }
+  if ((event.key === 'Enter' || event.key === ' ') && target.dataset?.tool !== undefined && target.tagName === 'A') {
+    event.preventDefault();
+    openTool(target);
     return;
   }
   if ((event.key === 'Enter' || event.key === ' ') && target.matches?.('.disclosure > .row-head') && toggleDisclosure(target)) {
@@ -295,6 +322,17 @@ function handleButton(action: string): void {
 function revealCompaction(key: string, index?: number): void {
   const at = held.indexOf(key) ?? index;
   if (at !== undefined) list.reveal(at, (row) => focusTarget(row).focus(), true);
+}
+
+/** A row by index, just below the header, focused (Go to Prompt, Previous / Next Prompt). */
+function revealIndex(index: number): void {
+  list.reveal(index, (row) => focusTarget(row).focus(), true);
+}
+
+/** A tool call's location or diff: the host opens it from its own timeline. */
+function openTool(el: HTMLElement): void {
+  const row = list.rowOf(el);
+  if (row && el.dataset.tool) host.post({ type: 'openTool', key: row.key, target: el.dataset.tool });
 }
 
 function postAction(action: HostAction): void {

@@ -297,14 +297,31 @@ function renderToolCall(row: Row, entity: ToolCallEntity): void {
     const body = element('div', 'tool-body');
     if (entity.locations.length) {
       const list = element('ul', 'locations');
-      for (const l of entity.locations) list.append(element('li', 'location', `${l.path}${l.line ? `:${l.line}` : ''}`));
+      entity.locations.forEach((l, i) => {
+        // A link the host opens from its own timeline (by row and position, never the path shown).
+        const link = element('a', 'location-link', `${l.path}${l.line ? `:${l.line}` : ''}`);
+        link.setAttribute('role', 'link');
+        link.tabIndex = 0;
+        link.title = t('Open the file at this line');
+        link.dataset.tool = `location:${i}`;
+        const li = element('li', 'location');
+        li.append(link);
+        list.append(li);
+      });
       body.append(list);
     }
-    for (const item of entity.content) {
+    entity.content.forEach((item, i) => {
       if (item.type === 'content') body.append(item.part.type === 'text' ? element('pre', 'tool-output', item.part.text) : renderPart(item.part));
       else if (item.type === 'diff') {
         const diff = element('div', 'diff');
-        diff.append(element('div', 'diff-path', item.path));
+        const open = element('button', 'icon-button diff-open');
+        open.dataset.tool = `diff:${i}`;
+        open.title = t('Open in Diff Editor');
+        open.setAttribute('aria-label', t('Open {0} in the diff editor', item.path));
+        open.append(codicon('diff'));
+        const top = element('div', 'diff-head');
+        top.append(element('span', 'diff-path', item.path), open);
+        diff.append(top);
         const pre = element('pre', 'diff-lines');
         if (item.oldText !== undefined) for (const line of item.oldText.split('\n')) pre.append(element('span', 'diff-removed', `-${line}\n`));
         for (const line of item.newText.split('\n')) pre.append(element('span', 'diff-added', `+${line}\n`));
@@ -312,7 +329,7 @@ function renderToolCall(row: Row, entity: ToolCallEntity): void {
         body.append(diff);
       } else if (item.type === 'terminal') body.append(element('div', 'terminal', t('Terminal {0}', item.terminalId)));
       else body.append(element('pre', 'json', item.json));
-    }
+    });
     if (entity.rawInput !== undefined) body.append(rawDetails(t('Raw input'), entity.rawInput));
     if (entity.rawOutput !== undefined) body.append(rawDetails(t('Raw output'), entity.rawOutput));
     if (!body.childElementCount) body.append(element('div', 'empty', t('No output.')));

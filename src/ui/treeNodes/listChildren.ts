@@ -6,6 +6,7 @@ import { dateGroup, dateGroupOrder, type DateGroup } from '../../sessions/format
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
 import type { SessionInfo } from '../../acp/types';
 import { nestSubagents } from '../../sessions/lineage';
+import { pinnedParts } from '../pinCommands';
 import { DateGroupNode } from './dateGroupNode';
 import { LoadMoreNode } from './loadMoreNode';
 import { MessageNode } from './messageNode';
@@ -48,9 +49,12 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
   const visible = ctx.showSubagents() ? shown : shown.filter((s) => subagentOf(s) === undefined);
   const nested = nestSubagents(visible, (s) => subagentOf(s) ?? s.details?.forkedFrom, true);
-  const children: TreeNode[] = ctx.groupByDate()
-    ? groups(list, nested.roots, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
-    : nested.roots.map((s) => new SessionNode(ctx, parent, list, s, nested.children));
+  // Pinned sessions first in Active, above the date groups (src/ui/pinCommands.ts).
+  const { pinned, rest, gone } = pinnedParts(ctx, parent, list, nested.roots);
+  const children: TreeNode[] = [...gone, ...pinned.map((s) => new SessionNode(ctx, parent, list, s, nested.children))];
+  children.push(...(ctx.groupByDate()
+    ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
+    : rest.map((s) => new SessionNode(ctx, parent, list, s, nested.children))));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
 }

@@ -7,6 +7,7 @@ import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section, SessionList } from '../../sessions/sessionsModel';
 import type { SessionProblem } from '../../sessions/health';
 import { markdownText, plainLine } from '../plainText';
+import { resumeTemplate } from '../resumeTerminal';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class SessionNode extends TreeNode {
@@ -84,19 +85,23 @@ export class SessionNode extends TreeNode {
     // A problem (missing folder, failed load) outranks it: the session may not open at all.
     item.iconPath = problem
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
-      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.isSubagent ? 'robot' : this.isFork ? 'repo-forked' : 'comment-discussion');
+      : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.pinned ? 'pinned' : this.isSubagent ? 'robot' : this.isFork ? 'repo-forked' : 'comment-discussion');
     item.contextValue = this.contextValue() + (problem ? ':problem' : '');
     // What a sighted user sees, in words: title, section, age, folder, lineage, live state, problem.
     const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
     const seen = archived
       ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
       : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
-    const lineage = [this.isSubagent ? vscode.l10n.t('subagent') : this.isFork ? vscode.l10n.t('fork') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
+    const lineage = [this.pinned ? vscode.l10n.t('pinned') : undefined, this.isSubagent ? vscode.l10n.t('subagent') : this.isFork ? vscode.l10n.t('fork') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
     item.accessibilityInformation = { label: [seen, folder, ...lineage, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
     return item;
+  }
+
+  private get pinned(): boolean {
+    return this.ctx.pins?.isPinned(this.agent, this.session.sessionId) === true;
   }
 
   private get capabilities() {
@@ -111,6 +116,8 @@ export class SessionNode extends TreeNode {
     if (caps?.delete) parts.push('deletable');
     if (caps?.loadSession) parts.push('loadable');
     if (caps?.title) parts.push('renamable');
+    if (resumeTemplate(this.agent)) parts.push('resumable');
+    if (this.pinned) parts.push('pinned');
     return parts.join(':');
   }
 
@@ -148,6 +155,14 @@ export class SessionNode extends TreeNode {
     }
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
+    }
+    const retention = this.ctx.retention?.(this.agent, session);
+    if (retention) {
+      const when = new Date(retention.removal).toLocaleDateString();
+      const text = retention.removal <= this.ctx.now()
+        ? vscode.l10n.t('Claude Code removes this session the next time it starts (cleanupPeriodDays: {0}, {1}). Export it to keep a copy.', retention.days, retention.settings)
+        : vscode.l10n.t('Claude Code removes this session on {0} (cleanupPeriodDays: {1}, {2}). Export it to keep a copy.', when, retention.days, retention.settings);
+      md.appendMarkdown(`\n${markdownText(`⏳ ${text}`)}`);
     }
     return md;
   }

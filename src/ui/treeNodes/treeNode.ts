@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { SessionHealth } from '../../sessions/health';
 import type { LearnedFacts } from '../../sessions/lineage';
+import type { Pins } from '../../sessions/pins';
+import type { SessionInfo } from '../../acp/types';
 import type { SessionList, SessionsModel } from '../../sessions/sessionsModel';
 
 /** What every node may need, passed down from the view. */
@@ -23,6 +25,10 @@ export interface TreeContext {
   showBranch(): boolean;
   /** Lineage and the last figures of opened transcripts. */
   readonly learned: LearnedFacts;
+  /** Pinned sessions (shown first in Active; gone ones shown as gone). */
+  readonly pins?: Pins;
+  /** When the agent's own clean-up will remove a session soon (Claude's cleanupPeriodDays), and what says so. */
+  retention?(agent: string, session: SessionInfo): { removal: number; days: number; settings: string } | undefined;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

@@ -1,0 +1,90 @@
+// Links to sessions: Copy Link puts a `vscode://<extension id>/open?agent=…&session=…&cwd=…` URI
+// on the clipboard (the window's own scheme, made external with asExternalUri, so it also works
+// from a browser or a remote window), and the extension's UriHandler opens such a link's
+// transcript in the window that receives it, or says clearly why it cannot.
+import * as vscode from 'vscode';
+import { messageOf } from '../sessions/agentRegistry';
+import { sessionLabel } from '../sessions/format';
+import type { CommandContext } from './commandContext';
+import type { Invocation } from './commandTargets';
+import { terminalName } from './resumeTerminal';
+
+export const LINK_PATH = '/open';
+/** Longest id, folder or agent name a link may carry. */
+const MAX_PARAM = 4096;
+
+export interface SessionLink {
+  agent: string;
+  sessionId: string;
+  cwd: string;
+}
+
+/** The link's URI in this window's scheme (before asExternalUri). */
+export function sessionLinkUri(extensionId: string, link: SessionLink, scheme = vscode.env.uriScheme): vscode.Uri {
+  const query = new URLSearchParams({ agent: link.agent, session: link.sessionId, cwd: link.cwd }).toString();
+  return vscode.Uri.from({ scheme, authority: extensionId, path: LINK_PATH, query });
+}
+
+/** A link's fields, or undefined when the URI is not a well-formed session link. */
+export function parseSessionLink(uri: vscode.Uri): SessionLink | undefined {
+  if (uri.path !== LINK_PATH) return undefined;
+  const params = new URLSearchParams(uri.query);
+  const agent = params.get('agent');
+  const sessionId = params.get('session');
+  const cwd = params.get('cwd') ?? '';
+  if (!agent || !sessionId || agent.length > MAX_PARAM || sessionId.length > MAX_PARAM || cwd.length > MAX_PARAM) return undefined;
+  return { agent, sessionId, cwd };
+}
+
+export function registerSessionLinks(context: vscode.ExtensionContext, deps: CommandContext): vscode.Disposable[] {
+  const extensionId = context.extension.id;
+  return [
+    vscode.commands.registerCommand('acpSessions.copyLink', async (...values: unknown[]) => {
+      const invocation: Invocation = values.length > 0 ? { via: 'args', args: values } : { via: 'key' };
+      const [target] = await deps.targets.resolve(invocation, 'one', vscode.l10n.t('Nothing was copied'));
+      if (!target) return undefined;
+      const uri = sessionLinkUri(extensionId, { agent: target.agent, sessionId: target.session.sessionId, cwd: target.session.cwd });
+      // In a browser or a remote window the window's scheme does not reach it: VS Code makes a link that does.
+      const external = await vscode.env.asExternalUri(uri);
+      // Unencoded: the external link's query is already encoded (encoding it again breaks VS Code's callback).
+      const text = external.toString(true);
+      await vscode.env.clipboard.writeText(text);
+      // The status bar renders `$(icon)`: the title shows as typed.
+      vscode.window.setStatusBarMessage(vscode.l10n.t('Copied a link to "{0}"', terminalName(target.session)), 5000);
+      return text;
+    }),
+    vscode.window.registerUriHandler({ handleUri: (uri) => openLink(deps, uri) }),
+  ];
+}
+
+/** Opens a link's transcript, or says why not: no such agent here, no such session on it. */
+export async function openLink(deps: CommandContext, uri: vscode.Uri): Promise<void> {
+  const link = parseSessionLink(uri);
+  const { messages } = deps;
+  if (!link) {
+    void messages.show('warning', vscode.l10n.t('This link does not name an ACP session: {0}', uri.toString().slice(0, 300)));
+    return;
+  }
+  if (!deps.registry.agent(link.agent)) {
+    const open = vscode.l10n.t('Open Settings');
+    const choice = await messages.show('warning', vscode.l10n.t('The link opens a session of agent "{0}", which is not configured in this window. Open the link in a window that runs that agent, or add it to acpSessions.agents.', link.agent), open);
+    if (choice === open) void vscode.commands.executeCommand('acpSessions.openSettings');
+    return;
+  }
+  const known = deps.model.find(link.agent, link.sessionId)?.session;
+  const session = known ?? { sessionId: link.sessionId, cwd: link.cwd, title: null };
+  const transcripts = deps.transcripts();
+  if (!transcripts) return;
+  try {
+    await transcripts.open(link.agent, session);
+  } catch (error) {
+    void messages.show('error', vscode.l10n.t('Could not open the linked session "{0}": {1}', sessionLabel(session), messageOf(error)));
+    return;
+  }
+  // A session the tree does not hold may be gone: the agent's answer to the load says so.
+  if (known || !transcripts.whenLoaded) return;
+  const state = await transcripts.whenLoaded(link.agent, link.sessionId).catch(() => undefined);
+  if (state?.problem) {
+    void messages.show('warning', vscode.l10n.t('Agent "{0}" could not open the linked session {1}: {2}', link.agent, link.sessionId, state.problem.message));
+  }
+}

@@ -1,0 +1,252 @@
+// Issue 24 in a real browser driving a real VS Code, against the reference agent: Resume in
+// Terminal (a stand-in CLI that prints its arguments, run directly by the terminal), Copy Link
+// opened through VS Code's own URL handling, walking a transcript by its prompts (keys and Go to
+// Prompt…) and opening a tool call's location and diff, Pin / Unpin with a pin the agent no longer
+// lists shown as gone, and Export Sessions… whose replay reopens as the same transcript.
+// Screenshots: test-results/screenshots/{resume-terminal,go-to-prompt,session-link,pins,export-reopened}.png.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { FrameLocator, Locator } from 'playwright-core';
+import { markSessionDeleted, writeSession, type StoredSession } from '../agent/store';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
+
+const WALK = 'sess_walk';
+const WALK_TITLE = 'Walk through the release';
+const PROMPTS = ['First prompt: plan the release', 'Second prompt: bump the version', 'Third prompt: write the changelog'];
+const PIN = 'sess_pin';
+const GONE = 'sess_gone';
+const OTHER = 'sess_other';
+
+const text = (t: string) => ({ type: 'text', text: t });
+
+function session(folder: string, sessionId: string, title: string, minutesAgo: number, updates: Record<string, unknown>[] = []): StoredSession {
+  return { sessionId, cwd: folder, title, updatedAt: new Date(Date.now() - minutesAgo * 60_000).toISOString(), archived: false, deleted: false, updates: updates as never };
+}
+
+function walkUpdates(folder: string): Record<string, unknown>[] {
+  const file = join(folder, 'src', 'app.ts');
+  const updates: Record<string, unknown>[] = [];
+  PROMPTS.forEach((prompt, i) => {
+    updates.push({ sessionUpdate: 'user_message_chunk', messageId: `u${i}`, content: text(prompt), _meta: { timestamp: `2026-05-0${i + 1}T09:30:00Z` } });
+    for (let j = 0; j < 12; j++) updates.push({ sessionUpdate: 'agent_message_chunk', messageId: `a${i}-${j}`, content: text(`Answer ${i + 1}.${j + 1}: a paragraph long enough to take a line or two of the transcript.`) });
+  });
+  updates.push({ sessionUpdate: 'tool_call', toolCallId: 'edit', title: 'Edit src/app.ts', kind: 'edit', status: 'completed', locations: [{ path: file, line: 3 }], content: [{ type: 'diff', path: file, oldText: 'export const version = 1;\n', newText: 'export const version = 2;\n' }] });
+  return updates;
+}
+
+const ui = useWorkbench('actions', async ({ work, folder, store }) => {
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'src', 'app.ts'), '// app\n\nexport const version = 1;\n');
+  await writeSession(store, session(folder, WALK, WALK_TITLE, 1, walkUpdates(folder)));
+  await writeSession(store, session(folder, PIN, 'Keep this one at hand', 50, [{ sessionUpdate: 'user_message_chunk', content: text('pin me') }]));
+  await writeSession(store, session(folder, GONE, 'Deleted behind our back', 60, [{ sessionUpdate: 'user_message_chunk', content: text('soon gone') }]));
+  await writeSession(store, session(folder, OTHER, 'An ordinary session', 30, [{ sessionUpdate: 'user_message_chunk', content: text('ordinary') }]));
+  // The stand-in CLI: prints each argument it was given, one a line, then waits to be closed.
+  const standIn = join(work, 'stand-in-cli');
+  writeFileSync(standIn, '#!/bin/sh\nfor a in "$@"; do printf "ARG[%s]\\n" "$a"; done\nexec sleep 600\n');
+  chmodSync(standIn, 0o755);
+  mkdirSync(join(work, 'exports'));
+  return {
+    agents: [{ ...referenceAgent(store), resume: [standIn, '--resume', '${sessionId}', '--cwd', '${cwd}'] }],
+    folders: [folder],
+    // xterm's DOM renderer: its rows are text the test can read.
+    settings: { 'terminal.integrated.gpuAcceleration': 'off' },
+  };
+}, {
+  ready: async ({ row }) => { await row(WALK_TITLE).waitFor({ timeout: HANG_GUARD_MS }); },
+});
+const { until } = ui;
+
+const webview = (): FrameLocator => ui.wb.webviewFrame();
+const activeTab = () => ui.page.locator('.tabs-container .tab.active').first();
+
+async function openWalk(): Promise<void> {
+  await ui.row(WALK_TITLE).click();
+  await until('the walk transcript has replayed', async () => (await webview().locator('body[data-loading="false"]').count()) > 0 && (await webview().locator('.row').count()) > 0);
+}
+
+async function headerButton(label: string): Promise<Locator> {
+  const button = webview().locator(`#header button[aria-label="${label}"]`);
+  await button.waitFor({ timeout: HANG_GUARD_MS });
+  return button;
+}
+
+/** The text of the webview's focused element. */
+async function focusedRowText(): Promise<string> {
+  return webview().locator('body').evaluate(() => (document.activeElement?.closest('.row') as HTMLElement | null)?.innerText ?? '');
+}
+
+test('Resume in Terminal from the transcript header runs the stand-in CLI directly, with the id and folder as separate arguments, in a terminal named after the session', async () => {
+  await openWalk();
+  await (await headerButton('Resume in Terminal')).click();
+  const rows = ui.page.locator('.terminal-wrapper.active .xterm-rows, .terminal .xterm-rows').first();
+  await until('the terminal shows the stand-in CLI\'s arguments', async () => {
+    const shown = (await rows.innerText().catch(() => '')).replace(/\u00a0/g, ' ');
+    return shown.includes('ARG[--resume]') && shown.includes(`ARG[${WALK}]`) && shown.includes(`ARG[${ui.folder}]`);
+  });
+  const shown = (await rows.innerText()).replace(/\u00a0/g, ' ');
+  assert.deepEqual(shown.split('\n').filter((l) => l.startsWith('ARG[')).map((l) => l.trim()), ['ARG[--resume]', `ARG[${WALK}]`, 'ARG[--cwd]', `ARG[${ui.folder}]`]);
+  await until('the terminal is named after the session', async () => (await ui.page.locator('[id="workbench.parts.panel"]').innerText().catch(() => '')).includes(WALK_TITLE));
+  await ui.wb.screenshot('resume-terminal');
+  await ui.wb.runCommand('View: Hide Panel');
+});
+
+test('Previous / Next Prompt keys and Go to Prompt… bring the prompts into view; a location opens its file at the line, a diff opens read-only', async () => {
+  await openWalk();
+  await webview().locator('.row').first().click();
+  for (const [key, expected] of [['Control+Alt+ArrowDown', PROMPTS[1]], ['Control+Alt+ArrowDown', PROMPTS[2]], ['Control+Alt+ArrowUp', PROMPTS[1]]] as const) {
+    await ui.page.keyboard.press(key);
+    await until(`${key} focuses the prompt "${expected}"`, async () => (await focusedRowText()).includes(expected)).catch(async (error: Error) => {
+      throw new Error(`${error.message}\nlast step: ${await webview().locator('body').getAttribute('data-prompt-step')}; focused: ${await focusedRowText()}`);
+    });
+  }
+  await (await headerButton('Go to Prompt…')).click();
+  await ui.quickInput();
+  const first = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: PROMPTS[0] });
+  await first.waitFor({ timeout: HANG_GUARD_MS });
+  // Each prompt with its time (the agent's own _meta.timestamp) and its place.
+  assert.match(await first.innerText(), /2026.*prompt 1 of 3|prompt 1 of 3/s);
+  assert.match(await first.innerText(), /5\/1\/2026|2026/);
+  await ui.wb.screenshot('go-to-prompt');
+  await (await ui.quickInput()).fill('changelog');
+  await until('the quick pick is filtered to the third prompt', async () => (await ui.page.locator('.quick-input-list .monaco-list-row').count()) === 1);
+  await ui.page.keyboard.press('Enter');
+  await until('Go to Prompt focuses the third prompt', async () => (await focusedRowText()).includes(PROMPTS[2]));
+
+  // The tool call: open its row, then its location and its diff.
+  const tool = webview().locator('.row', { hasText: 'Edit src/app.ts' });
+  await tool.locator('.row-head').first().click();
+  const location = tool.locator('[data-tool="location:0"]');
+  await location.waitFor({ timeout: HANG_GUARD_MS });
+  await location.focus();
+  await ui.page.keyboard.press('Enter');
+  await until('app.ts is open at line 3', async () => (await ui.page.locator('.tab', { hasText: 'app.ts' }).count()) > 0 && /Ln 3\b/.test(await ui.page.locator('.statusbar').innerText().catch(() => '')));
+  await ui.page.locator('.tab', { hasText: WALK_TITLE }).click();
+  await webview().locator('.row', { hasText: 'Edit src/app.ts' }).locator('[data-tool="diff:0"]').click();
+  await until('the diff editor shows the tool call\'s change, read-only', async () => {
+    const tab = await activeTab().innerText().catch(() => '');
+    return tab.includes('read-only') && (await ui.page.locator('.editor-group-container.active .monaco-diff-editor').count()) > 0;
+  });
+  // Nothing was written: the file on disk is as it was.
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(join(ui.folder, 'src', 'app.ts'), 'utf8'), '// app\n\nexport const version = 1;\n');
+  await ui.wb.runCommand('View: Close All Editors');
+});
+
+test('Copy Link gives a link that VS Code\'s own URL handling (its web callback page) opens as the transcript', async () => {
+  await ui.wb.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(ui.wb.url).origin });
+  // From the tree's context menu (the header offers it too); the clipboard is the window's.
+  await contextMenu(ui.row(WALK_TITLE), 'Copy Link');
+  let link = '';
+  let problem = '';
+  await until('the link is on the clipboard', async () => {
+    link = await ui.page.evaluate(() => navigator.clipboard.readText()).catch((e: Error) => {
+      problem = e.message;
+      return '';
+    });
+    return link.includes('Reference') && link.includes(WALK);
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\nclipboard: ${JSON.stringify(link)} ${problem}`);
+  });
+  await ui.wb.runCommand('View: Close All Editors');
+  await until('no transcript tab is open', async () => (await ui.page.locator('.tab', { hasText: WALK_TITLE }).count()) === 0);
+  // In a browser the window's scheme is made an http link to VS Code's callback page (asExternalUri).
+  assert.match(link, /^https?:\/\/127\.0\.0\.1:\d+\/(.+\/)?callback\?vscode-reqid=/);
+  const other = await ui.wb.context.newPage();
+  await other.goto(link);
+  await until('the link opened the transcript in the workbench', async () => (await ui.page.locator('.tab', { hasText: WALK_TITLE }).count()) > 0);
+  await other.close();
+  await ui.page.bringToFront();
+  await ui.wb.screenshot('session-link');
+
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  await ui.wb.runCommand('View: Close All Editors');
+});
+
+/** The Active section's session rows, top to bottom, by label. */
+async function activeLabels(): Promise<string[]> {
+  return ui.pane.locator('.monaco-list-row[aria-level="3"] .label-name').allInnerTexts();
+}
+
+async function contextMenu(row: Locator, item: string): Promise<void> {
+  await row.click({ button: 'right' });
+  const menu = ui.page.locator('.context-view .monaco-menu');
+  await until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
+  const entry = menu.locator('.action-item', { hasText: new RegExp(`^${item}$`) }).first();
+  await entry.waitFor({ timeout: HANG_GUARD_MS });
+  // Chosen by keyboard once it is the focused entry: a click can land while the menu still moves.
+  await until(`"${item}" is the focused menu entry`, async () => {
+    if (await entry.evaluate((e) => e.classList.contains('focused') || e.contains(document.activeElement)).catch(() => false)) return true;
+    await ui.page.keyboard.press('ArrowDown');
+    return false;
+  });
+  await ui.page.keyboard.press('Enter');
+  await until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
+}
+
+test('Pin puts a session first in Active, kept per agent and session; a pin the agent no longer lists shows as gone until unpinned', async () => {
+  await contextMenu(ui.row('Keep this one at hand'), 'Pin');
+  await until('the pinned session is the first in Active', async () => (await activeLabels())[0] === 'Keep this one at hand');
+  await contextMenu(ui.row('Deleted behind our back'), 'Pin');
+  await until('both pinned sessions lead Active', async () => (await activeLabels()).slice(0, 2).sort().join('|') === ['Deleted behind our back', 'Keep this one at hand'].sort().join('|'));
+  // Another process deletes it; the agent no longer lists it.
+  assert.equal(await markSessionDeleted(ui.store, GONE), true);
+  await ui.wb.runCommand('ACP Sessions: Refresh');
+  const gone = ui.rowWithText(/Deleted behind our back.*gone/);
+  await gone.waitFor({ timeout: HANG_GUARD_MS });
+  await ui.wb.screenshot('pins');
+  // A gone pin by keyboard: selected, then Unpin from the palette.
+  await gone.click();
+  await until('the gone pin is selected', async () => (await gone.getAttribute('aria-selected')) === 'true');
+  await ui.wb.runCommand('ACP Sessions: Unpin');
+  await until('the gone pin is removed', async () => (await ui.pane.locator('.monaco-list-row', { hasText: 'Deleted behind our back' }).count()) === 0);
+  await contextMenu(ui.row('Keep this one at hand'), 'Unpin');
+  await until('the unpinned session is back in the agent\'s order', async () => (await activeLabels())[0] === WALK_TITLE);
+});
+
+test('Export Sessions… writes each session as Markdown and as its replay, and Open Exported Transcript… shows the replay as the same transcript', async () => {
+  const folder = join(ui.work, 'exports');
+  // Before: the transcript as the agent replays it.
+  await openWalk();
+  const original = await webview().locator('#timeline').innerText();
+  await ui.wb.runCommand('View: Close All Editors');
+
+  await ui.wb.runCommand('ACP Sessions: Export Sessions…');
+  await ui.quickInput();
+  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click();
+  let count = 0;
+  await until('the preview lists the sessions to export', async () => {
+    const match = /Export (\d+) sessions/.exec(await ui.page.locator('.quick-input-widget').innerText().catch(() => ''));
+    count = Number(match?.[1] ?? 0);
+    return count > 0;
+  });
+  await ui.quickInput();
+  await ui.page.keyboard.press('Enter');
+  // VS Code's own folder dialog (in a browser, its quick input): the folder's path, then its OK.
+  const input = await ui.quickInput();
+  await input.fill(`${folder}/`);
+  await until('the dialog shows the export folder', async () => (await input.inputValue()) === `${folder}/`);
+  await ui.wb.screenshot('export-folder-dialog');
+  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'Export Here' }).click();
+  await until(`${count} Markdown files and ${count} replays are in the folder`, () => readdirSync(folder).length === 2 * count);
+  await ui.wb.runCommand('Notifications: Show Notifications');
+  await ui.page.locator('.notifications-center .notification-list-item', { hasText: `Exported ${count} of ${count} sessions` }).waitFor({ timeout: HANG_GUARD_MS });
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  const files = readdirSync(folder).sort();
+  assert.equal(files.filter((f) => f.endsWith('.md')).length, count, files.join(', '));
+  assert.equal(files.filter((f) => f.endsWith('.acp.ndjson')).length, count, files.join(', '));
+  const replay = join(folder, files.find((f) => f.startsWith('Walk through the release') && f.endsWith('.acp.ndjson'))!);
+  assert.ok(existsSync(replay));
+
+  await ui.wb.runCommand('ACP Sessions: Open Exported Transcript…');
+  const open = await ui.quickInput();
+  await open.fill(replay);
+  await until('the dialog shows the replay file', async () => (await open.inputValue()) === replay);
+  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Transcript' }).click();
+  await until('the exported transcript is open, read-only', async () => (await webview().locator('#header .exported').count()) > 0 && (await webview().locator('body[data-loading="false"]').count()) > 0);
+  assert.equal(await webview().locator('#timeline').innerText(), original);
+  assert.equal(await webview().locator('#header button[aria-label="Resume in Terminal"]').count(), 0);
+  await ui.wb.screenshot('export-reopened');
+});

@@ -195,6 +195,9 @@ test('Delete on a selected session right after its section was redrawn still ask
   const title = 'Port the library to ESM';
   const target = row(title).first();
   await target.click();
+  // The click opens its transcript, whose webview takes the focus once shown: F1 before that would
+  // open the palette only for the new tab to close it again.
+  await ui.wb.until('the clicked session\'s transcript has replayed', async () => (await ui.wb.webviewFrame().locator('body[data-loading="false"] #timeline:not([data-rows="0"])').count()) > 0);
   await ui.wb.runCommand('View: Close All Editors');
   await focusSessionsView();
   // A session written by another process, then Refresh: the section's count changes and VS Code

@@ -74,6 +74,12 @@ export interface Workbench {
   transcriptShown(title: string): Promise<void>;
   /** Closes every editor and waits until no tab is left. */
   closeEditors(): Promise<void>;
+  /**
+   * Answers VS Code's own file dialog (in a browser, a quick input) with `path`, then its `button`.
+   * The dialog first shows its starting folder, late on a loaded machine: a path typed before that
+   * is replaced by the folder's, so the path goes in only once the dialog shows its folder.
+   */
+  answerFileDialog(path: string, button: string): Promise<void>;
   /** Puts the keyboard focus on the Sessions tree (its focused and selected rows stay as they were). */
   focusSessionsView(): Promise<void>;
   /** The modal dialog once it is attached, shows `text` and has the keyboard focus (its buttons take a click or a key). */
@@ -291,6 +297,15 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
         await workbench.runCommand('ACP Sessions: Focus on Sessions View');
         const list = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Sessions' }) }).locator('.monaco-list').first();
         await workbench.until('the Sessions tree has the keyboard focus', () => list.evaluate((e) => e.contains(document.activeElement)).catch(() => false));
+      },
+      async answerFileDialog(path, button) {
+        const input = await workbench.quickInput();
+        const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+        await workbench.until('the file dialog shows its starting folder', async () => /[\\/]$/.test(await input.inputValue()) && (await rows.count()) > 0);
+        await input.fill(path);
+        await workbench.until(`the file dialog holds ${path}`, async () => (await input.inputValue()) === path);
+        await page.locator('.quick-input-widget .monaco-button', { hasText: button }).click();
+        await workbench.until('the file dialog closed', async () => !(await input.isVisible()));
       },
       async closeEditors() {
         await workbench.runCommand('View: Close All Editors');

@@ -30,10 +30,7 @@ async function searchPane(): Promise<Locator> {
   return pane;
 }
 
-async function closeEditors(): Promise<void> {
-  await ui.wb.runCommand('View: Close All Editors');
-  await until('no editor tab is open', async () => (await ui.page.locator('.tabs-container .tab').count()) === 0);
-}
+const closeEditors = () => ui.wb.closeEditors();
 
 /** The highlighted find match in the open transcript: its text, and whether it is on screen. */
 async function highlighted(): Promise<{ text: string; onScreen: boolean }> {

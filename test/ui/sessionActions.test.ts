@@ -132,7 +132,7 @@ test('Previous / Next Prompt keys and Go to Prompt… bring the prompts into vie
   // Nothing was written: the file on disk is as it was.
   const { readFileSync } = await import('node:fs');
   assert.equal(readFileSync(join(ui.folder, 'src', 'app.ts'), 'utf8'), '// app\n\nexport const version = 1;\n');
-  await ui.wb.runCommand('View: Close All Editors');
+  await ui.wb.closeEditors();
 });
 
 test('Copy Link gives a link that VS Code\'s own URL handling (its web callback page) opens as the transcript', async () => {
@@ -150,8 +150,7 @@ test('Copy Link gives a link that VS Code\'s own URL handling (its web callback 
   }).catch((error: Error) => {
     throw new Error(`${error.message}\nclipboard: ${JSON.stringify(link)} ${problem}`);
   });
-  await ui.wb.runCommand('View: Close All Editors');
-  await until('no transcript tab is open', async () => (await ui.page.locator('.tab', { hasText: WALK_TITLE }).count()) === 0);
+  await ui.wb.closeEditors();
   // In a browser the window's scheme is made an http link to VS Code's callback page (asExternalUri).
   assert.match(link, /^https?:\/\/127\.0\.0\.1:\d+\/(.+\/)?callback\?vscode-reqid=/);
   const other = await ui.wb.context.newPage();
@@ -162,7 +161,7 @@ test('Copy Link gives a link that VS Code\'s own URL handling (its web callback 
   await ui.wb.screenshot('session-link');
 
   await ui.wb.runCommand('Notifications: Clear All Notifications');
-  await ui.wb.runCommand('View: Close All Editors');
+  await ui.wb.closeEditors();
 });
 
 /** The Active section's session rows, top to bottom, by label. */
@@ -211,7 +210,8 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   // Before: the transcript as the agent replays it.
   await openWalk();
   const original = await webview().locator('#timeline').innerText();
-  await ui.wb.runCommand('View: Close All Editors');
+  // Waited for: a tab that closes after the next quick input opened took its focus and closed it.
+  await ui.wb.closeEditors();
 
   await ui.wb.runCommand('ACP Sessions: Export Sessions…');
   await ui.quickInput();
@@ -225,11 +225,7 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   await ui.quickInput();
   await ui.page.keyboard.press('Enter');
   // VS Code's own folder dialog (in a browser, its quick input): the folder's path, then its OK.
-  const input = await ui.quickInput();
-  await input.fill(`${folder}/`);
-  await until('the dialog shows the export folder', async () => (await input.inputValue()) === `${folder}/`);
-  await ui.wb.screenshot('export-folder-dialog');
-  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'Export Here' }).click();
+  await ui.wb.answerFileDialog(`${folder}/`, 'Export Here');
   await until(`${count} Markdown files and ${count} replays are in the folder`, () => readdirSync(folder).length === 2 * count);
   await ui.wb.runCommand('Notifications: Show Notifications');
   await ui.page.locator('.notifications-center .notification-list-item', { hasText: `Exported ${count} of ${count} sessions` }).waitFor({ timeout: HANG_GUARD_MS });
@@ -241,10 +237,7 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   assert.ok(existsSync(replay));
 
   await ui.wb.runCommand('ACP Sessions: Open Exported Transcript…');
-  const open = await ui.quickInput();
-  await open.fill(replay);
-  await until('the dialog shows the replay file', async () => (await open.inputValue()) === replay);
-  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'Open Transcript' }).click();
+  await ui.wb.answerFileDialog(replay, 'Open Transcript');
   await until('the exported transcript is open, read-only', async () => (await webview().locator('#header .exported').count()) > 0 && (await webview().locator('body[data-loading="false"]').count()) > 0);
   assert.equal(await webview().locator('#timeline').innerText(), original);
   assert.equal(await webview().locator('#header button[aria-label="Resume in Terminal"]').count(), 0);

@@ -234,6 +234,11 @@ function preview(
   }
   pick.items = items;
   pick.activeItems = [go];
+  return confirmInPick(pick, shown);
+}
+
+/** Shows a preview pick; true when the user goes ahead (Enter), false on Escape. The pick is disposed either way. */
+export function confirmInPick(pick: vscode.QuickPick<vscode.QuickPickItem>, shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     let accepted = false;
     pick.onDidAccept(() => {

@@ -14,7 +14,7 @@ import { ListCancelledError, type Section } from '../sessions/sessionsModel';
 import { timelineToMarkdown } from '../transcript/export';
 import { exportFileStem, readReplay, writeReplay, type ReplayHeader } from '../transcript/replayFile';
 import { Timeline } from '../transcript/timeline';
-import { pickRule } from './cleanup';
+import { confirmInPick, pickRule } from './cleanup';
 import type { CommandContext } from './commandContext';
 import { quickPickText } from './plainText';
 import type { TranscriptPanels } from './transcriptPanel';
@@ -136,18 +136,7 @@ function preview(selected: readonly CleanupCandidate[], now: number, title: stri
   }
   pick.items = items;
   pick.activeItems = [go];
-  return new Promise<boolean>((resolve) => {
-    let accepted = false;
-    pick.onDidAccept(() => {
-      accepted = true;
-      pick.hide();
-    });
-    pick.onDidHide(() => {
-      pick.dispose();
-      resolve(accepted);
-    });
-    pick.show();
-  });
+  return confirmInPick(pick);
 }
 
 /** Writes each session, one at a time, with progress and Cancel (what is written stays written). */

@@ -69,20 +69,46 @@ async function answerInput(prompt: string, value: string): Promise<void> {
   await ui.page.keyboard.press('Enter');
 }
 
-/** Every session row of the preview: paged through with the keyboard (the list is virtualised). */
+/**
+ * Every session row of the preview, read by row index (the list is virtualised: only the rows on
+ * screen are in the page). PageDown moves the focus a page on; the next read waits until it has
+ * (a read before the redraw would see the old page again, and the next PageDown would skip one).
+ * Done when every index up to the row VS Code marks as the last one has been read.
+ */
 async function previewIds(): Promise<string[]> {
-  const seen = new Set<string>();
-  let still = 0;
-  while (still < 3) {
-    const before = seen.size;
-    for (const text of await widget().locator('.quick-input-list .monaco-list-row').allInnerTexts()) {
-      const match = /Bulk session (\d+)/.exec(text);
-      if (match) seen.add(`bulk_${match[1]}`);
+  const rows = widget().locator('.quick-input-list .monaco-list-row');
+  const texts = new Map<number, string>();
+  let last: number | undefined;
+  const read = async () => {
+    for (const row of await rows.evaluateAll((els) => els.map((el) => ({
+      index: Number(el.getAttribute('data-index')),
+      last: el.getAttribute('data-last-element') === 'true',
+      focused: el.classList.contains('focused'),
+      text: (el as HTMLElement).innerText,
+    })))) {
+      if (!Number.isInteger(row.index)) continue;
+      texts.set(row.index, row.text);
+      if (row.last) last = row.index;
     }
-    still = seen.size === before ? still + 1 : 0;
+  };
+  const focusedIndex = async () => Number(await widget().locator('.quick-input-list .monaco-list-row.focused').first().getAttribute('data-index', { timeout: 100 }).catch(() => NaN));
+  const complete = () => last !== undefined && texts.size === last + 1;
+  await read();
+  while (!complete()) {
+    const from = await focusedIndex();
     await ui.page.keyboard.press('PageDown');
+    await until(`the preview's focus moved on from row ${from} after PageDown`, async () => {
+      const now = await focusedIndex();
+      return Number.isInteger(now) && now !== from;
+    });
+    await read();
   }
-  return [...seen].sort();
+  const ids: string[] = [];
+  for (const text of texts.values()) {
+    const match = /Bulk session (\d+)/.exec(text);
+    if (match) ids.push(`bulk_${match[1]}`);
+  }
+  return ids.sort();
 }
 
 async function previewTitle(pattern: RegExp): Promise<string> {

@@ -18,6 +18,7 @@ const PROMPTS = ['First prompt: plan the release', 'Second prompt: bump the vers
 const PIN = 'sess_pin';
 const GONE = 'sess_gone';
 const OTHER = 'sess_other';
+const OTHER_TITLE = 'An ordinary session';
 
 const text = (t: string) => ({ type: 'text', text: t });
 
@@ -42,7 +43,7 @@ const ui = useWorkbench('actions', async ({ work, folder, store }) => {
   await writeSession(store, session(folder, WALK, WALK_TITLE, 1, walkUpdates(folder)));
   await writeSession(store, session(folder, PIN, 'Keep this one at hand', 50, [{ sessionUpdate: 'user_message_chunk', content: text('pin me') }]));
   await writeSession(store, session(folder, GONE, 'Deleted behind our back', 60, [{ sessionUpdate: 'user_message_chunk', content: text('soon gone') }]));
-  await writeSession(store, session(folder, OTHER, 'An ordinary session', 30, [{ sessionUpdate: 'user_message_chunk', content: text('ordinary') }]));
+  await writeSession(store, session(folder, OTHER, OTHER_TITLE, 30, [{ sessionUpdate: 'user_message_chunk', content: text('ordinary') }]));
   // The stand-in CLI: prints each argument it was given, one a line, then waits to be closed.
   const standIn = join(work, 'stand-in-cli');
   writeFileSync(standIn, '#!/bin/sh\nfor a in "$@"; do printf "ARG[%s]\\n" "$a"; done\nexec sleep 600\n');
@@ -162,6 +163,64 @@ test('Copy Link gives a link that VS Code\'s own URL handling (its web callback 
 
   await ui.wb.runCommand('Notifications: Clear All Notifications');
   await ui.wb.closeEditors();
+});
+
+/**
+ * A link Copy Link made (a fresh request id of VS Code's callback page each time) with the
+ * session's fields replaced, as anyone could hand one around.
+ */
+async function alteredLink(row: Locator, fields: Record<string, string>): Promise<string> {
+  await ui.page.evaluate(() => navigator.clipboard.writeText(''));
+  await contextMenu(row, 'Copy Link');
+  let link = '';
+  await until('a new link is on the clipboard', async () => {
+    link = await ui.page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+    return link.includes('callback?');
+  });
+  const url = new URL(link);
+  const query = new URLSearchParams(url.searchParams.get('vscode-query') ?? '');
+  assert.ok(query.get('session'), `the link carries the session in its query: ${link}`);
+  for (const [key, value] of Object.entries(fields)) query.set(key, value);
+  url.searchParams.set('vscode-query', query.toString());
+  return url.toString();
+}
+
+/** Opens `link` in another tab of the browser, as a click in a chat or a mail would. */
+async function openElsewhere(link: string): Promise<void> {
+  const other = await ui.wb.context.newPage();
+  await other.goto(link);
+  await other.close();
+  await ui.page.bringToFront();
+}
+
+async function notificationWith(text: string): Promise<Locator> {
+  await ui.wb.runCommand('Notifications: Show Notifications');
+  const item = ui.page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ timeout: HANG_GUARD_MS });
+  return item;
+}
+
+test('a link to an agent this window does not run, or to a session its agent does not have, says so with the link\'s words as text', async () => {
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  const stranger = 'Stranger [Run](command:workbench.action.terminal.new) $(zap)';
+  await openElsewhere(await alteredLink(ui.row(OTHER_TITLE), { agent: stranger }));
+  const notConfigured = await notificationWith('which is not configured in this window');
+  const message = notConfigured.locator('.notification-list-item-message');
+  assert.ok((await message.innerText()).replace(/\u200B/g, '').includes(`agent "${stranger}"`), 'the agent named as written, brackets and $( as text');
+  assert.equal(await message.locator('a').count(), 0, 'no link in the message');
+  assert.equal(await message.locator('.codicon').count(), 0, 'no icon in the message');
+  assert.ok(await notConfigured.locator('.monaco-button', { hasText: 'Open Settings' }).count(), 'the next step is offered');
+  assert.equal(await ui.page.locator('.tab').count(), 0, 'no tab opened');
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+
+  await openElsewhere(await alteredLink(ui.row(OTHER_TITLE), { session: 'sess_nowhere' }));
+  // The link opens a tab that shows the agent's answer; the notification says it too.
+  await until('the linked tab shows the agent\'s answer', async () => (await webview().locator('text=sess_nowhere').count().catch(() => 0)) > 0);
+  await ui.wb.screenshot('session-link-missing');
+  // F1 goes to the workbench once the tab (a webview that holds the focus) is closed.
+  await ui.wb.closeEditors();
+  await notificationWith('could not open the linked session sess_nowhere');
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
 });
 
 /** The Active section's session rows, top to bottom, by label. */

@@ -32,9 +32,12 @@ export function updateResumeContext(): void {
   void vscode.commands.executeCommand('setContext', 'acpSessions.canResume', readAgentConfigs().some((c) => c.resume !== undefined));
 }
 
-/** A terminal's name renders `$(icon)`: the session's title shows as typed instead. */
+/**
+ * A terminal's name renders `$(icon)`: the session's title shows as typed instead (a zero-width
+ * space after each `$`, put in before the bound so that the name stays within 80 characters).
+ */
 export function terminalName(session: Parameters<typeof sessionLabel>[0]): string {
-  return plainLine(sessionLabel(session), 80).replace(/\$\(/g, '$\u200B(');
+  return plainLine(sessionLabel(session).replace(/\$\(/g, '$\u200B('), 80);
 }
 
 export function registerResume(deps: CommandContext): vscode.Disposable[] {

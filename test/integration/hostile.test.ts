@@ -13,8 +13,9 @@ import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import type { SessionPick } from '../../src/ui/findSession';
 import type { ShownMessage } from '../../src/ui/messages';
+import { terminalName } from '../../src/ui/resumeTerminal';
 import { linkToOpen } from '../../src/ui/transcriptPanel';
-import { writeSession } from '../agent/store';
+import { markSessionDeleted, writeSession } from '../agent/store';
 import { BASE, hostileStrings, longStrings } from '../hostile/corpus';
 import { activateExtension, agentScript, config, configureAgent, removeTempDirs, tempDir, until } from './support';
 
@@ -273,5 +274,45 @@ suite('Hostile strings on every VS Code surface', () => {
       check('notification', restart.text, `${what}: restart error`, notification(false));
       assert.match(restart.text, /did not start/);
     }
+  });
+
+  test(`${corpus.length} titles and folders on issue 24's surfaces: Resume's messages and terminal names, and pinned sessions shown as gone, are plain text`, async function () {
+    // A hang guard for a few hundred round trips on a loaded machine, not a speed limit.
+    this.timeout(600_000);
+    const store = tempDir('acp-hostile-pins-');
+    const now = Date.now();
+    for (const [i, { text }] of corpus.entries()) {
+      await writeSession(store, { sessionId: `p${i}`, cwd: `/hostile/${text}`, title: text, updatedAt: new Date(now - i * 60_000).toISOString(), archived: false, deleted: false, updates: [] });
+    }
+    const agent = `Hostile ${++agentCounter}`;
+    // A resume command that exists (node): every folder is gone, so each Resume must say so.
+    await config().update('agents', [{ name: agent, command: process.execPath, args: [agentScript, '--store', store, '--page-size', '1000'], resume: [process.execPath, '${sessionId}'] }], vscode.ConfigurationTarget.Global);
+    const rows = await until(`all ${corpus.length} sessions are in the tree`, async () => {
+      const sessions = (await settled()).filter((r) => r.node?.session && r.node.agent === agent);
+      return sessions.length === corpus.length ? sessions : undefined;
+    }, 60_000);
+
+    for (const row of rows) {
+      check('terminal name', terminalName(row.node.session), `session ${row.node.session.sessionId}`, (v) => {
+        quickPick(v);
+        plainLine(80)(v);
+      });
+      const shown = await messageOf(() => vscode.commands.executeCommand('acpSessions.resumeInTerminal', row.node));
+      check('resume message', shown.text, `session ${row.node.session.sessionId}`, notification(false));
+      assert.match(shown.text, /^Not resumed: /, shown.text.slice(0, 300));
+    }
+    assert.equal(vscode.window.terminals.length, 0, 'no folder exists, so no terminal opened');
+
+    await vscode.commands.executeCommand('acpSessions.pin', rows[0].node, rows.map((r) => r.node));
+    for (const { sessionId } of rows.map((r) => r.node.session)) await markSessionDeleted(store, sessionId);
+    await vscode.commands.executeCommand('acpSessions.refresh');
+    const gone = await until(`all ${corpus.length} pins show as gone`, async () => {
+      const found = (await settled()).filter((r) => r.item.contextValue === 'pin:gone' && r.node.agent === agent);
+      return found.length === corpus.length ? found : undefined;
+    }, 60_000);
+    for (const row of gone) checkTreeItem(row, `gone pin ${row.node.pin.sessionId}`);
+    await vscode.commands.executeCommand('acpSessions.unpin', gone[0].node);
+    await until('an unpinned gone row leaves the tree', async () => (await settled()).filter((r) => r.item.contextValue === 'pin:gone' && r.node.agent === agent).length === corpus.length - 1, 60_000);
+    await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
   });
 });

@@ -35,6 +35,9 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
       break;
   }
   if (list.sessions.length === 0 && !list.hasMore) {
+    // A pinned session the agent no longer lists shows as gone, also when it was the last one.
+    const { gone } = pinnedParts(ctx, parent, list, []);
+    if (gone.length > 0) return gone;
     const archived = list.section === 'archived';
     const what = list.cwd === undefined
       ? (archived ? vscode.l10n.t('No archived sessions') : vscode.l10n.t('No active sessions'))

@@ -217,11 +217,13 @@ suite('Add Agent… with the real agents installed', () => {
     }
   });
 
-  test('the Claude preset writes a plain user entry that starts claude-agent-acp', async () => {
+  test('the Claude preset writes a plain user entry that starts claude-agent-acp, with Claude Code\'s resume command', async () => {
+    // The resume arguments are the installed CLI's own (test/interop/resume.test.ts reads its --help).
+    const entry = { name: 'Claude', command: 'claude-agent-acp', args: [], resume: ['claude', '--resume', '${sessionId}'] };
     const written = await vscode.commands.executeCommand('acpSessions.addAgent', 'claude');
-    assert.deepEqual(written, { name: 'Claude', command: 'claude-agent-acp', args: [] });
+    assert.deepEqual(written, entry);
     const inspected = vscode.workspace.getConfiguration('acpSessions').inspect('agents');
-    assert.deepEqual(inspected?.globalValue, [{ name: 'Claude', command: 'claude-agent-acp', args: [] }]);
+    assert.deepEqual(inspected?.globalValue, [entry]);
     const info = await waitForTree(() => {
       const agent = api.agents.agents.find((a) => a.name === 'Claude');
       return agent?.state.kind === 'connected' ? agent.agentInfo : undefined;

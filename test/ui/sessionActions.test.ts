@@ -264,11 +264,20 @@ test('Pin puts a session first in Active, kept per agent and session; a pin the 
   await until('the unpinned session is back in the agent\'s order', async () => (await activeLabels())[0] === WALK_TITLE);
 });
 
+/**
+ * The transcript's text once it is settled: replayed, and no Markdown pass to come (streamed rows
+ * show plain text first; read before the pass, the same transcript reads differently).
+ */
+async function settledTimelineText(): Promise<string> {
+  await webview().locator('body[data-loading="false"][data-markdown="done"]').waitFor({ timeout: HANG_GUARD_MS });
+  return webview().locator('#timeline').innerText();
+}
+
 test('Export Sessions… writes each session as Markdown and as its replay, and Open Exported Transcript… shows the replay as the same transcript', async () => {
   const folder = join(ui.work, 'exports');
   // Before: the transcript as the agent replays it.
   await openWalk();
-  const original = await webview().locator('#timeline').innerText();
+  const original = await settledTimelineText();
   // Waited for: a tab that closes after the next quick input opened took its focus and closed it.
   await ui.wb.closeEditors();
 
@@ -298,7 +307,7 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   await ui.wb.runCommand('ACP Sessions: Open Exported Transcript…');
   await ui.wb.answerFileDialog(replay, 'Open Transcript');
   await until('the exported transcript is open, read-only', async () => (await webview().locator('#header .exported').count()) > 0 && (await webview().locator('body[data-loading="false"]').count()) > 0);
-  assert.equal(await webview().locator('#timeline').innerText(), original);
+  assert.equal(await settledTimelineText(), original);
   assert.equal(await webview().locator('#header button[aria-label="Resume in Terminal"]').count(), 0);
   await ui.wb.screenshot('export-reopened');
 });

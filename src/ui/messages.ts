@@ -75,6 +75,17 @@ export class MessageRecorder {
     return answered;
   }
 
+  /**
+   * Forgets every recorded message (unanswered ones settle as dismissed): a suite that shows
+   * hundreds of messages calls it when done, since past MAX_RECORDED the oldest are dropped and
+   * `shown.length` no longer counts what was shown since a given point.
+   */
+  clear(): void {
+    for (const answer of this.answerers.values()) answer(undefined);
+    this.answerers.clear();
+    this.shown.splice(0);
+  }
+
   dispose(): void {
     this.onDidShowEmitter.dispose();
   }

@@ -1,6 +1,6 @@
 // The search index: a cache of the text of replays the extension received, kept in a folder of
 // the extension's storage, rebuildable, never the truth. Per session one file: the Bloom filters
-// of its blocks (about 64 K characters of text each), then the blocks, deflated. A manifest
+// of its blocks (about BLOCK_CHARS characters of text each; see blocks.ts), then the blocks. A manifest
 // (`index.json`, with the format's version) lists each session's metadata and where its blocks
 // are. A query keeps the filters in memory (about one bit per character indexed), picks the blocks
 // that may hold every gram of a term, and reads, inflates and matches only those, newest session
@@ -9,17 +9,17 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { searchText } from '../transcript/find';
 import type { Entity } from '../transcript/model';
-import { addGrams, bloomBytes, bloomHasAll } from './grams';
+import { decodeBlock, encodeBlocks, WHERE_CODE, type IndexRecord, type RecordRow } from './blocks';
+import { bloomHasAll } from './grams';
 import type { ParsedQuery, SearchFilters, Term, Where } from './query';
-import { fold, foldTable } from './text';
+import { fold } from './text';
+
+export { BLOCK_CHARS, type IndexRecord } from './blocks';
 
 /** Bumped whenever the files' layout or the grams change: an index of another version is rebuilt. */
-export const FORMAT_VERSION = 2;
-/** Characters of text per block. */
-export const BLOCK_CHARS = 32 * 1024;
+export const FORMAT_VERSION = 3;
 const MANIFEST = 'index.json';
 
 export interface SessionMeta {
@@ -37,13 +37,6 @@ export interface IndexedSession extends SessionMeta {
   indexedAt: string;
   /** Characters of text indexed. */
   chars: number;
-}
-
-/** One entity's text, and where it was said. `index` is the entity's place in the timeline. */
-export interface IndexRecord {
-  where: Where;
-  index: number;
-  text: string;
 }
 
 interface BlockRef {
@@ -111,7 +104,6 @@ const WHERE_OF: Partial<Record<Entity['kind'], Where>> = {
   tool_call: 'tools',
   compaction: 'compactions',
 };
-const WHERE_CODE: Where[] = ['you', 'agent', 'thoughts', 'tools', 'compactions'];
 
 /** The searchable text of a timeline's entities (what the transcript's find searches). */
 export function recordsOf(entities: readonly Entity[]): IndexRecord[] {
@@ -215,25 +207,12 @@ export class SearchIndex {
 
   private async write(key: string, meta: SessionMeta, records: readonly IndexRecord[], generation: number): Promise<void> {
     const blooms: Uint8Array[] = [];
-    const datas: Buffer[] = [];
+    const datas: Uint8Array[] = [];
     let chars = 0;
-    const table = foldTable();
-    for (const block of blocksOf(records)) {
-      const { text } = block;
-      // The text as UTF-16 units (read back without decoding) and folded for the grams.
-      const units = new Uint16Array(text.length);
-      const folded = new Uint16Array(text.length);
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        units[i] = c;
-        folded[i] = table[c];
-      }
-      const bloom = new Uint8Array(bloomBytes(text.length));
-      addGrams(bloom, folded);
-      blooms.push(bloom);
-      chars += text.length;
-      // Level 1: a third of the cost of the default for a few percent more bytes (bench/README.md).
-      datas.push(deflateRawSync(encodeBlock(block.records, units), { level: 1 }));
+    for (const block of encodeBlocks(records)) {
+      blooms.push(block.bloom);
+      datas.push(block.data);
+      chars += block.chars;
       await yieldNow();
     }
     if (generation !== this.generation) return;
@@ -374,8 +353,8 @@ export class SearchIndex {
         const ref = entry.blocks[b];
         const buffer = Buffer.allocUnsafe(ref.len);
         readSync(fd, buffer, 0, ref.len, ref.off);
-        const { records, text, folded } = decodeBlock(inflateRawSync(buffer));
-        const hits: { at: number; end: number; record: [number, number, number, number] }[] = [];
+        const { records, overlap, text, folded } = decodeBlock(buffer);
+        const hits: { at: number; end: number; record: RecordRow }[] = [];
         query.terms.forEach((term, t) => {
           term.pattern.lastIndex = 0;
           for (let m = term.pattern.exec(folded); m; m = term.pattern.exec(folded)) {
@@ -383,6 +362,8 @@ export class SearchIndex {
               term.pattern.lastIndex++;
               continue;
             }
+            // Wholly inside the repeat of the block before: found there.
+            if (m.index + m[0].length <= overlap) continue;
             const record = recordAt(records, m.index);
             if (!record || (where && !where.has(WHERE_CODE[record[0]]))) continue;
             seen[t] = true;
@@ -514,7 +495,7 @@ function candidateBlocks(blooms: readonly Uint8Array[], terms: readonly Term[]):
   return [...wanted].sort((a, b) => a - b);
 }
 
-function recordAt(records: readonly [number, number, number, number][], at: number): [number, number, number, number] | undefined {
+function recordAt(records: readonly RecordRow[], at: number): RecordRow | undefined {
   let lo = 0;
   let hi = records.length - 1;
   while (lo < hi) {
@@ -535,65 +516,4 @@ function lineAround(text: string, at: number, end: number, min: number, max: num
   const newlineAfter = text.indexOf('\n', end);
   if (newlineAfter >= 0 && newlineAfter < stop) stop = newlineAfter;
   return [start, Math.max(stop, end)];
-}
-
-type RecordRow = [number, number, number, number];
-
-/** A block as stored (before deflate): u32 length of the record table's JSON, the JSON, padding to even, the text as UTF-16LE. */
-function encodeBlock(records: RecordRow[], units: Uint16Array): Buffer {
-  const header = Buffer.from(JSON.stringify(records), 'utf8');
-  const pad = (4 + header.length) % 2;
-  const out = Buffer.allocUnsafe(4 + header.length + pad + units.byteLength);
-  out.writeUInt32LE(header.length, 0);
-  header.copy(out, 4);
-  if (pad) out[4 + header.length] = 0;
-  Buffer.from(units.buffer, units.byteOffset, units.byteLength).copy(out, 4 + header.length + pad);
-  return out;
-}
-
-function decodeBlock(plain: Buffer): { records: RecordRow[]; text: string; folded: string } {
-  const headerLength = plain.readUInt32LE(0);
-  const records = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as RecordRow[];
-  const start = 4 + headerLength + ((4 + headerLength) % 2);
-  const text = plain.toString('utf16le', start);
-  // Folded in place, in a copy: the table maps each unit to one unit.
-  const units = new Uint16Array(plain.buffer.slice(plain.byteOffset + start, plain.byteOffset + plain.length));
-  const table = foldTable();
-  for (let i = 0; i < units.length; i++) units[i] = table[units[i]];
-  return { records, text, folded: Buffer.from(units.buffer).toString('utf16le') };
-}
-
-interface Block {
-  text: string;
-  /** [where, entity index, start, end) per record piece. */
-  records: [number, number, number, number][];
-}
-
-/** Records packed into blocks of about BLOCK_CHARS; a longer record is split over blocks. */
-function* blocksOf(records: readonly IndexRecord[]): Generator<Block> {
-  let parts: string[] = [];
-  let length = 0;
-  let table: [number, number, number, number][] = [];
-  for (const record of records) {
-    const code = WHERE_CODE.indexOf(record.where);
-    let from = 0;
-    while (from < record.text.length) {
-      const room = BLOCK_CHARS - length;
-      let take = Math.min(room, record.text.length - from);
-      // Never split a surrogate pair.
-      if (take < record.text.length - from && /[\uD800-\uDBFF]/.test(record.text[from + take - 1] ?? '')) take--;
-      const piece = record.text.slice(from, from + take);
-      table.push([code, record.index, length, length + piece.length]);
-      parts.push(piece, '\n');
-      length += piece.length + 1;
-      from += take;
-      if (length >= BLOCK_CHARS) {
-        yield { text: parts.join(''), records: table };
-        parts = [];
-        length = 0;
-        table = [];
-      }
-    }
-  }
-  if (length > 0) yield { text: parts.join(''), records: table };
 }

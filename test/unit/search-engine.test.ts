@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { before, after, describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { parseQuery } from '../../src/search/query';
-import { FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
+import { BLOCK_CHARS, FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
 import { fold } from '../../src/search/text';
 import { Timeline } from '../../src/transcript/timeline';
 import { SEARCH_NEEDLES, seedSearch } from '../agent/searchSeed';
@@ -186,5 +186,52 @@ describe('Search Sessions: the index', () => {
     assert.deepEqual(ids(result), ['long']);
     assert.equal(result.sessions[0].matches[0].index, 7);
     assert.equal(result.sessions[0].matches[0].where, 'compactions');
+  });
+});
+
+describe('Search Sessions: text split over blocks', () => {
+  const phrase = 'quokka ledger migration';
+  const filler = (chars: number) => 'lorem ipsum dolor sit amet '.repeat(Math.ceil(chars / 27)).slice(0, chars);
+
+  test('a phrase that spans the boundary between two blocks is found, once, in its entity', async () => {
+    const dir = join(tempDir(scope, 'search-boundary-'), 'index');
+    const own = await SearchIndex.open(dir);
+    // One session per position: the phrase starts 1 to 22 characters before the block's end (so
+    // some of its words are on each side of BLOCK_CHARS), or 600 before it.
+    const at = [...Array.from({ length: phrase.length - 1 }, (_, i) => BLOCK_CHARS - 1 - i), BLOCK_CHARS - 600];
+    for (const start of at) {
+      await own.indexRecords({ agent: 'a', sessionId: `at${start}`, cwd: '/x', archived: false }, [
+        { where: 'tools', index: 3, text: `${filler(start - 1)} ${phrase} ${filler(40_000)}` },
+      ]);
+    }
+    // A phrase of 60 words, from 300 characters before the block's end.
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    await own.indexRecords({ agent: 'a', sessionId: 'long', cwd: '/x', archived: false }, [
+      { where: 'agent', index: 5, text: `${filler(BLOCK_CHARS - 301)} ${long} ${filler(40_000)}` },
+    ]);
+    const result = await search(`"${phrase}"`, own);
+    assert.deepEqual(ids(result).sort(), at.map((start) => `at${start}`).sort());
+    for (const session of result.sessions) {
+      assert.equal(session.matches.length, 1, `${session.session.sessionId}: one match, not one per block`);
+      const [match] = session.matches;
+      assert.equal(match.index, 3);
+      assert.equal(match.where, 'tools');
+      assert.equal(match.text, phrase);
+      assert.equal(match.line.slice(...match.highlights[0]), phrase);
+    }
+    const longResult = await search(`"${long}"`, own);
+    assert.deepEqual(ids(longResult), ['long']);
+    assert.equal(longResult.sessions[0].matches[0].text, long);
+  });
+
+  test('a phrase does not run from the end of one entity into the next', async () => {
+    const dir = join(tempDir(scope, 'search-records-'), 'index');
+    const own = await SearchIndex.open(dir);
+    await own.indexRecords({ agent: 'a', sessionId: 's1', cwd: '/x', archived: false }, [
+      { where: 'you', index: 0, text: 'the ledger' },
+      { where: 'agent', index: 1, text: 'quokka said so' },
+    ]);
+    assert.deepEqual(ids(await search('"ledger quokka"', own)), []);
+    assert.deepEqual(ids(await search('ledger quokka', own)), ['s1']);
   });
 });

@@ -1,0 +1,152 @@
+// A session's text as the index stores it: records packed into blocks of about BLOCK_CHARS, each
+// with the Bloom filter of its grams and its bytes (the record table and the text as UTF-8,
+// deflated). A record longer than a block continues in the next one, which starts by repeating
+// the last OVERLAP_CHARS of it, so a phrase across the split is whole in one block; a match that
+// lies inside that repeat is left to the block before. Pure (no I/O): it runs on the extension
+// host's thread in slices or in the index's worker. Plain Node (no `vscode`).
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { addGrams, bloomBytes } from './grams';
+import type { Where } from './query';
+import { foldTable } from './text';
+
+/** Characters of text per block. */
+export const BLOCK_CHARS = 16 * 1024;
+/** Characters of a split record repeated at the start of the next block: phrases up to this long are found across the split. */
+export const OVERLAP_CHARS = 1024;
+/** Between two records in a block: not whitespace, so a phrase's `\s+` never joins two entities. */
+const RECORD_SEPARATOR = '\u0000';
+
+/** One entity's text, and where it was said. `index` is the entity's place in the timeline. */
+export interface IndexRecord {
+  where: Where;
+  index: number;
+  text: string;
+}
+
+export const WHERE_CODE: Where[] = ['you', 'agent', 'thoughts', 'tools', 'compactions'];
+
+/** [where code, entity index, start, end) of a record's piece in a block's text. */
+export type RecordRow = [number, number, number, number];
+
+export interface EncodedBlock {
+  bloom: Uint8Array;
+  /** The block, deflated. */
+  data: Uint8Array;
+  /** Characters of the session's text it adds (the repeat not counted). */
+  chars: number;
+}
+
+export interface DecodedBlock {
+  records: RecordRow[];
+  /** Characters at the start that repeat the end of the block before. */
+  overlap: number;
+  text: string;
+  /** `text` folded (same length). */
+  folded: string;
+}
+
+interface Block {
+  text: string;
+  records: RecordRow[];
+  overlap: number;
+}
+
+/** Where to end a piece of `text` that does not fit: after a space near `from + take` if one is close, never inside a surrogate pair. */
+function splitAt(text: string, from: number, take: number): number {
+  const end = from + take;
+  const space = text.lastIndexOf(' ', end - 1);
+  if (space >= from && end - space <= 256 && space + 1 > from) return space + 1 - from;
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? take - 1 : take;
+}
+
+/** Where the repeat of a split record starts: OVERLAP_CHARS before `at`, moved on to the next word. */
+function overlapStart(text: string, min: number, at: number): number {
+  const start = Math.max(min, at - OVERLAP_CHARS);
+  if (start === min) return start;
+  const space = text.indexOf(' ', start);
+  return space >= 0 && space < start + 64 && space + 1 < at ? space + 1 : start;
+}
+
+/** Records packed into blocks of about BLOCK_CHARS. */
+function* blocksOf(records: readonly IndexRecord[]): Generator<Block> {
+  let parts: string[] = [];
+  let length = 0;
+  let rows: RecordRow[] = [];
+  let overlap = 0;
+  for (const record of records) {
+    const code = WHERE_CODE.indexOf(record.where);
+    const { text } = record;
+    let from = 0;
+    while (from < text.length) {
+      const room = BLOCK_CHARS - length;
+      let take = Math.min(room, text.length - from);
+      const continues = take < text.length - from;
+      if (continues) take = splitAt(text, from, take);
+      if (take > 0) {
+        rows.push([code, record.index, length, length + take]);
+        parts.push(text.slice(from, from + take), RECORD_SEPARATOR);
+        length += take + 1;
+      }
+      const pieceStart = from;
+      from += take;
+      if (continues || length >= BLOCK_CHARS) {
+        yield { text: parts.join(''), records: rows, overlap };
+        parts = [];
+        length = 0;
+        rows = [];
+        overlap = 0;
+        if (continues && take > 0) {
+          // The next block starts with the end of this piece again.
+          const start = overlapStart(text, pieceStart, from);
+          overlap = from - start;
+          from = start;
+        }
+      }
+    }
+  }
+  if (length > 0) yield { text: parts.join(''), records: rows, overlap };
+}
+
+/** A block as stored before deflate: u32 length of the header's JSON, the JSON ({ o: overlap, r: rows }), the text as UTF-8. */
+function encodeBlock(block: Block): Uint8Array {
+  const header = Buffer.from(JSON.stringify({ o: block.overlap, r: block.records }), 'utf8');
+  const textBytes = Buffer.byteLength(block.text, 'utf8');
+  const out = Buffer.allocUnsafe(4 + header.length + textBytes);
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  out.write(block.text, 4 + header.length, 'utf8');
+  // Level 1: a third of the cost of the default for a few percent more bytes (bench/README.md).
+  return deflateRawSync(out, { level: 1 });
+}
+
+/** The session's blocks, one at a time (a caller on the extension host's thread yields between them). */
+export function* encodeBlocks(records: readonly IndexRecord[]): Generator<EncodedBlock> {
+  for (const block of blocksOf(records)) {
+    const bloom = new Uint8Array(bloomBytes(block.text.length));
+    addGrams(bloom, block.text);
+    yield { bloom, data: encodeBlock(block), chars: block.text.length - block.overlap };
+  }
+}
+
+export function decodeBlock(data: Uint8Array): DecodedBlock {
+  const plain = inflateRawSync(data);
+  const headerLength = plain.readUInt32LE(0);
+  const header = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as { o: number; r: RecordRow[] };
+  const text = plain.toString('utf8', 4 + headerLength);
+  return { records: header.r, overlap: header.o, text, folded: foldString(text) };
+}
+
+/** `text` folded unit by unit (same length), without a copy when folding changes nothing. */
+function foldString(text: string): string {
+  const table = foldTable();
+  const units = new Uint16Array(text.length);
+  let changed = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const f = table[c];
+    units[i] = f;
+    if (f !== c) changed = true;
+  }
+  return changed ? Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le') : text;
+}

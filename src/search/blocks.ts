@@ -4,10 +4,9 @@
 // the last OVERLAP_CHARS of it, so a phrase across the split is whole in one block; a match that
 // lies inside that repeat is left to the block before. Pure (no I/O): it runs on the extension
 // host's thread in slices or in the index's worker. Plain Node (no `vscode`).
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { addGrams, bloomBytes } from './grams';
 import type { Where } from './query';
-import { foldTable } from './text';
 
 /** Characters of text per block. */
 export const BLOCK_CHARS = 16 * 1024;
@@ -41,8 +40,6 @@ export interface DecodedBlock {
   /** Characters at the start that repeat the end of the block before. */
   overlap: number;
   text: string;
-  /** `text` folded (same length). */
-  folded: string;
 }
 
 interface Block {
@@ -116,8 +113,9 @@ function encodeBlock(block: Block): Uint8Array {
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);
   out.write(block.text, 4 + header.length, 'utf8');
-  // Level 1: a third of the cost of the default for a few percent more bytes (bench/README.md).
-  return deflateRawSync(out, { level: 1 });
+  // Huffman codes only: half the cost of level 1 (a sixth of the default), and still well under
+  // the text's size on disk (bench/README.md).
+  return deflateRawSync(out, { strategy: constants.Z_HUFFMAN_ONLY });
 }
 
 /** The session's blocks, one at a time (a caller on the extension host's thread yields between them). */
@@ -134,19 +132,5 @@ export function decodeBlock(data: Uint8Array): DecodedBlock {
   const headerLength = plain.readUInt32LE(0);
   const header = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as { o: number; r: RecordRow[] };
   const text = plain.toString('utf8', 4 + headerLength);
-  return { records: header.r, overlap: header.o, text, folded: foldString(text) };
-}
-
-/** `text` folded unit by unit (same length), without a copy when folding changes nothing. */
-function foldString(text: string): string {
-  const table = foldTable();
-  const units = new Uint16Array(text.length);
-  let changed = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const f = table[c];
-    units[i] = f;
-    if (f !== c) changed = true;
-  }
-  return changed ? Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le') : text;
+  return { records: header.r, overlap: header.o, text };
 }

@@ -9,20 +9,20 @@ import { CJK, charClasses, foldTable, WORD } from './text';
 
 const SPACE = 32;
 
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+/** A gram's hash: its two Bloom probes are the low and the high half. */
+function hash(x: number, y: number): number {
+  let h = Math.imul(x, 0x9e3779b1) ^ Math.imul(y, 0x85ebca6b);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 12);
 }
 
 function trigram(a: number, b: number, c: number): number {
-  return mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x7feb352d) ^ Math.imul(c, 0x846ca68b) ^ 0x3a8f05c5);
+  return hash((a << 16) | b, c);
 }
 
 function cjkGram(a: number, b: number): number {
-  return mix(Math.imul(a, 0x27d4eb2f) ^ Math.imul(b, 0x165667b1) ^ 0x5bd1e995);
+  return hash(a, (b << 16) | 0x5bd1);
 }
 
 /** Adds every gram of `text`, folded as it is read, to the Bloom filter (two probes each). */
@@ -55,9 +55,9 @@ export function addGrams(bloom: Uint8Array, text: string): void {
   }
 }
 
-function bloomSet(bloom: Uint8Array, mask: number, hash: number): void {
-  const h1 = hash & mask;
-  const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
+function bloomSet(bloom: Uint8Array, mask: number, h: number): void {
+  const h1 = h & mask;
+  const h2 = ((h >>> 16) | (h << 16)) & mask;
   bloom[h1 >>> 3] |= 1 << (h1 & 7);
   bloom[h2 >>> 3] |= 1 << (h2 & 7);
 }
@@ -109,9 +109,9 @@ export function bloomBytes(chars: number): number {
 /** Whether the filter may hold every one of `hashes` (false: certainly not). */
 export function bloomHasAll(bloom: Uint8Array, hashes: readonly number[]): boolean {
   const mask = bloom.length * 8 - 1;
-  for (const hash of hashes) {
-    const h1 = hash & mask;
-    const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
+  for (const h of hashes) {
+    const h1 = h & mask;
+    const h2 = ((h >>> 16) | (h << 16)) & mask;
     if (!(bloom[h1 >>> 3] & (1 << (h1 & 7))) || !(bloom[h2 >>> 3] & (1 << (h2 & 7)))) return false;
   }
   return true;

@@ -19,7 +19,7 @@ import { fold } from './text';
 export { BLOCK_CHARS, type IndexRecord } from './blocks';
 
 /** Bumped whenever the files' layout or the grams change: an index of another version is rebuilt. */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 const MANIFEST = 'index.json';
 
 export interface SessionMeta {
@@ -353,11 +353,11 @@ export class SearchIndex {
         const ref = entry.blocks[b];
         const buffer = Buffer.allocUnsafe(ref.len);
         readSync(fd, buffer, 0, ref.len, ref.off);
-        const { records, overlap, text, folded } = decodeBlock(buffer);
+        const { records, overlap, text } = decodeBlock(buffer);
         const hits: { at: number; end: number; record: RecordRow }[] = [];
         query.terms.forEach((term, t) => {
           term.pattern.lastIndex = 0;
-          for (let m = term.pattern.exec(folded); m; m = term.pattern.exec(folded)) {
+          for (let m = term.pattern.exec(text); m; m = term.pattern.exec(text)) {
             if (m[0].length === 0) {
               term.pattern.lastIndex++;
               continue;

@@ -42,7 +42,7 @@ export interface DecodedBlock {
   text: string;
 }
 
-interface Block {
+export interface Block {
   text: string;
   records: RecordRow[];
   overlap: number;
@@ -65,48 +65,59 @@ function overlapStart(text: string, min: number, at: number): number {
   return space >= 0 && space < start + 64 && space + 1 < at ? space + 1 : start;
 }
 
-/** Records packed into blocks of about BLOCK_CHARS. */
-function* blocksOf(records: readonly IndexRecord[]): Generator<Block> {
-  let parts: string[] = [];
-  let length = 0;
-  let rows: RecordRow[] = [];
-  let overlap = 0;
-  for (const record of records) {
+/** Packs records, as they come, into blocks of about BLOCK_CHARS. */
+export class BlockPacker {
+  private parts: string[] = [];
+  private length = 0;
+  private rows: RecordRow[] = [];
+  private overlap = 0;
+
+  /** Adds a record; yields each block it fills (a long record fills many: the caller can pause between them). */
+  *add(record: IndexRecord): Generator<Block> {
     const code = WHERE_CODE.indexOf(record.where);
     const { text } = record;
     let from = 0;
     while (from < text.length) {
-      const room = BLOCK_CHARS - length;
+      const room = BLOCK_CHARS - this.length;
       let take = Math.min(room, text.length - from);
       const continues = take < text.length - from;
       if (continues) take = splitAt(text, from, take);
       if (take > 0) {
-        rows.push([code, record.index, length, length + take]);
-        parts.push(text.slice(from, from + take), RECORD_SEPARATOR);
-        length += take + 1;
+        this.rows.push([code, record.index, this.length, this.length + take]);
+        this.parts.push(text.slice(from, from + take), RECORD_SEPARATOR);
+        this.length += take + 1;
       }
       const pieceStart = from;
       from += take;
-      if (continues || length >= BLOCK_CHARS) {
-        yield { text: parts.join(''), records: rows, overlap };
-        parts = [];
-        length = 0;
-        rows = [];
-        overlap = 0;
+      if (continues || this.length >= BLOCK_CHARS) {
+        yield this.take();
         if (continues && take > 0) {
           // The next block starts with the end of this piece again.
           const start = overlapStart(text, pieceStart, from);
-          overlap = from - start;
+          this.overlap = from - start;
           from = start;
         }
       }
     }
   }
-  if (length > 0) yield { text: parts.join(''), records: rows, overlap };
+
+  /** The last block, if any text is left. */
+  finish(): Block[] {
+    return this.length > 0 ? [this.take()] : [];
+  }
+
+  private take(): Block {
+    const block = { text: this.parts.join(''), records: this.rows, overlap: this.overlap };
+    this.parts = [];
+    this.length = 0;
+    this.rows = [];
+    this.overlap = 0;
+    return block;
+  }
 }
 
 /** A block as stored before deflate: u32 length of the header's JSON, the JSON ({ o: overlap, r: rows }), the text as UTF-8. */
-function encodeBlock(block: Block): Uint8Array {
+function blockBytes(block: Block): Uint8Array {
   const header = Buffer.from(JSON.stringify({ o: block.overlap, r: block.records }), 'utf8');
   const textBytes = Buffer.byteLength(block.text, 'utf8');
   const out = Buffer.allocUnsafe(4 + header.length + textBytes);
@@ -118,13 +129,11 @@ function encodeBlock(block: Block): Uint8Array {
   return deflateRawSync(out, { strategy: constants.Z_HUFFMAN_ONLY });
 }
 
-/** The session's blocks, one at a time (a caller on the extension host's thread yields between them). */
-export function* encodeBlocks(records: readonly IndexRecord[]): Generator<EncodedBlock> {
-  for (const block of blocksOf(records)) {
-    const bloom = new Uint8Array(bloomBytes(block.text.length));
-    addGrams(bloom, block.text);
-    yield { bloom, data: encodeBlock(block), chars: block.text.length - block.overlap };
-  }
+/** A packed block's filter and bytes. */
+export function encodeBlock(block: Block): EncodedBlock {
+  const bloom = new Uint8Array(bloomBytes(block.text.length));
+  addGrams(bloom, block.text);
+  return { bloom, data: blockBytes(block), chars: block.text.length - block.overlap };
 }
 
 export function decodeBlock(data: Uint8Array): DecodedBlock {

@@ -11,7 +11,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { searchText } from '../transcript/find';
 import type { Entity } from '../transcript/model';
-import { decodeBlock, encodeBlocks, WHERE_CODE, type IndexRecord, type RecordRow } from './blocks';
+import { decodeBlock, WHERE_CODE, type EncodedBlock, type IndexRecord, type RecordRow } from './blocks';
+import { EncoderWorker, InlineEncoder, type SessionEncoder } from './encoder';
 import { bloomHasAll } from './grams';
 import type { ParsedQuery, SearchFilters, Term, Where } from './query';
 import { fold } from './text';
@@ -106,10 +107,11 @@ const WHERE_OF: Partial<Record<Entity['kind'], Where>> = {
 };
 
 /** The searchable text of a timeline's entities (what the transcript's find searches). */
-export function recordsOf(entities: readonly Entity[]): IndexRecord[] {
+export function recordsOf(entities: readonly Entity[], first = 0): IndexRecord[] {
   const records: IndexRecord[] = [];
-  for (let index = 0; index < entities.length; index++) {
-    const entity = entities[index];
+  for (let i = 0; i < entities.length; i++) {
+    const entity = entities[i];
+    const index = first + i;
     const where = WHERE_OF[entity.kind];
     if (!where) continue;
     // Only the summary of a compaction (its status is not text anybody said).
@@ -127,7 +129,22 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface SearchIndexOptions {
   log?: { warn(message: string): void; info(message: string): void };
+  /** The worker's script (dist/searchWorker.js): blocks are encoded there, off the caller's thread. Without it, or if it fails, on this thread in slices. */
+  worker?: string;
 }
+
+/** A session's text, handed over in batches as it comes (a replay's entities, in timeline order). */
+export interface SessionWriter {
+  /** Adds records; resolves once they are handed over (awaiting it bounds what waits in memory). */
+  add(records: readonly IndexRecord[]): Promise<void>;
+  /** The text is complete: resolves once it is indexed, replacing what the session had. */
+  end(): Promise<void>;
+  /** Drops what was added; the session's indexed text stays as it was. */
+  abort(): void;
+}
+
+/** Entities turned into records per batch: each batch is one task on the caller's thread. */
+const ENTITY_BATCH = 256;
 
 export class SearchIndex {
   private readonly entries = new Map<string, Entry>();
@@ -140,8 +157,11 @@ export class SearchIndex {
   private manifestTimer: ReturnType<typeof setTimeout> | undefined;
   private manifestWrite: Promise<void> = Promise.resolve();
   private generation = 0;
+  private readonly worker: EncoderWorker | undefined;
 
-  private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {}
+  private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {
+    if (options.worker) this.worker = new EncoderWorker(options.worker, options.log);
+  }
 
   /** Opens (or creates) the index in `dir`; an index of another format version is removed first. */
   static async open(dir: string, options: SearchIndexOptions = {}): Promise<SearchIndex> {
@@ -188,33 +208,63 @@ export class SearchIndex {
     return { sessions: this.entries.size, chars, bytes };
   }
 
-  /** Indexes a replayed timeline's text for the session (replacing what was there). */
-  indexEntities(meta: SessionMeta, entities: readonly Entity[]): Promise<void> {
-    return this.indexRecords(meta, recordsOf(entities));
+  /** Indexes a replayed timeline's text for the session (replacing what was there), a batch of entities per task. */
+  async indexEntities(meta: SessionMeta, entities: readonly Entity[]): Promise<void> {
+    const writer = this.begin(meta);
+    try {
+      for (let at = 0; at < entities.length; at += ENTITY_BATCH) {
+        await writer.add(recordsOf(entities.slice(at, at + ENTITY_BATCH), at));
+        await yieldNow();
+      }
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    await writer.end();
   }
 
-  /** Indexes `records` as the session's whole text, in slices that yield to the event loop. */
-  indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
+  /** Indexes `records` as the session's whole text. */
+  async indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
+    const writer = this.begin(meta);
+    await writer.add(records);
+    await writer.end();
+  }
+
+  /** Starts indexing a session's text, fed in batches; nothing changes for the session until `end`. */
+  begin(meta: SessionMeta): SessionWriter {
     const key = keyOf(meta.agent, meta.sessionId);
     const generation = this.generation;
-    const run = (this.writing.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.write(key, meta, records, generation));
-    this.writing.set(key, run);
-    void run.finally(() => {
-      if (this.writing.get(key) === run) this.writing.delete(key);
-    }).catch(() => undefined);
-    return run;
+    const encoder: SessionEncoder = this.worker ? this.worker.encoder() : new InlineEncoder();
+    let fed = Promise.resolve();
+    let closed = false;
+    return {
+      add: (records) => {
+        if (closed) return Promise.reject(new Error('the session was ended or aborted'));
+        fed = fed.then(() => encoder.add(records));
+        return fed;
+      },
+      abort: () => {
+        closed = true;
+        encoder.abort();
+      },
+      end: () => {
+        if (closed) return Promise.reject(new Error('the session was ended or aborted'));
+        closed = true;
+        const encoded = fed.then(() => encoder.end());
+        const run = (this.writing.get(key) ?? Promise.resolve()).catch(() => undefined).then(async () => this.write(key, meta, await encoded, generation));
+        this.writing.set(key, run);
+        void run.finally(() => {
+          if (this.writing.get(key) === run) this.writing.delete(key);
+        }).catch(() => undefined);
+        return run;
+      },
+    };
   }
 
-  private async write(key: string, meta: SessionMeta, records: readonly IndexRecord[], generation: number): Promise<void> {
-    const blooms: Uint8Array[] = [];
-    const datas: Uint8Array[] = [];
-    let chars = 0;
-    for (const block of encodeBlocks(records)) {
-      blooms.push(block.bloom);
-      datas.push(block.data);
-      chars += block.chars;
-      await yieldNow();
-    }
+  private async write(key: string, meta: SessionMeta, blocks: readonly EncodedBlock[], generation: number): Promise<void> {
+    const blooms = blocks.map((b) => b.bloom);
+    const datas = blocks.map((b) => b.data);
+    const chars = blocks.reduce((n, b) => n + b.chars, 0);
     if (generation !== this.generation) return;
     const refs: BlockRef[] = [];
     let offset = 0;
@@ -298,9 +348,10 @@ export class SearchIndex {
     await this.manifestWrite;
   }
 
-  dispose(): Promise<void> {
+  async dispose(): Promise<void> {
     this.listeners.clear();
-    return this.flush();
+    await this.flush();
+    await this.worker?.dispose();
   }
 
   /** The sessions matching `query`, newest first, up to `limit`, each with its first matches. */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { before, after, describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { parseQuery } from '../../src/search/query';
@@ -16,12 +17,16 @@ import type { StoredSession } from '../agent/store';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
 
 const COUNT = 200;
+/** The index's worker as built for the tests (the extension's is dist/searchWorker.js). */
+const WORKER = fileURLToPath(new URL('../../src/search/indexWorker.mjs', import.meta.url));
 let store: string;
 let indexDir: string;
 let sessions: StoredSession[];
 let client: AcpClient;
 let index: SearchIndex;
 const cleanups: (() => void | Promise<void>)[] = [];
+const warnings: string[] = [];
+const indexLog = { warn: (m: string) => warnings.push(m), info: () => undefined };
 const scope = { after: (fn: () => void) => cleanups.push(fn) };
 
 async function replayInto(target: SearchIndex, session: StoredSession): Promise<void> {
@@ -39,12 +44,14 @@ before(async () => {
   const folders = [tempDir(scope, 'search-a-'), tempDir(scope, 'search-b-')];
   sessions = await seedSearch(store, folders, COUNT, Date.UTC(2026, 11, 1));
   client = await AcpClient.start(referenceAgent(store), { clientInfo: CLIENT_INFO, log: new CapturingLog() });
-  index = await SearchIndex.open(indexDir);
+  // Encoded in the worker; the other indexes below encode on this thread.
+  index = await SearchIndex.open(indexDir, { worker: WORKER, log: indexLog });
   for (const session of sessions) await replayInto(index, session);
   await index.flush();
 });
 
 after(async () => {
+  await index?.dispose();
   await client?.dispose();
   for (const c of cleanups.reverse()) await c();
 });
@@ -186,6 +193,25 @@ describe('Search Sessions: the index', () => {
     assert.deepEqual(ids(result), ['long']);
     assert.equal(result.sessions[0].matches[0].index, 7);
     assert.equal(result.sessions[0].matches[0].where, 'compactions');
+  });
+});
+
+describe('Search Sessions: where the index is encoded', () => {
+  test('the replays were encoded in the worker (no fallback), and read back alike on this thread', async () => {
+    assert.deepEqual(warnings, []);
+    const reopened = await SearchIndex.open(indexDir);
+    assert.deepEqual(ids(await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, reopened)), [SEARCH_NEEDLES.compactionSession]);
+  });
+
+  test('a worker that cannot start: sessions are indexed on this thread, and the log says why', async () => {
+    const dir = join(tempDir(scope, 'search-no-worker-'), 'index');
+    const own: string[] = [];
+    const fallback = await SearchIndex.open(dir, { worker: join(dir, 'missing-worker.mjs'), log: { warn: (m) => own.push(m), info: () => undefined } });
+    await replayInto(fallback, sessions.find((s) => s.sessionId === SEARCH_NEEDLES.cjkSession)!);
+    assert.deepEqual(ids(await search(SEARCH_NEEDLES.cjkQuery, fallback)), [SEARCH_NEEDLES.cjkSession]);
+    assert.equal(own.length, 1);
+    assert.match(own[0], /worker stopped/);
+    await fallback.dispose();
   });
 });
 

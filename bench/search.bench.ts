@@ -423,17 +423,25 @@ async function corpusRows(ingestMsPerMChar: number): Promise<Measurement[]> {
   let engine: Awaited<ReturnType<typeof ours>> | undefined = await ours(dir, false);
   let chars = 0;
   let utf8 = 0;
-  const build = await watched(async () => {
-    for (let n = 0; n < SESSIONS; n++) {
-      const records = sessionRecords(n, sessionChars(n));
-      for (const r of records) {
-        chars += r.text.length;
-        utf8 += Buffer.byteLength(r.text);
-      }
-      await engine!.add(n, records);
+  // Only the index's own work is watched: the corpus's generation (24 M characters at once for the
+  // largest session) is the benchmark's, not the extension host's.
+  const build: Watched = { threadMs: 0, busyMs: 0, wallMs: 0, cpuMs: 0, longestMs: 0 };
+  for (let n = 0; n < SESSIONS; n++) {
+    const records = sessionRecords(n, sessionChars(n));
+    for (const r of records) {
+      chars += r.text.length;
+      utf8 += Buffer.byteLength(r.text);
     }
-    await engine!.done();
-  });
+    const one = await watched(async () => {
+      await engine!.add(n, records);
+      if (n === SESSIONS - 1) await engine!.done();
+    });
+    build.threadMs += one.threadMs;
+    build.busyMs += one.busyMs;
+    build.wallMs += one.wallMs;
+    build.cpuMs += one.cpuMs;
+    build.longestMs = Math.max(build.longestMs, one.longestMs);
+  }
   const queried = async (query: (q: string) => Promise<number> | number) => {
     const wall: number[] = [];
     const cpu: number[] = [];

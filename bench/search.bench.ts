@@ -375,18 +375,20 @@ async function replayRows(): Promise<{ rows: Measurement[]; ingestMsPerMChar: nu
   log(`search: ingest ${ingestMs.toFixed(0)} ms (this thread's CPU ${ingestThreadMs.toFixed(0)}); indexing ${mChars.toFixed(1)} M chars: this thread's CPU ${worker.threadMs.toFixed(0)} ms (busy ${worker.busyMs.toFixed(0)}, wall ${worker.wallMs.toFixed(0)}, CPU ${worker.cpuMs.toFixed(0)}), without the worker ${inline.threadMs.toFixed(0)} ms`);
   const rows: Measurement[] = [
     {
+      // Against the ingest's CPU time on the same thread, not its wall time: on a loaded machine
+      // the wall time of the ingest grows with the agent's turns, which would flatter the ratio.
       figure: '10',
-      name: `search: index figure 1's replay, extension host thread`,
+      name: `search: index figure 1's replay, extension host thread CPU`,
       value: worker.threadMs,
       unit: 'ms',
-      floor: ingestMs,
+      floor: ingestThreadMs,
       goal: 0.25,
       goalOn: 'ratio',
       detail: {
         'M chars': round(mChars, 2), entities: entities.length,
-        'ingest: this thread CPU ms': Math.round(ingestThreadMs), 'ratio to the ingest thread CPU': round(worker.threadMs / ingestThreadMs, 3),
+        'ingest wall ms': Math.round(ingestMs), 'ratio to the ingest wall': round(worker.threadMs / ingestMs, 3),
         'event loop busy ms': Math.round(worker.busyMs), 'wall ms': Math.round(worker.wallMs), 'CPU ms (all threads)': Math.round(worker.cpuMs),
-        'without the worker: thread CPU ms': Math.round(inline.threadMs), 'without the worker: ratio': round(inline.threadMs / ingestMs, 3),
+        'without the worker: thread CPU ms': Math.round(inline.threadMs), 'without the worker: ratio': round(inline.threadMs / ingestThreadMs, 3),
         'without the worker: longest task ms': round(inline.longestMs),
       },
     },
@@ -403,18 +405,20 @@ async function replayRows(): Promise<{ rows: Measurement[]; ingestMsPerMChar: nu
 }
 
 /** The first query after a reload, in a child process: from opening the index to the first page. */
-function reloadProbe(dir: string): number {
+function reloadProbe(dir: string): { wallMs: number; cpuMs: number } {
   const out = execFileSync(process.execPath, [process.argv[1], `--reload-probe=${dir}`], { encoding: 'utf8' });
-  return Number(out.trim().split('\n').pop());
+  const [wallMs, cpu] = out.trim().split('\n').pop()!.split(' ').map(Number);
+  return { wallMs, cpuMs: cpu };
 }
 
 async function probe(dir: string): Promise<void> {
   const t = performance.now();
+  const c = cpuMs();
   const index = await SearchIndex.open(dir);
   const found = (await index.search(parseQuery('oauth refresh'), { limit: PAGE })).sessions.length;
   const ms = performance.now() - t;
   if (found === 0) throw new Error('the reloaded index found nothing');
-  console.log(ms.toFixed(1));
+  console.log(`${ms.toFixed(1)} ${(cpuMs() - c).toFixed(1)}`);
 }
 
 /** The corpus: ours (with the worker) built and queried, then the peers over the same sessions. */
@@ -486,7 +490,7 @@ async function corpusRows(ingestMsPerMChar: number): Promise<Measurement[]> {
     return titles.filter((title) => words.every((w) => title.includes(w))).length;
   });
   const mChars = chars / 1e6;
-  log(`search: ${SESSIONS} sessions, ${mChars.toFixed(1)} M chars: p95 ${mine.p95.toFixed(1)} ms (scan ${scanned.p95.toFixed(1)}, titles ${titled.p95.toFixed(2)}), after reload ${afterReload.toFixed(0)} ms`);
+  log(`search: ${SESSIONS} sessions, ${mChars.toFixed(1)} M chars: p95 ${mine.p95.toFixed(1)} ms (scan ${scanned.p95.toFixed(1)}, titles ${titled.p95.toFixed(2)}), after reload ${afterReload.wallMs.toFixed(0)} ms (CPU ${afterReload.cpuMs.toFixed(0)})`);
   const corpus = `${SESSIONS.toLocaleString('en')} sessions, ${mChars.toFixed(0)} M chars`;
   return [
     {
@@ -504,7 +508,7 @@ async function corpusRows(ingestMsPerMChar: number): Promise<Measurement[]> {
         ...Object.fromEntries(Object.entries(mine.perQuery).map(([q, v]) => [`${q} p95 ms`, v])),
       },
     },
-    { figure: '10', name: `search: first query after a reload`, value: afterReload, unit: 'ms', goal: 300, goalOn: 'value' },
+    { figure: '10', name: `search: first query after a reload`, value: afterReload.wallMs, unit: 'ms', goal: 300, goalOn: 'value', detail: { 'CPU ms': round(afterReload.cpuMs) } },
     {
       figure: '10',
       name: `search: longest extension host task indexing the ${SESSIONS.toLocaleString('en')} sessions`,

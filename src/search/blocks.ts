@@ -48,11 +48,13 @@ export interface Block {
   overlap: number;
 }
 
+/** How far a split looks for a space (a longer word, or text without spaces, is split inside). */
+const SPLIT_LOOK = 256;
+
 /** Where to end a piece of `text` that does not fit: after a space near `from + take` if one is close, never inside a surrogate pair. */
 function splitAt(text: string, from: number, take: number): number {
   const end = from + take;
-  const space = text.lastIndexOf(' ', end - 1);
-  if (space >= from && end - space <= 256 && space + 1 > from) return space + 1 - from;
+  for (let i = end - 1; i > from && i >= end - SPLIT_LOOK; i--) if (text.charCodeAt(i) === SPACE) return i + 1 - from;
   const code = text.charCodeAt(end - 1);
   return code >= 0xd800 && code <= 0xdbff ? take - 1 : take;
 }
@@ -61,9 +63,13 @@ function splitAt(text: string, from: number, take: number): number {
 function overlapStart(text: string, min: number, at: number): number {
   const start = Math.max(min, at - OVERLAP_CHARS);
   if (start === min) return start;
-  const space = text.indexOf(' ', start);
-  return space >= 0 && space < start + 64 && space + 1 < at ? space + 1 : start;
+  for (let i = start; i < start + 64 && i + 1 < at; i++) if (text.charCodeAt(i) === SPACE) return i + 1;
+  const code = text.charCodeAt(start);
+  // Never start inside a surrogate pair.
+  return code >= 0xdc00 && code <= 0xdfff ? start + 1 : start;
 }
+
+const SPACE = 32;
 
 /** Packs records, as they come, into blocks of about BLOCK_CHARS. */
 export class BlockPacker {

@@ -250,6 +250,22 @@ describe('Search Sessions: text split over blocks', () => {
     assert.equal(longResult.sessions[0].matches[0].text, long);
   });
 
+  test('text without spaces (Japanese) is split inside, and a word across the split is still found', async () => {
+    const dir = join(tempDir(scope, 'search-cjk-boundary-'), 'index');
+    const own = await SearchIndex.open(dir);
+    const kana = (chars: number) => 'あいうえおかきくけこ'.repeat(Math.ceil(chars / 10)).slice(0, chars);
+    const word = '天気予報';
+    const at = [1, 2, 3].map((d) => BLOCK_CHARS - d);
+    for (const start of at) {
+      await own.indexRecords({ agent: 'a', sessionId: `cjk${start}`, cwd: '/x', archived: false }, [
+        { where: 'agent', index: 2, text: `${kana(start)}${word}${kana(40_000)}` },
+      ]);
+    }
+    const result = await search(word, own);
+    assert.deepEqual(ids(result).sort(), at.map((start) => `cjk${start}`).sort());
+    for (const session of result.sessions) assert.equal(session.matches.length, 1, session.session.sessionId);
+  });
+
   test('a phrase does not run from the end of one entity into the next', async () => {
     const dir = join(tempDir(scope, 'search-records-'), 'index');
     const own = await SearchIndex.open(dir);

@@ -401,7 +401,7 @@ async function replayRows(): Promise<{ rows: Measurement[]; ingestMsPerMChar: nu
       goalOn: 'value',
     },
   ];
-  return { rows, ingestMsPerMChar: ingestMs / mChars };
+  return { rows, ingestMsPerMChar: ingestThreadMs / mChars };
 }
 
 /** The first query after a reload, in a child process: from opening the index to the first page. */
@@ -526,7 +526,7 @@ async function corpusRows(ingestMsPerMChar: number): Promise<Measurement[]> {
       floor: ingestMsPerMChar,
       goal: null,
       goalOn: 'value',
-      detail: { 'extension host thread CPU ms per M chars': round(build.threadMs / mChars), 'wall ms per M chars': round(build.wallMs / mChars), 'floor: our ingest of figure 1 per M chars': round(ingestMsPerMChar) },
+      detail: { 'extension host thread CPU ms per M chars': round(build.threadMs / mChars), 'wall ms per M chars': round(build.wallMs / mChars), 'floor: the extension host thread CPU of our ingest of figure 1, per M chars': round(ingestMsPerMChar) },
     },
     { figure: '10', name: `search: index on disk / text (UTF-8)`, value: bytes / utf8, unit: 'x', goal: 1, goalOn: 'value' },
     { figure: '10', name: `search: memory of the index`, value: heap, unit: 'MB', goal: 64, goalOn: 'value' },

@@ -3,6 +3,8 @@
 //   --only=1,3 | --only=ingest   some figures      --runs=N   runs per figure
 //   --json                       JSON on stdout    --scale=0.1 smaller inputs (not for the README)
 //   --readme                     after --only: update these figures in bench/README.md's table
+//   --help                       this list and the figures, nothing run (it used to run every
+//                                figure and rewrite the README); other options pass to the figures
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -177,6 +179,11 @@ function writeReadme(rows: Row[], command: string): void {
 
 async function main() {
   const a = args();
+  if (a.has('help')) {
+    const usage = readFileSync(join(ROOT, 'bench/run.ts'), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n');
+    process.stdout.write(`${usage}\nFigures: ${FIGURES.map((f) => `${f.id}/${f.name}`).join(', ')}\n`);
+    return;
+  }
   const only = a.get('only')?.split(',');
   const selected = only
     ? FIGURES.filter((f) => only.includes(f.id) || only.includes(f.name))

@@ -60,6 +60,15 @@ const builds = [
     external: ['vscode'],
   },
   {
+    // The search index's worker thread (src/search/encoder.ts starts it by this file's path).
+    ...common,
+    entryPoints: ['src/search/indexWorker.ts'],
+    outfile: 'dist/searchWorker.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node18',
+  },
+  {
     ...common,
     entryPoints: ['src/webview/main.ts'],
     outfile: 'dist/webview/transcript.js',
@@ -93,6 +102,8 @@ if (withTests) {
         ...files('test/interop', ['.test.ts']).filter((f) => !f.includes(join('test', 'interop', 'integration'))),
         ...files('test/agent', ['agent.ts', 'seed.ts']),
         ...files('bench', ['.bench.ts', 'run.ts']),
+        // The search index's worker, for the engine's tests and benchmark (out/src/search/indexWorker.mjs).
+        'src/search/indexWorker.ts',
       ],
     },
     // Integration tests run inside the extension host, which loads CommonJS.

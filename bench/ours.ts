@@ -17,7 +17,7 @@ export function createTimeline() {
 }
 
 /** Figure 1, ours: AcpClient.loadSession into the Timeline until the last update is applied. */
-export async function ourIngest(agentScript: string, file: string, sessionId: string, lines: number): Promise<number> {
+export async function ourIngest(agentScript: string, file: string, sessionId: string, lines: number, keep?: (timeline: Timeline) => void): Promise<number> {
   const client = await AcpClient.start(
     { name: 'bench-replay', command: process.execPath, args: [agentScript, '--file', file] },
     { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT },
@@ -34,6 +34,7 @@ export async function ourIngest(agentScript: string, file: string, sessionId: st
     await applied;
     const elapsed = performance.now() - t0;
     if (timeline.updateCount !== lines) throw new Error(`ours: applied ${timeline.updateCount} of ${lines} updates`);
+    keep?.(timeline);
     return elapsed;
   } finally {
     await client.dispose();

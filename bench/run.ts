@@ -3,6 +3,8 @@
 //   --only=1,3 | --only=ingest   some figures      --runs=N   runs per figure
 //   --json                       JSON on stdout    --scale=0.1 smaller inputs (not for the README)
 //   --readme                     after --only: update these figures in bench/README.md's table
+//   --help                       this list and the figures, nothing run (it used to run every
+//                                figure and rewrite the README); other options pass to the figures
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -32,6 +34,8 @@ const FIGURES: Figure[] = [
   { id: '8', name: 'e2e', script: 'e2e.bench.mjs', nodeArgs: ['--experimental-websocket'], args: ['--figure=8'], defaultRuns: 3 },
   // 200,000 chunks (and 2,000,000 with --huge: six minutes per run and ~0.9 GB RSS in the extension host).
   { id: '9', name: 'e2e-long', script: 'e2e.bench.mjs', nodeArgs: ['--experimental-websocket'], args: ['--figure=9'], defaultRuns: 1 },
+  // Search Sessions (issue 23): figure 1's replay indexed, and a corpus of 1,000 sessions (200 M characters) queried.
+  { id: '10', name: 'search', script: 'search.bench.mjs', nodeArgs: ['--expose-gc', '--max-old-space-size=4096'], args: ['--figure'], defaultRuns: 3 },
 ];
 
 export interface Row {
@@ -175,6 +179,11 @@ function writeReadme(rows: Row[], command: string): void {
 
 async function main() {
   const a = args();
+  if (a.has('help')) {
+    const usage = readFileSync(join(ROOT, 'bench/run.ts'), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n');
+    process.stdout.write(`${usage}\nFigures: ${FIGURES.map((f) => `${f.id}/${f.name}`).join(', ')}\n`);
+    return;
+  }
   const only = a.get('only')?.split(',');
   const selected = only
     ? FIGURES.filter((f) => only.includes(f.id) || only.includes(f.name))
@@ -237,7 +246,7 @@ async function main() {
     }
     const command = `npm run bench -- ${process.argv.slice(2).filter((x) => x !== '--readme' && x !== '--json').join(' ')}`.trim().replace(/ --$/, '');
     const ran = new Set(rows.map((r) => r.figure));
-    latest.rows = [...latest.rows.filter((r) => !ran.has(r.figure)), ...rows].sort((x, y) => x.figure.localeCompare(y.figure));
+    latest.rows = [...latest.rows.filter((r) => !ran.has(r.figure)), ...rows].sort((x, y) => x.figure.localeCompare(y.figure, 'en', { numeric: true }));
     for (const f of ran) latest.commands[f] = command;
     writeFileSync(kept, JSON.stringify(latest));
     if (full || a.has('readme')) {

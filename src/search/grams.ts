@@ -5,59 +5,61 @@
 // written without spaces is found by any two characters of it. A block's filter has about one bit
 // per character of its text and two probes per gram: a query of several grams passes a block that
 // lacks it rarely, and then only costs reading that block. Plain TS.
-import { CJK, charClasses, WORD } from './text';
+import { CJK, charClasses, foldTable, WORD } from './text';
 
 const SPACE = 32;
 
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+/** A gram's hash: its two Bloom probes are the low and the high half. */
+function hash(x: number, y: number): number {
+  let h = Math.imul(x, 0x9e3779b1) ^ Math.imul(y, 0x85ebca6b);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 12);
 }
 
 function trigram(a: number, b: number, c: number): number {
-  return mix(Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x7feb352d) ^ Math.imul(c, 0x846ca68b) ^ 0x3a8f05c5);
+  return hash((a << 16) | b, c);
 }
 
 function cjkGram(a: number, b: number): number {
-  return mix(Math.imul(a, 0x27d4eb2f) ^ Math.imul(b, 0x165667b1) ^ 0x5bd1e995);
+  return hash(a, (b << 16) | 0x5bd1);
 }
 
-/** Adds every gram of folded text `units` to the Bloom filter (two probes each). */
-export function addGrams(bloom: Uint8Array, units: Uint16Array): void {
+/** Adds every gram of `text`, folded as it is read, to the Bloom filter (two probes each). */
+export function addGrams(bloom: Uint8Array, text: string): void {
   const classes = charClasses();
+  const table = foldTable();
   const mask = bloom.length * 8 - 1;
-  const add = (hash: number) => {
-    const h1 = hash & mask;
-    const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
-    bloom[h1 >>> 3] |= 1 << (h1 & 7);
-    bloom[h2 >>> 3] |= 1 << (h2 & 7);
-  };
   let a = -1;
   let b = SPACE;
   let prev = -1;
-  for (let i = 0; i < units.length; i++) {
-    const c = units[i];
-    const cls = classes[c];
+  for (let i = 0, n = text.length; i <= n; i++) {
+    // One past the end reads as a separator: the last word's end gram.
+    const c = i < n ? table[text.charCodeAt(i)] : SPACE;
+    const cls = i < n ? classes[c] : 0;
     if (cls === WORD) {
-      if (a !== -1) add(trigram(a, b, c));
+      if (a !== -1) bloomSet(bloom, mask, trigram(a, b, c));
       a = b;
       b = c;
       prev = -1;
       continue;
     }
-    if (a !== -1) add(trigram(a, b, SPACE));
+    if (a !== -1) bloomSet(bloom, mask, trigram(a, b, SPACE));
     a = -1;
     b = SPACE;
     if (cls === CJK) {
-      add(cjkGram(c, 0));
-      if (prev !== -1) add(cjkGram(prev, c));
+      bloomSet(bloom, mask, cjkGram(c, 0));
+      if (prev !== -1) bloomSet(bloom, mask, cjkGram(prev, c));
       prev = c;
     } else prev = -1;
   }
-  if (a !== -1) add(trigram(a, b, SPACE));
+}
+
+function bloomSet(bloom: Uint8Array, mask: number, h: number): void {
+  const h1 = h & mask;
+  const h2 = ((h >>> 16) | (h << 16)) & mask;
+  bloom[h1 >>> 3] |= 1 << (h1 & 7);
+  bloom[h2 >>> 3] |= 1 << (h2 & 7);
 }
 
 /**
@@ -104,21 +106,12 @@ export function bloomBytes(chars: number): number {
   return bytes;
 }
 
-/** Adds a gram to the filter (two probes). */
-export function bloomAdd(bloom: Uint8Array, hash: number): void {
-  const mask = bloom.length * 8 - 1;
-  const h1 = hash & mask;
-  const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
-  bloom[h1 >>> 3] |= 1 << (h1 & 7);
-  bloom[h2 >>> 3] |= 1 << (h2 & 7);
-}
-
 /** Whether the filter may hold every one of `hashes` (false: certainly not). */
 export function bloomHasAll(bloom: Uint8Array, hashes: readonly number[]): boolean {
   const mask = bloom.length * 8 - 1;
-  for (const hash of hashes) {
-    const h1 = hash & mask;
-    const h2 = (Math.imul(hash, 0x27d4eb2d) ^ (hash >>> 15)) & mask;
+  for (const h of hashes) {
+    const h1 = h & mask;
+    const h2 = ((h >>> 16) | (h << 16)) & mask;
     if (!(bloom[h1 >>> 3] & (1 << (h1 & 7))) || !(bloom[h2 >>> 3] & (1 << (h2 & 7)))) return false;
   }
   return true;

@@ -1,8 +1,9 @@
 // A search query: words in any order, "exact phrases", prefixes (refact*), and filters written
 // into the query (agent:, is:archived / is:active, folder:, in:, newer: / older:). Each term
-// becomes the grams a block must hold and a regular expression over folded text. Plain TS.
+// becomes the grams a block must hold and a regular expression over the text as written (each
+// letter a class of every character that folds to it). Plain TS.
 import { termGrams } from './grams';
-import { CJK, charClasses, fold, WORD } from './text';
+import { CJK, charClasses, fold, unitsFoldingTo, WORD } from './text';
 
 /** Where in a session text was said. */
 export type Where = 'you' | 'agent' | 'thoughts' | 'tools' | 'compactions';
@@ -31,7 +32,7 @@ export interface Term {
   prefix: boolean;
   /** The grams a block must hold to contain it (empty: any block may). */
   grams: number[];
-  /** Matches the folded term in folded text, at word boundaries where the term starts or ends a word. */
+  /** Matches the term in text as written (folded alike), at word boundaries where the term starts or ends a word. */
   pattern: RegExp;
 }
 
@@ -121,7 +122,17 @@ function termPattern(folded: string, prefix: boolean): RegExp {
   const classes = charClasses();
   const first = classes[folded.charCodeAt(0)];
   const last = classes[folded.charCodeAt(folded.length - 1)];
-  const body = folded.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+  let body = '';
+  for (const ch of folded) {
+    if (ch === ' ') body += '\\s+';
+    else if (ch.length > 1) body += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else {
+      // Folding keeps the length: this unit stands for every unit that folds to it.
+      const units = unitsFoldingTo(ch.charCodeAt(0));
+      const escaped = units.map((u) => `\\u${u.toString(16).padStart(4, '0')}`);
+      body += units.length === 1 ? escaped[0] : units.length === 0 ? '(?!)' : `[${escaped.join('')}]`;
+    }
+  }
   // A word's edge is a boundary against letters and digits of other scripts than CJK (which is
   // written without spaces: "OAuthの設定" holds the word "oauth"); punctuation needs none.
   const letter = `(?!${CJK_CLASS})[\\p{L}\\p{N}\\p{M}_]`;

@@ -1,25 +1,26 @@
 // The search index: a cache of the text of replays the extension received, kept in a folder of
 // the extension's storage, rebuildable, never the truth. Per session one file: the Bloom filters
-// of its blocks (about 64 K characters of text each), then the blocks, deflated. A manifest
+// of its blocks (about BLOCK_CHARS characters of text each; see blocks.ts), then the blocks. A manifest
 // (`index.json`, with the format's version) lists each session's metadata and where its blocks
 // are. A query keeps the filters in memory (about one bit per character indexed), picks the blocks
 // that may hold every gram of a term, and reads, inflates and matches only those, newest session
 // first, until a page is full. Plain Node (no `vscode`).
 import { closeSync, openSync, readSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { searchText } from '../transcript/find';
 import type { Entity } from '../transcript/model';
-import { addGrams, bloomBytes, bloomHasAll } from './grams';
+import { decodeBlock, WHERE_CODE, type EncodedBlock, type IndexRecord, type RecordRow } from './blocks';
+import { EncoderWorker, InlineEncoder, type SessionEncoder } from './encoder';
+import { bloomHasAll } from './grams';
 import type { ParsedQuery, SearchFilters, Term, Where } from './query';
-import { fold, foldTable } from './text';
+import { fold } from './text';
+
+export { BLOCK_CHARS, type IndexRecord } from './blocks';
 
 /** Bumped whenever the files' layout or the grams change: an index of another version is rebuilt. */
-export const FORMAT_VERSION = 2;
-/** Characters of text per block. */
-export const BLOCK_CHARS = 32 * 1024;
+export const FORMAT_VERSION = 4;
 const MANIFEST = 'index.json';
 
 export interface SessionMeta {
@@ -37,13 +38,6 @@ export interface IndexedSession extends SessionMeta {
   indexedAt: string;
   /** Characters of text indexed. */
   chars: number;
-}
-
-/** One entity's text, and where it was said. `index` is the entity's place in the timeline. */
-export interface IndexRecord {
-  where: Where;
-  index: number;
-  text: string;
 }
 
 interface BlockRef {
@@ -111,13 +105,13 @@ const WHERE_OF: Partial<Record<Entity['kind'], Where>> = {
   tool_call: 'tools',
   compaction: 'compactions',
 };
-const WHERE_CODE: Where[] = ['you', 'agent', 'thoughts', 'tools', 'compactions'];
 
 /** The searchable text of a timeline's entities (what the transcript's find searches). */
-export function recordsOf(entities: readonly Entity[]): IndexRecord[] {
+export function recordsOf(entities: readonly Entity[], first = 0): IndexRecord[] {
   const records: IndexRecord[] = [];
-  for (let index = 0; index < entities.length; index++) {
-    const entity = entities[index];
+  for (let i = 0; i < entities.length; i++) {
+    const entity = entities[i];
+    const index = first + i;
     const where = WHERE_OF[entity.kind];
     if (!where) continue;
     // Only the summary of a compaction (its status is not text anybody said).
@@ -135,7 +129,22 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface SearchIndexOptions {
   log?: { warn(message: string): void; info(message: string): void };
+  /** The worker's script (dist/searchWorker.js): blocks are encoded there, off the caller's thread. Without it, or if it fails, on this thread in slices. */
+  worker?: string;
 }
+
+/** A session's text, handed over in batches as it comes (a replay's entities, in timeline order). */
+export interface SessionWriter {
+  /** Adds records; resolves once they are handed over (awaiting it bounds what waits in memory). */
+  add(records: readonly IndexRecord[]): Promise<void>;
+  /** The text is complete: resolves once it is indexed, replacing what the session had. */
+  end(): Promise<void>;
+  /** Drops what was added; the session's indexed text stays as it was. */
+  abort(): void;
+}
+
+/** Entities turned into records per batch: each batch is one task on the caller's thread. */
+const ENTITY_BATCH = 256;
 
 export class SearchIndex {
   private readonly entries = new Map<string, Entry>();
@@ -148,8 +157,11 @@ export class SearchIndex {
   private manifestTimer: ReturnType<typeof setTimeout> | undefined;
   private manifestWrite: Promise<void> = Promise.resolve();
   private generation = 0;
+  private readonly worker: EncoderWorker | undefined;
 
-  private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {}
+  private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {
+    if (options.worker) this.worker = new EncoderWorker(options.worker, options.log);
+  }
 
   /** Opens (or creates) the index in `dir`; an index of another format version is removed first. */
   static async open(dir: string, options: SearchIndexOptions = {}): Promise<SearchIndex> {
@@ -196,46 +208,63 @@ export class SearchIndex {
     return { sessions: this.entries.size, chars, bytes };
   }
 
-  /** Indexes a replayed timeline's text for the session (replacing what was there). */
-  indexEntities(meta: SessionMeta, entities: readonly Entity[]): Promise<void> {
-    return this.indexRecords(meta, recordsOf(entities));
+  /** Indexes a replayed timeline's text for the session (replacing what was there), a batch of entities per task. */
+  async indexEntities(meta: SessionMeta, entities: readonly Entity[]): Promise<void> {
+    const writer = this.begin(meta);
+    try {
+      for (let at = 0; at < entities.length; at += ENTITY_BATCH) {
+        await writer.add(recordsOf(entities.slice(at, at + ENTITY_BATCH), at));
+        await yieldNow();
+      }
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    await writer.end();
   }
 
-  /** Indexes `records` as the session's whole text, in slices that yield to the event loop. */
-  indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
+  /** Indexes `records` as the session's whole text. */
+  async indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
+    const writer = this.begin(meta);
+    await writer.add(records);
+    await writer.end();
+  }
+
+  /** Starts indexing a session's text, fed in batches; nothing changes for the session until `end`. */
+  begin(meta: SessionMeta): SessionWriter {
     const key = keyOf(meta.agent, meta.sessionId);
     const generation = this.generation;
-    const run = (this.writing.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.write(key, meta, records, generation));
-    this.writing.set(key, run);
-    void run.finally(() => {
-      if (this.writing.get(key) === run) this.writing.delete(key);
-    }).catch(() => undefined);
-    return run;
+    const encoder: SessionEncoder = this.worker ? this.worker.encoder() : new InlineEncoder();
+    let fed = Promise.resolve();
+    let closed = false;
+    return {
+      add: (records) => {
+        if (closed) return Promise.reject(new Error('the session was ended or aborted'));
+        fed = fed.then(() => encoder.add(records));
+        return fed;
+      },
+      abort: () => {
+        closed = true;
+        encoder.abort();
+      },
+      end: () => {
+        if (closed) return Promise.reject(new Error('the session was ended or aborted'));
+        closed = true;
+        const encoded = fed.then(() => encoder.end());
+        const run = (this.writing.get(key) ?? Promise.resolve()).catch(() => undefined).then(async () => this.write(key, meta, await encoded, generation));
+        this.writing.set(key, run);
+        void run.finally(() => {
+          if (this.writing.get(key) === run) this.writing.delete(key);
+        }).catch(() => undefined);
+        return run;
+      },
+    };
   }
 
-  private async write(key: string, meta: SessionMeta, records: readonly IndexRecord[], generation: number): Promise<void> {
-    const blooms: Uint8Array[] = [];
-    const datas: Buffer[] = [];
-    let chars = 0;
-    const table = foldTable();
-    for (const block of blocksOf(records)) {
-      const { text } = block;
-      // The text as UTF-16 units (read back without decoding) and folded for the grams.
-      const units = new Uint16Array(text.length);
-      const folded = new Uint16Array(text.length);
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        units[i] = c;
-        folded[i] = table[c];
-      }
-      const bloom = new Uint8Array(bloomBytes(text.length));
-      addGrams(bloom, folded);
-      blooms.push(bloom);
-      chars += text.length;
-      // Level 1: a third of the cost of the default for a few percent more bytes (bench/README.md).
-      datas.push(deflateRawSync(encodeBlock(block.records, units), { level: 1 }));
-      await yieldNow();
-    }
+  private async write(key: string, meta: SessionMeta, blocks: readonly EncodedBlock[], generation: number): Promise<void> {
+    const blooms = blocks.map((b) => b.bloom);
+    const datas = blocks.map((b) => b.data);
+    const chars = blocks.reduce((n, b) => n + b.chars, 0);
     if (generation !== this.generation) return;
     const refs: BlockRef[] = [];
     let offset = 0;
@@ -319,9 +348,10 @@ export class SearchIndex {
     await this.manifestWrite;
   }
 
-  dispose(): Promise<void> {
+  async dispose(): Promise<void> {
     this.listeners.clear();
-    return this.flush();
+    await this.flush();
+    await this.worker?.dispose();
   }
 
   /** The sessions matching `query`, newest first, up to `limit`, each with its first matches. */
@@ -374,15 +404,17 @@ export class SearchIndex {
         const ref = entry.blocks[b];
         const buffer = Buffer.allocUnsafe(ref.len);
         readSync(fd, buffer, 0, ref.len, ref.off);
-        const { records, text, folded } = decodeBlock(inflateRawSync(buffer));
-        const hits: { at: number; end: number; record: [number, number, number, number] }[] = [];
+        const { records, overlap, text } = decodeBlock(buffer);
+        const hits: { at: number; end: number; record: RecordRow }[] = [];
         query.terms.forEach((term, t) => {
           term.pattern.lastIndex = 0;
-          for (let m = term.pattern.exec(folded); m; m = term.pattern.exec(folded)) {
+          for (let m = term.pattern.exec(text); m; m = term.pattern.exec(text)) {
             if (m[0].length === 0) {
               term.pattern.lastIndex++;
               continue;
             }
+            // Wholly inside the repeat of the block before: found there.
+            if (m.index + m[0].length <= overlap) continue;
             const record = recordAt(records, m.index);
             if (!record || (where && !where.has(WHERE_CODE[record[0]]))) continue;
             seen[t] = true;
@@ -425,22 +457,32 @@ export class SearchIndex {
     return { session: publicEntry(entry), matches, more };
   }
 
+  /**
+   * Reads every session's filters. Synchronous reads from the page cache, a few milliseconds of
+   * them per task: three awaited thread-pool round trips per file (open, read, close) made this
+   * wait on a loaded machine's scheduler 3,000 times for 1,000 sessions.
+   */
   private async loadBlooms(): Promise<void> {
+    let sliceStart = performance.now();
     for (const [key, entry] of this.entries) {
       if (this.blooms.has(key) || entry.blocks.length === 0) continue;
       const total = entry.blocks.reduce((n, b) => n + b.bloomLen, 0);
       try {
-        const handle = await open(join(this.dir, entry.file), 'r');
+        const fd = openSync(join(this.dir, entry.file), 'r');
         try {
           const buffer = new Uint8Array(total);
-          await handle.read(buffer, 0, total, 0);
+          if (readSync(fd, buffer, 0, total, 0) < total) throw new Error('the file is shorter than its filters');
           this.blooms.set(key, entry.blocks.map((b) => buffer.subarray(b.bloomOff, b.bloomOff + b.bloomLen)));
         } finally {
-          await handle.close();
+          closeSync(fd);
         }
       } catch (error) {
         this.options.log?.warn(`Search index: cannot read ${entry.file} (${(error as Error).message}); its session will be indexed again.`);
         this.entries.delete(key);
+      }
+      if (performance.now() - sliceStart > 8) {
+        await yieldNow();
+        sliceStart = performance.now();
       }
     }
   }
@@ -514,7 +556,7 @@ function candidateBlocks(blooms: readonly Uint8Array[], terms: readonly Term[]):
   return [...wanted].sort((a, b) => a - b);
 }
 
-function recordAt(records: readonly [number, number, number, number][], at: number): [number, number, number, number] | undefined {
+function recordAt(records: readonly RecordRow[], at: number): RecordRow | undefined {
   let lo = 0;
   let hi = records.length - 1;
   while (lo < hi) {
@@ -535,65 +577,4 @@ function lineAround(text: string, at: number, end: number, min: number, max: num
   const newlineAfter = text.indexOf('\n', end);
   if (newlineAfter >= 0 && newlineAfter < stop) stop = newlineAfter;
   return [start, Math.max(stop, end)];
-}
-
-type RecordRow = [number, number, number, number];
-
-/** A block as stored (before deflate): u32 length of the record table's JSON, the JSON, padding to even, the text as UTF-16LE. */
-function encodeBlock(records: RecordRow[], units: Uint16Array): Buffer {
-  const header = Buffer.from(JSON.stringify(records), 'utf8');
-  const pad = (4 + header.length) % 2;
-  const out = Buffer.allocUnsafe(4 + header.length + pad + units.byteLength);
-  out.writeUInt32LE(header.length, 0);
-  header.copy(out, 4);
-  if (pad) out[4 + header.length] = 0;
-  Buffer.from(units.buffer, units.byteOffset, units.byteLength).copy(out, 4 + header.length + pad);
-  return out;
-}
-
-function decodeBlock(plain: Buffer): { records: RecordRow[]; text: string; folded: string } {
-  const headerLength = plain.readUInt32LE(0);
-  const records = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as RecordRow[];
-  const start = 4 + headerLength + ((4 + headerLength) % 2);
-  const text = plain.toString('utf16le', start);
-  // Folded in place, in a copy: the table maps each unit to one unit.
-  const units = new Uint16Array(plain.buffer.slice(plain.byteOffset + start, plain.byteOffset + plain.length));
-  const table = foldTable();
-  for (let i = 0; i < units.length; i++) units[i] = table[units[i]];
-  return { records, text, folded: Buffer.from(units.buffer).toString('utf16le') };
-}
-
-interface Block {
-  text: string;
-  /** [where, entity index, start, end) per record piece. */
-  records: [number, number, number, number][];
-}
-
-/** Records packed into blocks of about BLOCK_CHARS; a longer record is split over blocks. */
-function* blocksOf(records: readonly IndexRecord[]): Generator<Block> {
-  let parts: string[] = [];
-  let length = 0;
-  let table: [number, number, number, number][] = [];
-  for (const record of records) {
-    const code = WHERE_CODE.indexOf(record.where);
-    let from = 0;
-    while (from < record.text.length) {
-      const room = BLOCK_CHARS - length;
-      let take = Math.min(room, record.text.length - from);
-      // Never split a surrogate pair.
-      if (take < record.text.length - from && /[\uD800-\uDBFF]/.test(record.text[from + take - 1] ?? '')) take--;
-      const piece = record.text.slice(from, from + take);
-      table.push([code, record.index, length, length + piece.length]);
-      parts.push(piece, '\n');
-      length += piece.length + 1;
-      from += take;
-      if (length >= BLOCK_CHARS) {
-        yield { text: parts.join(''), records: table };
-        parts = [];
-        length = 0;
-        table = [];
-      }
-    }
-  }
-  if (length > 0) yield { text: parts.join(''), records: table };
 }

@@ -26,10 +26,25 @@ export function foldTable(): Uint16Array {
   return table;
 }
 
-/** Folds UTF-16 units `src` into `dst` (same length). */
-export function foldUnits(src: Uint16Array, dst: Uint16Array): void {
-  const table = foldTable();
-  for (let i = 0; i < src.length; i++) dst[i] = table[src[i]];
+let unfolds_: Map<number, number[]> | undefined;
+
+/**
+ * Every UTF-16 unit that folds to `unit` ("e" -> e, E, é, É, è, ...), so a search matches the
+ * text as written without folding it first.
+ */
+export function unitsFoldingTo(unit: number): readonly number[] {
+  if (!unfolds_) {
+    const table = foldTable();
+    unfolds_ = new Map();
+    for (let code = 0; code < 65536; code++) {
+      const to = table[code];
+      if (to === code) continue;
+      const list = unfolds_.get(to);
+      if (list) list.push(code);
+      else unfolds_.set(to, table[to] === to ? [to, code] : [code]);
+    }
+  }
+  return unfolds_.get(unit) ?? (foldTable()[unit] === unit ? [unit] : []);
 }
 
 /**

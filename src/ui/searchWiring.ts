@@ -43,7 +43,8 @@ export function activateSearch(
   const background = () => config().get<boolean>('backgroundIndexing') !== false;
   view.update({ backgroundIndexing: background() });
   const dir = vscode.Uri.joinPath(context.globalStorageUri, 'search-index').fsPath;
-  const ready = SearchIndex.open(dir, { log }).then((index) => {
+  const worker = vscode.Uri.joinPath(context.extensionUri, 'dist', 'searchWorker.js').fsPath;
+  const ready = SearchIndex.open(dir, { log, worker }).then((index) => {
     const indexer = new SearchIndexer({ index, agents, model, log, isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined });
     return { index, indexer };
   });

@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { before, after, describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import { parseQuery } from '../../src/search/query';
-import { FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
+import { BLOCK_CHARS, FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
 import { fold } from '../../src/search/text';
 import { Timeline } from '../../src/transcript/timeline';
 import { SEARCH_NEEDLES, seedSearch } from '../agent/searchSeed';
@@ -16,12 +17,16 @@ import type { StoredSession } from '../agent/store';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
 
 const COUNT = 200;
+/** The index's worker as built for the tests (the extension's is dist/searchWorker.js). */
+const WORKER = fileURLToPath(new URL('../../src/search/indexWorker.mjs', import.meta.url));
 let store: string;
 let indexDir: string;
 let sessions: StoredSession[];
 let client: AcpClient;
 let index: SearchIndex;
 const cleanups: (() => void | Promise<void>)[] = [];
+const warnings: string[] = [];
+const indexLog = { warn: (m: string) => warnings.push(m), info: () => undefined };
 const scope = { after: (fn: () => void) => cleanups.push(fn) };
 
 async function replayInto(target: SearchIndex, session: StoredSession): Promise<void> {
@@ -39,12 +44,14 @@ before(async () => {
   const folders = [tempDir(scope, 'search-a-'), tempDir(scope, 'search-b-')];
   sessions = await seedSearch(store, folders, COUNT, Date.UTC(2026, 11, 1));
   client = await AcpClient.start(referenceAgent(store), { clientInfo: CLIENT_INFO, log: new CapturingLog() });
-  index = await SearchIndex.open(indexDir);
+  // Encoded in the worker; the other indexes below encode on this thread.
+  index = await SearchIndex.open(indexDir, { worker: WORKER, log: indexLog });
   for (const session of sessions) await replayInto(index, session);
   await index.flush();
 });
 
 after(async () => {
+  await index?.dispose();
   await client?.dispose();
   for (const c of cleanups.reverse()) await c();
 });
@@ -186,5 +193,87 @@ describe('Search Sessions: the index', () => {
     assert.deepEqual(ids(result), ['long']);
     assert.equal(result.sessions[0].matches[0].index, 7);
     assert.equal(result.sessions[0].matches[0].where, 'compactions');
+  });
+});
+
+describe('Search Sessions: where the index is encoded', () => {
+  test('the replays were encoded in the worker (no fallback), and read back alike on this thread', async () => {
+    assert.deepEqual(warnings, []);
+    const reopened = await SearchIndex.open(indexDir);
+    assert.deepEqual(ids(await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, reopened)), [SEARCH_NEEDLES.compactionSession]);
+  });
+
+  test('a worker that cannot start: sessions are indexed on this thread, and the log says why', async () => {
+    const dir = join(tempDir(scope, 'search-no-worker-'), 'index');
+    const own: string[] = [];
+    const fallback = await SearchIndex.open(dir, { worker: join(dir, 'missing-worker.mjs'), log: { warn: (m) => own.push(m), info: () => undefined } });
+    await replayInto(fallback, sessions.find((s) => s.sessionId === SEARCH_NEEDLES.cjkSession)!);
+    assert.deepEqual(ids(await search(SEARCH_NEEDLES.cjkQuery, fallback)), [SEARCH_NEEDLES.cjkSession]);
+    assert.equal(own.length, 1);
+    assert.match(own[0], /worker stopped/);
+    await fallback.dispose();
+  });
+});
+
+describe('Search Sessions: text split over blocks', () => {
+  const phrase = 'quokka ledger migration';
+  const filler = (chars: number) => 'lorem ipsum dolor sit amet '.repeat(Math.ceil(chars / 27)).slice(0, chars);
+
+  test('a phrase that spans the boundary between two blocks is found, once, in its entity', async () => {
+    const dir = join(tempDir(scope, 'search-boundary-'), 'index');
+    const own = await SearchIndex.open(dir);
+    // One session per position: the phrase starts 1 to 22 characters before the block's end (so
+    // some of its words are on each side of BLOCK_CHARS), or 600 before it.
+    const at = [...Array.from({ length: phrase.length - 1 }, (_, i) => BLOCK_CHARS - 1 - i), BLOCK_CHARS - 600];
+    for (const start of at) {
+      await own.indexRecords({ agent: 'a', sessionId: `at${start}`, cwd: '/x', archived: false }, [
+        { where: 'tools', index: 3, text: `${filler(start - 1)} ${phrase} ${filler(40_000)}` },
+      ]);
+    }
+    // A phrase of 60 words, from 300 characters before the block's end.
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    await own.indexRecords({ agent: 'a', sessionId: 'long', cwd: '/x', archived: false }, [
+      { where: 'agent', index: 5, text: `${filler(BLOCK_CHARS - 301)} ${long} ${filler(40_000)}` },
+    ]);
+    const result = await search(`"${phrase}"`, own);
+    assert.deepEqual(ids(result).sort(), at.map((start) => `at${start}`).sort());
+    for (const session of result.sessions) {
+      assert.equal(session.matches.length, 1, `${session.session.sessionId}: one match, not one per block`);
+      const [match] = session.matches;
+      assert.equal(match.index, 3);
+      assert.equal(match.where, 'tools');
+      assert.equal(match.text, phrase);
+      assert.equal(match.line.slice(...match.highlights[0]), phrase);
+    }
+    const longResult = await search(`"${long}"`, own);
+    assert.deepEqual(ids(longResult), ['long']);
+    assert.equal(longResult.sessions[0].matches[0].text, long);
+  });
+
+  test('text without spaces (Japanese) is split inside, and a word across the split is still found', async () => {
+    const dir = join(tempDir(scope, 'search-cjk-boundary-'), 'index');
+    const own = await SearchIndex.open(dir);
+    const kana = (chars: number) => 'あいうえおかきくけこ'.repeat(Math.ceil(chars / 10)).slice(0, chars);
+    const word = '天気予報';
+    const at = [1, 2, 3].map((d) => BLOCK_CHARS - d);
+    for (const start of at) {
+      await own.indexRecords({ agent: 'a', sessionId: `cjk${start}`, cwd: '/x', archived: false }, [
+        { where: 'agent', index: 2, text: `${kana(start)}${word}${kana(40_000)}` },
+      ]);
+    }
+    const result = await search(word, own);
+    assert.deepEqual(ids(result).sort(), at.map((start) => `cjk${start}`).sort());
+    for (const session of result.sessions) assert.equal(session.matches.length, 1, session.session.sessionId);
+  });
+
+  test('a phrase does not run from the end of one entity into the next', async () => {
+    const dir = join(tempDir(scope, 'search-records-'), 'index');
+    const own = await SearchIndex.open(dir);
+    await own.indexRecords({ agent: 'a', sessionId: 's1', cwd: '/x', archived: false }, [
+      { where: 'you', index: 0, text: 'the ledger' },
+      { where: 'agent', index: 1, text: 'quokka said so' },
+    ]);
+    assert.deepEqual(ids(await search('"ledger quokka"', own)), []);
+    assert.deepEqual(ids(await search('ledger quokka', own)), ['s1']);
   });
 });

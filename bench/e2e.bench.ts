@@ -427,6 +427,12 @@ async function main() {
           'bytes per character': +(Math.max(0, r.hostHeapMb - floor.hostHeapMb) * 1048576 / c.chars).toFixed(2), 'external growth MB': +r.hostExternalMb.toFixed(1), 'RSS growth MB': +r.hostRssMb.toFixed(0),
         },
       },
+      // Issue 25: what the host holds for one session beyond what opening any transcript costs
+      // (the floor session's growth), whatever its size: the rest is in the transcript's file.
+      {
+        figure, name: `e2e ${size}: extension host heap beyond the floor`, value: Math.max(0, r.hostHeapMb - floor.hostHeapMb), unit: 'MB', goal: 64, goalOn: 'value',
+        detail: { 'heap growth MB': +r.hostHeapMb.toFixed(1), 'floor session MB': +floor.hostHeapMb.toFixed(1), 'text MB (UTF-8)': +(c.textBytes / 1048576).toFixed(1), 'RSS growth MB': +r.hostRssMb.toFixed(0) },
+      },
       // The webview shares the workbench's renderer here: its heap's growth during the open is
       // the webview's and the workbench's for showing it (an upper bound of the webview's own).
       {

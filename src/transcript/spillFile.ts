@@ -17,6 +17,7 @@ export class SpillFile {
   private fd: number | undefined;
   /** Bytes on disk; `pending` follow them. */
   private written = 0;
+  /** Appended since the last write: written a megabyte at a time, not a row at a time. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** The last range read, with what followed it. */
@@ -63,9 +64,9 @@ export class SpillFile {
   }
 
   /** Appends `data`; returns where it starts. */
-  append(data: Buffer): number {
+  append(data: Uint8Array): number {
     const offset = this.size;
-    this.pending.push(data);
+    this.pending.push(data as Buffer);
     this.pendingBytes += data.length;
     if (this.pendingBytes >= WRITE_BYTES) this.flush();
     return offset;

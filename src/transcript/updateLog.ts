@@ -1,12 +1,13 @@
 // The `session/update` payloads a transcript received, in order, for an export that writes them
-// as they came (Export Sessions…). With a spill file they are written there as NDJSON, a batch at
-// a time, and read back in order; without one they stay in an array. Plain Node, no `vscode`.
+// as they came (Export Sessions…). With a spill file they are written there a batch at a time
+// (V8's serialization of the batch after its length: strings copied as they are, a third of the
+// cost of JSON and UTF-8 per update), and read back in order; without one they stay in an array.
+// Plain Node, no `vscode`.
+import { deserialize, serialize } from 'node:v8';
 import type { SpillFile } from './spillFile';
 
 /** Updates wait in memory until this many are written at once. */
 const BATCH = 1024;
-/** A read takes this much of the file at a time. */
-const READ_BYTES = 1 << 20;
 
 export class UpdateLog<T> implements Iterable<T> {
   private readonly memory: T[] = [];
@@ -40,20 +41,15 @@ export class UpdateLog<T> implements Iterable<T> {
     const file = this.file;
     const end = file.size;
     let yielded = 0;
-    // Lines are cut from raw bytes, so a character split between two reads is joined first.
-    let carry: Buffer = Buffer.alloc(0);
     for (let offset = 0; offset < end && yielded < count; ) {
-      const length = Math.min(READ_BYTES, end - offset);
-      const bytes = file.read(offset, length);
-      offset += length;
-      const data = carry.length ? Buffer.concat([carry, bytes]) : bytes;
-      let start = 0;
-      for (let newline = data.indexOf(0x0a); newline >= 0 && yielded < count; newline = data.indexOf(0x0a, start)) {
+      const length = file.read(offset, 4).readUInt32LE(0);
+      const batch = deserialize(file.read(offset + 4, length)) as T[];
+      offset += 4 + length;
+      for (const update of batch) {
+        if (yielded >= count) return;
         yielded++;
-        yield JSON.parse(data.toString('utf8', start, newline)) as T;
-        start = newline + 1;
+        yield update;
       }
-      carry = data.subarray(start);
     }
   }
 
@@ -65,9 +61,11 @@ export class UpdateLog<T> implements Iterable<T> {
 
   private write(): void {
     if (!this.file || this.pending.length === 0 || this.file.disposed) return;
-    let text = '';
-    for (const update of this.pending) text += JSON.stringify(update) + '\n';
+    const data = serialize(this.pending);
     this.pending = [];
-    this.file.append(Buffer.from(text, 'utf8'));
+    const head = Buffer.allocUnsafe(4);
+    head.writeUInt32LE(data.length, 0);
+    this.file.append(head);
+    this.file.append(data);
   }
 }

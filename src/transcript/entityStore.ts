@@ -8,32 +8,10 @@
 // Per row the heap keeps its key, kind and place in the file: 17 bytes.
 import { deserialize, serialize } from 'node:v8';
 import type { Entity, EntityKind } from './model';
+import type { EntityRows } from './rows';
 import type { SpillFile } from './spillFile';
 
-/**
- * A transcript's rows, read by index: an array of entities is one. A store also reads a row
- * without caching it (`peek`, for scans) and tells a row's kind and key without reading it.
- */
-export interface EntityRows {
-  readonly length: number;
-  at(index: number): Entity | undefined;
-  peek?(index: number): Entity | undefined;
-  kindAt?(index: number): EntityKind;
-  keyAt?(index: number): string;
-}
-
-/** Row `index` for a scan: read without displacing the cache. */
-export function peekRow(rows: EntityRows, index: number): Entity | undefined {
-  return rows.peek ? rows.peek(index) : rows.at(index);
-}
-
-export function kindOfRow(rows: EntityRows, index: number): EntityKind | undefined {
-  return rows.kindAt ? (index >= 0 && index < rows.length ? rows.kindAt(index) : undefined) : rows.at(index)?.kind;
-}
-
-export function keyOfRow(rows: EntityRows, index: number): string | undefined {
-  return rows.keyAt ? (index >= 0 && index < rows.length ? rows.keyAt(index) : undefined) : rows.at(index)?.key;
-}
+export type { EntityRows };
 
 /** Every entity of `batches`, in one array (for a reader that takes the whole session at once). */
 export async function entitiesOf(batches: AsyncIterable<readonly Entity[]>): Promise<Entity[]> {
@@ -209,10 +187,12 @@ export class EntityStore implements EntityRows {
     }
   }
 
-  /** Forgets the entities and removes the file. */
+  /** Forgets the entities (no rows from now on: a reader finds none rather than a closed file) and removes the file. */
   dispose(): void {
     this.held.clear();
     this.heldChars = 0;
+    this.count = 0;
+    this.lastUsed = -1;
     this.file?.dispose();
   }
 

@@ -1,7 +1,7 @@
 // "Export as Markdown": the host's timeline (not the DOM) written as one Markdown document,
 // compaction summaries included. Message bodies (and a plan's own Markdown) are the agent's
 // Markdown and stay Markdown; every other field is plain text, escaped so nothing in it is live.
-import { peekRow, type EntityRows } from './entityStore';
+import { peekRow, type EntityRows } from './rows';
 import { describePart, partsText, type Entity, type Part, type SessionState } from './model';
 
 export interface ExportHeader {

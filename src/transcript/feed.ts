@@ -5,7 +5,7 @@
 // their height, the margin bounded in characters. Then, one `update` per FLUSH_MS (LOADING_FLUSH_MS
 // while replaying): the row count, the header, and the changes to the rows it holds. Kept apart
 // from the panel (no `vscode`) so the benchmarks post exactly what the panel posts.
-import { keyOfRow, type EntityRows } from './entityStore';
+import { keyOfRow, type EntityRows } from './rows';
 import type { Entity } from './model';
 import { PatchCollector } from './patches';
 import { MARGIN_SCREENS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader, type Viewport } from './protocol';

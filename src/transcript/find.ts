@@ -1,7 +1,7 @@
 // Find in a transcript: matched in the host's timeline, so rows the webview does not hold are
 // found too. A search runs in slices that yield, answering as soon as the match to show is
 // known and again with the final count. Plain TS (no `vscode`).
-import { keyOfRow, peekRow, type EntityRows } from './entityStore';
+import { keyOfRow, peekRow, type EntityRows } from './rows';
 import { describePart, type Entity, type Part } from './model';
 import type { HostToWebview } from './protocol';
 

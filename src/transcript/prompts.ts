@@ -2,7 +2,7 @@
 // each was sent where that is known. ACP's replay carries no times, so a time is the agent's own
 // (`_meta.timestamp` or `_meta.createdAt` on the update, when it sends one) or, for a prompt that
 // arrived live after the replay, when it arrived. Nothing is estimated. Pure, no `vscode`.
-import { keyOfRow, kindOfRow, type EntityRows } from './entityStore';
+import { keyOfRow, kindOfRow, type EntityRows } from './rows';
 import { partsText } from './model';
 
 export interface PromptEntry {

@@ -556,10 +556,7 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** An entity's position along the transcript: the `n` of its key `e<n>` (see Timeline.key). */
-export function keyPosition(key: string): number {
-  return Number(key.slice(1));
-}
+export { keyPosition } from './rows';
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -7,6 +7,7 @@
 // leaves the cache (the old bytes are left behind: the file is only ever appended to).
 // Per row the heap keeps its key, kind and place in the file: 17 bytes.
 import { deserialize, serialize } from 'node:v8';
+import { entityChars } from './feed';
 import type { Entity, EntityKind } from './model';
 import type { EntityRows } from './rows';
 import type { SpillFile } from './spillFile';
@@ -106,7 +107,7 @@ export class EntityStore implements EntityRows {
     this.kinds[i] = KIND_CODES.get(entity.kind)!;
     this.offsets[i] = UNWRITTEN;
     this.lengths[i] = 0;
-    this.hold(keyNumber, { entity, chars: this.file ? approximateChars(entity) : 0, dirty: true });
+    this.hold(keyNumber, { entity, chars: this.file ? entityChars(entity) : 0, dirty: true });
   }
 
   /** Row `index` (cached: a row read is likely read again soon, as when it is shown). */
@@ -119,7 +120,7 @@ export class EntityStore implements EntityRows {
       return slot.entity;
     }
     const entity = this.readRow(index);
-    this.hold(n, { entity, chars: approximateChars(entity), dirty: false });
+    this.hold(n, { entity, chars: entityChars(entity), dirty: false });
     return entity;
   }
 
@@ -142,14 +143,14 @@ export class EntityStore implements EntityRows {
       const index = this.indexOfKeyNumber(n);
       if (index < 0) return undefined;
       const entity = this.readRow(index);
-      slot = { entity, chars: approximateChars(entity), dirty: true };
+      slot = { entity, chars: entityChars(entity), dirty: true };
       this.hold(n, slot);
       return entity;
     }
     slot.dirty = true;
     if (this.file) {
       // Counted as it is before this change: the next change or its eviction counts the rest.
-      const chars = approximateChars(slot.entity);
+      const chars = entityChars(slot.entity);
       this.heldChars += chars - slot.chars;
       slot.chars = chars;
       this.use(n, slot);
@@ -247,44 +248,4 @@ export class EntityStore implements EntityRows {
     this.offsets = grown(this.offsets, (n) => new Float64Array(n));
     this.lengths = grown(this.lengths, (n) => new Uint32Array(n));
   }
-}
-
-/** Roughly the characters an entity holds: its text parts and the JSON strings it keeps. */
-export function approximateChars(entity: Entity): number {
-  let n = 64;
-  const parts = (list: readonly { type: string; text?: string; data?: string; json?: string }[]) => {
-    for (const p of list) n += 16 + (p.text?.length ?? 0) + (p.data?.length ?? 0) + (p.json?.length ?? 0);
-  };
-  switch (entity.kind) {
-    case 'user_message':
-    case 'agent_message':
-    case 'thought':
-    case 'session_message':
-      parts(entity.parts);
-      break;
-    case 'compaction':
-      parts(entity.summary);
-      n += (entity.error?.length ?? 0) + (entity.meta ? 256 : 0);
-      break;
-    case 'tool_call':
-      n += (entity.rawInput?.length ?? 0) + (entity.rawOutput?.length ?? 0) + entity.title.length + 32 * entity.locations.length;
-      for (const c of entity.content) {
-        if (c.type === 'content') parts([c.part]);
-        else if (c.type === 'diff') n += (c.oldText?.length ?? 0) + c.newText.length + c.path.length;
-        else if (c.type === 'unknown') n += c.json.length;
-        else n += 32;
-      }
-      break;
-    case 'plan':
-      for (const e of entity.entries) n += 16 + e.content.length;
-      n += (entity.markdown?.length ?? 0) + (entity.file?.length ?? 0);
-      break;
-    case 'subagent':
-      n += (entity.title?.length ?? 0) + (entity.description?.length ?? 0);
-      break;
-    case 'unknown':
-      n += entity.json.length;
-      break;
-  }
-  return n;
 }

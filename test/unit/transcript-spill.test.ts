@@ -206,3 +206,24 @@ test('the files are removed on dispose; at start-up those of hosts no longer run
   assert.ok(!existsSync(stale), 'the crashed host’s file is gone');
   assert.ok(existsSync(running) && existsSync(own.path) && existsSync(notOurs), 'running hosts’ files and other files stay');
 });
+
+test('rows written by the thread pool read back while their writes are under way, and after; disposing meanwhile removes the file', async (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const file = SpillFile.create(dir, 'entities');
+  const spilled = new Timeline(undefined, new EntityStore(file, TINY));
+  const memory = new Timeline();
+  // About 6 MB: several megabyte writes handed to the thread pool, none ended yet.
+  for (let i = 0; i < 3000; i++) {
+    const u = { sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: `row ${i} ${'é'.repeat(1000)}` } };
+    spilled.apply(u);
+    memory.apply(u);
+  }
+  assert.deepEqual(spilled.entities, memory.entities, 'read back before the writes ended');
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  file.flush();
+  assert.deepEqual(spilled.entities, memory.entities, 'read back from the disk');
+  spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'last', content: { type: 'text', text: 'x'.repeat(2_000_000) } });
+  spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'after', content: { type: 'text', text: 'y' } });
+  spilled.rows.dispose();
+  assert.deepEqual(readdirSync(dir), [], 'removed while a write was under way');
+});

@@ -108,9 +108,10 @@ export class SpillFile {
     return data.subarray(0, length);
   }
 
-  /** Writes what waits, now: on disk when this returns. */
+  /** Writes what waits, now: on disk when this returns (writes under way are written again, the same bytes at the same place). */
   flush(): void {
     this.writePending(true);
+    for (const w of this.inFlight) writeAll(this.open(), w.data, 0, w.offset);
   }
 
   /** Hands what waits to the thread pool (or writes it at once: `sync`, or the disk is behind). */

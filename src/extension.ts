@@ -1,4 +1,5 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
@@ -10,6 +11,7 @@ import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
 import { registerTranscriptWalk } from './ui/transcriptWalk';
+import { entitiesOf } from './transcript/entityStore';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
@@ -83,8 +85,10 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       else if (isVerdictOnSession(error)) void sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error));
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
-    // Search Sessions indexes what a transcript replayed, later and in slices.
-    replayed: (agentName, session, entities) => search.replayed(agentName, session, entities),
+    // Search Sessions indexes what a transcript replayed, later and in slices; it takes the
+    // session whole, so the batches read back from the transcript's file are joined for it.
+    replayed: (agentName, session, batches) => void entitiesOf(batches).then((entities) => search.replayed(agentName, session, entities), () => undefined),
+    spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
   });
   context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
   const search = activateSearch(context, log, agents, sessions.model, () => transcripts);

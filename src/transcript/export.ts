@@ -1,6 +1,7 @@
 // "Export as Markdown": the host's timeline (not the DOM) written as one Markdown document,
 // compaction summaries included. Message bodies (and a plan's own Markdown) are the agent's
 // Markdown and stay Markdown; every other field is plain text, escaped so nothing in it is live.
+import { peekRow, type EntityRows } from './rows';
 import { describePart, partsText, type Entity, type Part, type SessionState } from './model';
 
 export interface ExportHeader {
@@ -14,7 +15,8 @@ export interface ExportHeader {
 
 const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: 'Thought', session_message: 'Message between sessions' } as const;
 
-export function timelineToMarkdown(header: ExportHeader, entities: readonly Entity[], state?: SessionState): string {
+/** `entities`: an array, or a timeline's rows (read back from its file one by one). */
+export function timelineToMarkdown(header: ExportHeader, entities: EntityRows, state?: SessionState): string {
   const out: string[] = [];
   out.push(`# ${inline(header.title || header.sessionId)}`, '');
   out.push(`- Agent: ${inline(header.agentName)}`);
@@ -24,9 +26,7 @@ export function timelineToMarkdown(header: ExportHeader, entities: readonly Enti
   if (header.archived) out.push('- Archived');
   if (state?.usage) out.push(`- Context: ${state.usage.used} of ${state.usage.size} tokens`);
   out.push('');
-  for (const entity of entities) {
-    out.push(...entityToMarkdown(entity), '');
-  }
+  for (let i = 0; i < entities.length; i++) out.push(...entityToMarkdown(peekRow(entities, i)!), '');
   return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
 }
 

@@ -5,6 +5,7 @@
 // their height, the margin bounded in characters. Then, one `update` per FLUSH_MS (LOADING_FLUSH_MS
 // while replaying): the row count, the header, and the changes to the rows it holds. Kept apart
 // from the panel (no `vscode`) so the benchmarks post exactly what the panel posts.
+import { keyOfRow, type EntityRows } from './rows';
 import type { Entity } from './model';
 import { PatchCollector } from './patches';
 import { MARGIN_SCREENS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader, type Viewport } from './protocol';
@@ -84,17 +85,17 @@ export function entityChars(entity: Entity): number {
  * snapshot, which has no rows from the webview's estimate: `to` = `from` + 1, or `from` =
  * `to` - 1 from the end).
  */
-export function rowsAround(entities: readonly Entity[], from: number, to: number, viewport: Viewport, upward: boolean): { start: number; end: number } {
+export function rowsAround(entities: EntityRows, from: number, to: number, viewport: Viewport, upward: boolean): { start: number; end: number } {
   const count = entities.length;
   let start = Math.max(0, Math.min(from, count));
   let end = Math.max(start, Math.min(to, count, start + MAX_RANGE_ROWS));
   const screen = Math.max(100, viewport.height);
   const width = Math.max(200, viewport.width);
   let px = 0;
-  for (let i = start; i < end; i++) px += estimatedRowPx(entities[i], width);
+  for (let i = start; i < end; i++) px += estimatedRowPx(entities.at(i)!, width);
   // A screen at least: downward from the first row, or upward from the last (following the end).
   while (px < screen && end - start < MAX_RANGE_ROWS && (upward ? start > 0 : end < count)) {
-    px += estimatedRowPx(entities[upward ? --start : end++], width);
+    px += estimatedRowPx(entities.at(upward ? --start : end++)!, width);
   }
   const margin = (step: -1 | 1): void => {
     let marginPx = 0;
@@ -102,9 +103,10 @@ export function rowsAround(entities: readonly Entity[], from: number, to: number
     while (marginPx < screen * MARGIN_SCREENS && end - start < MAX_RANGE_ROWS) {
       const i = step < 0 ? start - 1 : end;
       if (i < 0 || i >= count) return;
-      chars += entityChars(entities[i]);
+      const entity = entities.at(i)!;
+      chars += entityChars(entity);
       if (chars > MARGIN_MAX_CHARS) return;
-      marginPx += estimatedRowPx(entities[i], width);
+      marginPx += estimatedRowPx(entity, width);
       if (step < 0) start--;
       else end++;
     }
@@ -114,9 +116,9 @@ export function rowsAround(entities: readonly Entity[], from: number, to: number
   return { start, end };
 }
 
-/** What the feed reads of the timeline. */
+/** What the feed reads of the timeline: its rows (read as they are sent) and where a key stands. */
 export interface FeedTimeline {
-  readonly entities: readonly Entity[];
+  readonly rows: EntityRows;
   indexOf(key: string): number;
 }
 
@@ -176,11 +178,11 @@ export class WebviewFeed {
     this.collector.clear();
     if (!this.isReady) return;
     const timeline = this.target.timeline();
-    const count = timeline.entities.length;
+    const count = timeline.rows.length;
     const at = this.startAt;
     const tail = at?.end === true;
     const index = tail ? count - 1 : at?.key ? Math.max(0, timeline.indexOf(at.key)) : 0;
-    const rows = this.hold(timeline.entities, index, index + 1, tail);
+    const rows = this.hold(timeline.rows, index, index + 1, tail);
     // Said, so that a webview following the end need not ask for the tail again; an empty tail
     // holds nothing to follow, and the webview asks for rows once there are some.
     const fromTail = tail && rows.entities.length > 0 ? { tail: true } : {};
@@ -196,7 +198,7 @@ export class WebviewFeed {
     this.setViewport(viewport);
     // Changes so far go to the rows the webview held when they happened.
     this.flush();
-    const entities = this.target.timeline().entities;
+    const entities = this.target.timeline().rows;
     const count = entities.length;
     const size = Math.min(MAX_RANGE_ROWS, Math.max(1, Math.floor(end) - Math.floor(start) || 1));
     const from = tail ? Math.max(0, count - size) : Math.max(0, Math.min(Math.floor(start) || 0, count));
@@ -205,12 +207,14 @@ export class WebviewFeed {
   }
 
   /** Chooses the rows around [from, to) to send, and remembers them as held. */
-  private hold(entities: readonly Entity[], from: number, to: number, tail: boolean): { start: number; entities: Entity[] } {
+  private hold(entities: EntityRows, from: number, to: number, tail: boolean): { start: number; entities: Entity[] } {
     const count = entities.length;
     const { start, end } = rowsAround(entities, from, to, this.viewport, tail);
     this.held = { start, end: tail ? Infinity : end, tail, size: end - start };
     this.sentCount = count;
-    return { start, entities: entities.slice(start, end) };
+    const rows: Entity[] = [];
+    for (let i = start; i < end; i++) rows.push(entities.at(i)!);
+    return { start, entities: rows };
   }
 
   /** Untrusted (from the webview): kept only when both sides are positive numbers. */
@@ -232,18 +236,18 @@ export class WebviewFeed {
     // starts over where it was. Rare; everything else only ever adds rows at the end.
     if (changes.some((c) => c.op === 'remove')) {
       const { start, tail } = this.held;
-      const key = this.target.timeline().entities[start]?.key;
+      const key = keyOfRow(this.target.timeline().rows, start);
       this.startAt = tail ? { end: true } : key ? { key } : undefined;
       this.snapshot();
       return;
     }
     const timeline = this.target.timeline();
-    const count = timeline.entities.length;
+    const count = timeline.rows.length;
     if (this.held.tail) this.held.start = Math.max(0, count - this.held.size);
     else if (count > this.sentCount && this.held.end >= this.sentCount) {
       // The rows held reached the end (a session shown while it is replayed or streamed): new
       // rows join them while they are on screen or in the margin.
-      this.held.end = rowsAround(timeline.entities, this.held.start, this.held.end, this.viewport, false).end;
+      this.held.end = rowsAround(timeline.rows, this.held.start, this.held.end, this.viewport, false).end;
     }
     const { start, end } = this.held;
     const patches: Patch[] = [];

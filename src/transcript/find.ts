@@ -1,6 +1,7 @@
 // Find in a transcript: matched in the host's timeline, so rows the webview does not hold are
 // found too. A search runs in slices that yield, answering as soon as the match to show is
 // known and again with the final count. Plain TS (no `vscode`).
+import { keyOfRow, peekRow, type EntityRows } from './rows';
 import { describePart, type Entity, type Part } from './model';
 import type { HostToWebview } from './protocol';
 
@@ -70,7 +71,8 @@ export class TranscriptFind {
   private search: Search | undefined;
 
   constructor(
-    private readonly entities: () => readonly Entity[],
+    /** The rows: an array, or a timeline's store (rows read back from its file as the search goes). */
+    private readonly entities: () => EntityRows,
     private readonly post: (message: HostToWebview) => void,
   ) {}
 
@@ -108,7 +110,7 @@ export class TranscriptFind {
     const until = performance.now() + SLICE_MS;
     let i = index;
     for (; i < entities.length; i++) {
-      const n = countMatches(searchText(entities[i]), s.needle);
+      const n = countMatches(searchText(peekRow(entities, i)!), s.needle);
       if (n > 0) {
         s.rows.push(i);
         s.before.push(s.total);
@@ -151,7 +153,7 @@ export class TranscriptFind {
       index = s.rows[lo];
       occurrence = s.current - s.before[lo];
     }
-    const entity = index >= 0 ? this.entities()[index] : undefined;
+    const key = index >= 0 ? keyOfRow(this.entities(), index) : undefined;
     this.post({
       type: 'found',
       seq: s.seq,
@@ -159,7 +161,7 @@ export class TranscriptFind {
       total: s.total,
       current: s.current >= 0 && s.total > 0 ? s.current + 1 : 0,
       index,
-      ...(entity ? { key: entity.key } : {}),
+      ...(key !== undefined ? { key } : {}),
       occurrence,
       done: s.done,
     });

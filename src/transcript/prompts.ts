@@ -2,7 +2,8 @@
 // each was sent where that is known. ACP's replay carries no times, so a time is the agent's own
 // (`_meta.timestamp` or `_meta.createdAt` on the update, when it sends one) or, for a prompt that
 // arrived live after the replay, when it arrived. Nothing is estimated. Pure, no `vscode`.
-import { partsText, type Entity } from './model';
+import { keyOfRow, kindOfRow, type EntityRows } from './rows';
+import { partsText } from './model';
 
 export interface PromptEntry {
   /** The row's key and its index in the timeline. */
@@ -15,16 +16,18 @@ export interface PromptEntry {
 }
 
 /** The user's prompts in timeline order. */
-export function promptsOf(entities: readonly Entity[], times: ReadonlyMap<string, number> = new Map()): PromptEntry[] {
+export function promptsOf(entities: EntityRows, times: ReadonlyMap<string, number> = new Map()): PromptEntry[] {
   const prompts: PromptEntry[] = [];
-  entities.forEach((entity, index) => {
-    if (entity.kind !== 'user_message') return;
+  for (let index = 0; index < entities.length; index++) {
+    if (kindOfRow(entities, index) !== 'user_message') continue;
+    const entity = entities.at(index);
+    if (entity?.kind !== 'user_message') continue;
     const text = partsText(entity.parts).replace(/\s+/g, ' ').trim();
     const entry: PromptEntry = { key: entity.key, index, text };
     const at = times.get(entity.key);
     if (at !== undefined) entry.at = at;
     prompts.push(entry);
-  });
+  }
   return prompts;
 }
 
@@ -59,19 +62,19 @@ export class PromptTimes {
   readonly times = new Map<string, number>();
 
   /** `live`: the update arrived after the replay, so its arrival is its time. */
-  note(update: { sessionUpdate?: string }, entities: readonly Entity[], live: boolean, now: number): void {
+  note(update: { sessionUpdate?: string }, entities: EntityRows, live: boolean, now: number): void {
     if (update.sessionUpdate !== 'user_message_chunk') return;
     // The chunk went into the last user message (the timeline appends in receive order).
-    let entity: Entity | undefined;
+    let key: string | undefined;
     for (let i = entities.length - 1; i >= 0; i--) {
-      if (entities[i].kind === 'user_message') {
-        entity = entities[i];
+      if (kindOfRow(entities, i) === 'user_message') {
+        key = keyOfRow(entities, i);
         break;
       }
     }
-    if (!entity || this.times.has(entity.key)) return;
+    if (key === undefined || this.times.has(key)) return;
     const at = updateTime(update) ?? (live ? now : undefined);
-    if (at !== undefined) this.times.set(entity.key, at);
+    if (at !== undefined) this.times.set(key, at);
   }
 
   clear(): void {

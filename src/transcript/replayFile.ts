@@ -31,10 +31,16 @@ export interface ReplayFile {
 
 /** The whole file's text: the header, then one notification a line. */
 export function writeReplay(header: Omit<ReplayHeader, 'format' | 'version' | 'updates'>, updates: readonly SessionUpdate[]): string {
-  const head: ReplayHeader = { format: REPLAY_FORMAT, version: REPLAY_VERSION, ...header, updates: updates.length };
-  const lines = [JSON.stringify(head)];
-  for (const update of updates) lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: header.sessionId, update } }));
-  return lines.join('\n') + '\n';
+  let text = '';
+  for (const line of replayLines(header, updates, updates.length)) text += line;
+  return text;
+}
+
+/** The file's lines (each with its newline), for a writer that does not hold the whole text: `count` updates follow the header. */
+export function* replayLines(header: Omit<ReplayHeader, 'format' | 'version' | 'updates'>, updates: Iterable<SessionUpdate>, count: number): Generator<string> {
+  const head: ReplayHeader = { format: REPLAY_FORMAT, version: REPLAY_VERSION, ...header, updates: count };
+  yield JSON.stringify(head) + '\n';
+  for (const update of updates) yield JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: header.sessionId, update } }) + '\n';
 }
 
 export class ReplayFileError extends Error {

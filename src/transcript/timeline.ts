@@ -1,6 +1,7 @@
 // The timeline reducer: turns one session's ordered `session/update` stream into ordered
 // entities with stable keys. Pure (no `vscode`, no timers); reports each change to a listener
 // so the host can batch patches for the webview.
+import { EntityStore } from './entityStore';
 import {
   bodyOf,
   type CompactionEntity,
@@ -48,56 +49,70 @@ const MESSAGE_KINDS: Record<string, MessageRole> = {
 };
 
 export class Timeline {
-  /** In timeline order: each entity stays where it was first seen. */
-  readonly entities: Entity[] = [];
   readonly state: SessionState = { notices: [], usageHistory: [] };
   /** How many updates were applied (state and malformed ones included). */
   updateCount = 0;
 
-  private readonly byKey = new Map<string, Entity>();
-  private readonly compactions = new Map<string, CompactionEntity>();
-  private readonly toolCalls = new Map<string, ToolCallEntity>();
-  private readonly messages = new Map<string, MessageEntity>();
-  private readonly plans = new Map<string, PlanEntity>();
-  private readonly subagents = new Map<string, SubagentEntity>();
+  // By id, the key number of the entity (the store holds the entity, on the heap or in its file).
+  private readonly compactions = new Map<string, number>();
+  private readonly toolCalls = new Map<string, number>();
+  private readonly messages = new Map<string, number>();
+  private readonly plans = new Map<string, number>();
+  private readonly subagents = new Map<string, number>();
   /** The `plan` of the current turn: replaced in place until the next user message. */
-  private turnPlan: PlanEntity | undefined;
+  private turnPlan: number | undefined;
   private nextKey = 0;
 
-  constructor(private readonly listener?: TimelineListener) {}
+  /**
+   * `rows`: where the entities are kept; by default all on the heap, or a store that spills
+   * them to a file and keeps a bounded cache.
+   */
+  constructor(
+    private readonly listener?: TimelineListener,
+    readonly rows: EntityStore = new EntityStore(),
+  ) {}
+
+  /**
+   * In timeline order (each entity stays where it was first seen), as one array: every row read.
+   * For tests and small timelines; the transcript reads `rows`.
+   */
+  get entities(): Entity[] {
+    const entities: Entity[] = new Array(this.rows.length);
+    for (let i = 0; i < entities.length; i++) entities[i] = this.rows.peek(i)!;
+    return entities;
+  }
 
   get(key: string): Entity | undefined {
-    return this.byKey.get(key);
+    return /^e\d+$/.test(key) ? this.rows.get(keyNumber(key)) : undefined;
   }
 
   /**
-   * Where the entity with `key` stands in `entities`, or -1: keys are numbered in creation
-   * order and entities only ever leave, so the array is sorted by key number (a bisection).
+   * Where the entity with `key` stands in the rows, or -1: keys are numbered in creation
+   * order and entities only ever leave, so the rows are sorted by key number (a bisection).
    */
   indexOf(key: string): number {
-    const n = keyNumber(key);
-    let lo = 0;
-    let hi = this.entities.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keyNumber(this.entities[mid].key) < n) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.entities.length && this.entities[lo].key === key ? lo : -1;
+    return /^e\d+$/.test(key) ? this.rows.indexOfKeyNumber(keyNumber(key)) : -1;
   }
 
   compaction(compactionId: string): CompactionEntity | undefined {
-    return this.compactions.get(compactionId);
+    const n = this.compactions.get(compactionId);
+    return n === undefined ? undefined : (this.rows.get(n) as CompactionEntity);
   }
 
   /** The compactions in the order they were first seen. */
-  compactionsInOrder(): IterableIterator<CompactionEntity> {
-    return this.compactions.values();
+  *compactionsInOrder(): IterableIterator<CompactionEntity> {
+    for (const n of this.compactions.values()) yield this.rows.get(n) as CompactionEntity;
+  }
+
+  /** The children `subagent_update`s announced, in the order they were first seen. */
+  *subagentsInOrder(): IterableIterator<SubagentEntity> {
+    for (const n of this.subagents.values()) yield this.rows.get(n) as SubagentEntity;
   }
 
   /** The child a `subagent_update` announced, by its session id. */
   subagent(sessionId: string): SubagentEntity | undefined {
-    return this.subagents.get(sessionId);
+    const n = this.subagents.get(sessionId);
+    return n === undefined ? undefined : (this.rows.get(n) as SubagentEntity);
   }
 
   /** How many entities were ever created: positions along the transcript (keys are `e<n>`). */
@@ -150,17 +165,18 @@ export class Timeline {
     let message: MessageEntity | undefined;
     if (messageId !== undefined) {
       // Chunks with the same messageId belong to the same message, wherever it stands.
-      message = this.messages.get(`${role}\u0000${messageId}`);
+      const n = this.messages.get(`${role}\u0000${messageId}`);
+      if (n !== undefined) message = this.rows.change(n) as MessageEntity;
     } else {
       // Without an id, a chunk joins the message right before it when it has the same role.
-      const last = this.entities[this.entities.length - 1];
-      if (last && last.kind === role) message = last;
+      const last = this.rows.length - 1;
+      if (last >= 0 && this.rows.kindAt(last) === role) message = this.rows.change(this.rows.keyNumberAt(last)) as MessageEntity;
     }
     if (!message) {
       message = { kind: role, key: this.key(), parts: [] };
       if (messageId !== undefined) {
         message.messageId = messageId;
-        this.messages.set(`${role}\u0000${messageId}`, message);
+        this.messages.set(`${role}\u0000${messageId}`, keyNumber(message.key));
       }
       if (role === 'user_message') this.turnPlan = undefined;
       message.parts.push(part);
@@ -229,10 +245,10 @@ export class Timeline {
 
   /** A first-seen id starts in_progress with no optional fields, placed here in receive order. */
   private compactionFor(compactionId: string): [CompactionEntity, boolean] {
-    const existing = this.compactions.get(compactionId);
+    const existing = this.changeById(this.compactions, compactionId) as CompactionEntity | undefined;
     if (existing) return [existing, false];
     const created: CompactionEntity = { kind: 'compaction', key: this.key(), compactionId, status: 'in_progress', summary: [] };
-    this.compactions.set(compactionId, created);
+    this.compactions.set(compactionId, keyNumber(created.key));
     return [created, true];
   }
 
@@ -243,7 +259,7 @@ export class Timeline {
     if (typeof toolCallId !== 'string' || !toolCallId) {
       return this.addUnknown('tool_call', update, '`toolCallId` must be a non-empty string');
     }
-    const existing = this.toolCalls.get(toolCallId);
+    const existing = this.changeById(this.toolCalls, toolCallId) as ToolCallEntity | undefined;
     const toolCall: ToolCallEntity = existing ?? {
       kind: 'tool_call',
       key: this.key(),
@@ -262,7 +278,7 @@ export class Timeline {
     toolCall.locations = [];
     patchToolCall(toolCall, update);
     if (existing) return this.listener?.changed(toolCall);
-    this.toolCalls.set(toolCallId, toolCall);
+    this.toolCalls.set(toolCallId, keyNumber(toolCall.key));
     this.add(toolCall);
   }
 
@@ -271,7 +287,7 @@ export class Timeline {
     if (typeof toolCallId !== 'string' || !toolCallId) {
       return this.addUnknown('tool_call_update', update, '`toolCallId` must be a non-empty string');
     }
-    const existing = this.toolCalls.get(toolCallId);
+    const existing = this.changeById(this.toolCalls, toolCallId) as ToolCallEntity | undefined;
     if (existing) {
       patchToolCall(existing, update);
       return this.listener?.changed(existing);
@@ -279,7 +295,7 @@ export class Timeline {
     // An update for a call never announced still says something: show it as a call.
     const toolCall: ToolCallEntity = { kind: 'tool_call', key: this.key(), toolCallId, title: toolCallId, content: [], locations: [] };
     patchToolCall(toolCall, update);
-    this.toolCalls.set(toolCallId, toolCall);
+    this.toolCalls.set(toolCallId, keyNumber(toolCall.key));
     this.add(toolCall);
   }
 
@@ -289,12 +305,14 @@ export class Timeline {
   private applyPlan(update: Json): void {
     if (!Array.isArray(update.entries)) return this.addUnknown('plan', update, '`entries` must be an array');
     const entries = update.entries.map(toPlanEntry);
-    if (this.turnPlan && this.byKey.has(this.turnPlan.key)) {
-      this.turnPlan.entries = entries;
-      return this.listener?.changed(this.turnPlan);
+    const current = this.turnPlan === undefined ? undefined : (this.rows.change(this.turnPlan) as PlanEntity | undefined);
+    if (current) {
+      current.entries = entries;
+      return this.listener?.changed(current);
     }
-    this.turnPlan = { kind: 'plan', key: this.key(), entries };
-    this.add(this.turnPlan);
+    const plan: PlanEntity = { kind: 'plan', key: this.key(), entries };
+    this.turnPlan = keyNumber(plan.key);
+    this.add(plan);
   }
 
   /** `plan_update` (unstable) addresses a plan by `planId`; each update replaces that plan. */
@@ -303,7 +321,7 @@ export class Timeline {
     if (!isObject(plan) || typeof plan.planId !== 'string') {
       return this.addUnknown('plan_update', update, '`plan.planId` must be a string');
     }
-    const existing = this.plans.get(plan.planId);
+    const existing = this.changeById(this.plans, plan.planId) as PlanEntity | undefined;
     const entity: PlanEntity = existing ?? { kind: 'plan', key: this.key(), planId: plan.planId, entries: [] };
     entity.entries = Array.isArray(plan.entries) ? plan.entries.map(toPlanEntry) : [];
     delete entity.markdown;
@@ -311,19 +329,17 @@ export class Timeline {
     if (plan.type === 'markdown') entity.markdown = stringField(plan, 'markdown') ?? stringField(plan, 'text') ?? '';
     if (plan.type === 'file') entity.file = stringField(plan, 'path') ?? stringField(plan, 'uri') ?? '';
     if (existing) return this.listener?.changed(entity);
-    this.plans.set(plan.planId, entity);
+    this.plans.set(plan.planId, keyNumber(entity.key));
     this.add(entity);
   }
 
   private applyPlanRemoved(update: Json): void {
     const planId = update.planId;
-    const plan = typeof planId === 'string' ? this.plans.get(planId) : undefined;
-    if (!plan) return this.addUnknown('plan_removed', update, 'no plan with this `planId` is shown');
-    this.plans.delete(plan.planId!);
-    const index = this.entities.indexOf(plan);
-    if (index >= 0) this.entities.splice(index, 1);
-    this.byKey.delete(plan.key);
-    this.listener?.removed(plan.key);
+    const n = typeof planId === 'string' ? this.plans.get(planId) : undefined;
+    if (n === undefined) return this.addUnknown('plan_removed', update, 'no plan with this `planId` is shown');
+    this.plans.delete(planId as string);
+    this.rows.removeAt(this.rows.indexOfKeyNumber(n));
+    this.listener?.removed(`e${n}`);
   }
 
   // --- subagents (unstable schema) --------------------------------------------------------
@@ -333,7 +349,7 @@ export class Timeline {
     if (typeof sessionId !== 'string' || !sessionId) {
       return this.addUnknown('subagent_update', update, '`sessionId` must be a non-empty string');
     }
-    const existing = this.subagents.get(sessionId);
+    const existing = this.changeById(this.subagents, sessionId) as SubagentEntity | undefined;
     const subagent: SubagentEntity = existing ?? { kind: 'subagent', key: this.key(), sessionId };
     // Patch fields: omitted leaves the value, null clears it, a value replaces it.
     for (const field of ['title', 'description', 'cwd'] as const) {
@@ -347,7 +363,7 @@ export class Timeline {
       else delete subagent.state;
     }
     if (existing) return this.listener?.changed(subagent);
-    this.subagents.set(sessionId, subagent);
+    this.subagents.set(sessionId, keyNumber(subagent.key));
     this.add(subagent);
   }
 
@@ -358,7 +374,7 @@ export class Timeline {
       return this.addUnknown('session_message', update, '`messageId` must be a non-empty string');
     }
     const id = `session_message\u0000${messageId}`;
-    const existing = this.messages.get(id);
+    const existing = this.changeById(this.messages, id) as MessageEntity | undefined;
     const message: MessageEntity = existing ?? { kind: 'session_message', key: this.key(), messageId, parts: [] };
     for (const field of ['senderSessionId', 'recipientSessionId'] as const) {
       if (!(field in update)) continue;
@@ -368,7 +384,7 @@ export class Timeline {
     }
     if ('content' in update) message.parts = Array.isArray(update.content) ? joinText(update.content.map(toPart)) : [];
     if (existing) return this.listener?.changed(message);
-    this.messages.set(id, message);
+    this.messages.set(id, keyNumber(message.key));
     this.add(message);
   }
 
@@ -425,9 +441,14 @@ export class Timeline {
   }
 
   private add(entity: Entity): void {
-    this.entities.push(entity);
-    this.byKey.set(entity.key, entity);
+    this.rows.push(entity, keyNumber(entity.key));
     this.listener?.created(entity);
+  }
+
+  /** The entity `ids` names by `id`, to change (read back from the store's file when it left the heap). */
+  private changeById(ids: ReadonlyMap<string, number>, id: string): Entity | undefined {
+    const n = ids.get(id);
+    return n === undefined ? undefined : this.rows.change(n);
   }
 
   private key(): string {
@@ -535,10 +556,7 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** An entity's position along the transcript: the `n` of its key `e<n>` (see Timeline.key). */
-export function keyPosition(key: string): number {
-  return Number(key.slice(1));
-}
+export { keyPosition } from './rows';
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,7 +2,7 @@
 // where each compaction happened with what it freed. Pure data for the header's sparkline; no
 // figure is estimated or interpolated, a long series keeps a subset of the agent's own points.
 import type { CompactionEntity, UsagePoint } from './model';
-import { keyPosition } from './timeline';
+import { keyPosition } from './rows';
 
 /** A compaction on the chart: the last figure before its row and the first after it. */
 export interface CompactionMark {

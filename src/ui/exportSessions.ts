@@ -12,7 +12,9 @@ import { hasRule, matchesRule, type CleanupCandidate, type CleanupRule } from '.
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
 import { ListCancelledError, type Section } from '../sessions/sessionsModel';
 import { timelineToMarkdown } from '../transcript/export';
-import { exportFileStem, readReplay, writeReplay, type ReplayHeader } from '../transcript/replayFile';
+import { EntityStore } from '../transcript/entityStore';
+import { exportFileStem, readReplay, replayLines, type ReplayHeader } from '../transcript/replayFile';
+import { SpillFile } from '../transcript/spillFile';
 import { Timeline } from '../transcript/timeline';
 import { confirmInPick, pickRule } from './cleanup';
 import type { CommandContext } from './commandContext';
@@ -152,7 +154,7 @@ async function write(deps: CommandContext, panels: TranscriptPanels | undefined,
         try {
           const updates = await replayOf(deps, panels, agent, session, cancellation.token);
           if (token.isCancellationRequested) break;
-          result.written.push({ agent, sessionId: session.sessionId, ...writeFiles(folder, agent, session, updates) });
+          result.written.push({ agent, sessionId: session.sessionId, ...writeFiles(folder, agent, session, updates, panels?.options.spillDir) });
         } catch (error) {
           if (token.isCancellationRequested) break;
           result.failed.push({ agent, sessionId: session.sessionId, error: messageOf(error) });
@@ -170,9 +172,10 @@ async function write(deps: CommandContext, panels: TranscriptPanels | undefined,
  * The session's `session/update` notifications: those an open tab already received (loading it
  * again on the same connection would replay into that tab), else a `session/load`, closed after.
  */
-async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<SessionUpdate[]> {
+async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Iterable<SessionUpdate>> {
+  // Read from the tab's file as they are written: the session is never whole on the heap.
   const open = panels?.updatesOf(agent, session.sessionId);
-  if (open) return [...open];
+  if (open) return open;
   const client = await deps.registry.getClient(agent);
   const updates: SessionUpdate[] = [];
   await client.loadSession(session.sessionId, session.cwd, (update) => updates.push(update), token);
@@ -181,7 +184,7 @@ async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefin
 }
 
 /** `<stem>.md` and `<stem>.acp.ndjson`, with a stem neither file has yet; created exclusively (never overwritten). */
-function writeFiles(folder: string, agent: string, session: SessionInfo, updates: readonly SessionUpdate[]): { markdown: string; replay: string } {
+function writeFiles(folder: string, agent: string, session: SessionInfo, updates: Iterable<SessionUpdate>, spillDir: string | undefined): { markdown: string; replay: string } {
   const header: Omit<ReplayHeader, 'format' | 'version' | 'updates'> = {
     agentName: agent,
     sessionId: session.sessionId,
@@ -191,11 +194,21 @@ function writeFiles(folder: string, agent: string, session: SessionInfo, updates
     ...(session.archived ? { archived: true } : {}),
     exportedAt: new Date().toISOString(),
   };
-  const timeline = new Timeline();
-  for (const update of updates) timeline.apply(update);
+  // Its rows spilled as an open transcript's are, when there is a directory for them.
+  const timeline = new Timeline(undefined, new EntityStore(spillDir ? SpillFile.create(spillDir, 'entities') : undefined));
+  let markdown: string;
+  let count = 0;
+  try {
+    for (const update of updates) {
+      timeline.apply(update);
+      count++;
+    }
+    const title = timeline.state.title ?? session.title ?? undefined;
+    markdown = timelineToMarkdown({ title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true }, timeline.rows, timeline.state);
+  } finally {
+    timeline.rows.dispose();
+  }
   const title = timeline.state.title ?? session.title ?? undefined;
-  const markdown = timelineToMarkdown({ title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true }, timeline.entities, timeline.state);
-  const replay = writeReplay(header, updates);
   const stem = exportFileStem(title ?? '', session.sessionId);
   for (let n = 1; n < 1000; n++) {
     const base = join(folder, n === 1 ? stem : `${stem} (${n})`);
@@ -211,7 +224,16 @@ function writeFiles(folder: string, agent: string, session: SessionInfo, updates
     }
     try {
       writeSync(md, markdown);
-      writeSync(nd, replay);
+      // A megabyte at a time: the replay is never one string.
+      let chunk = '';
+      for (const line of replayLines(header, updates, count)) {
+        chunk += line;
+        if (chunk.length >= 1 << 20) {
+          writeSync(nd, chunk);
+          chunk = '';
+        }
+      }
+      writeSync(nd, chunk);
     } finally {
       closeSync(md);
       closeSync(nd);

@@ -12,6 +12,9 @@ import { notificationText, plainLine, scriptJson } from './plainText';
 import { SessionTarget } from './commandTargets';
 import { walkthrough } from './walkthrough';
 import { partsText, type CompactionEntity, type Entity, type EntityKind, type Usage } from '../transcript/model';
+import { EntityStore } from '../transcript/entityStore';
+import { SpillFile } from '../transcript/spillFile';
+import { UpdateLog } from '../transcript/updateLog';
 import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
 import { TranscriptFind } from '../transcript/find';
@@ -95,8 +98,16 @@ export interface TranscriptPanelsOptions {
   loaded?(agentName: string, sessionId: string, error?: unknown): void;
   /** A replay ended, or a live update changed the figures or the children. */
   learned?(agentName: string, sessionId: string, facts: SessionFacts): void;
-  /** After a successful replay: its entities, for the search index (which reads them later, in slices). */
-  replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): void;
+  /**
+   * After a successful replay: its entities, for the search index, in batches read from the
+   * transcript's file (the iteration fails when the tab closes before it ends).
+   */
+  replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
+  /**
+   * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
+   * extension hosts no longer running are removed at start). Unset: everything on the heap.
+   */
+  spillDir?: string;
 }
 
 /** A place to show in a transcript: the first match of `text` at or after entity `index` (Search Sessions). */
@@ -123,6 +134,13 @@ export class TranscriptPanels implements vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
     readonly options: TranscriptPanelsOptions = {},
   ) {
+    const spillDir = options.spillDir;
+    if (spillDir) {
+      void SpillFile.removeStale(spillDir).then(
+        (removed) => removed && log.info(`Removed ${removed} transcript files left by an extension host that stopped.`),
+        () => undefined,
+      );
+    }
     this.disposables.push(
       this.diffs,
       this.changeEmitter,
@@ -175,7 +193,7 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** The updates an open, loaded transcript received (replay and live), for an export that must not load it again. */
-  updatesOf(agentName: string, sessionId: string): readonly SessionUpdate[] | undefined {
+  updatesOf(agentName: string, sessionId: string): Iterable<SessionUpdate> | undefined {
     return this.panels.get(panelKey(agentName, sessionId))?.receivedUpdates();
   }
 
@@ -318,9 +336,9 @@ class TranscriptPanel {
   });
   private readonly times = new PromptTimes();
   /** Every update applied since the last reset, in order (an export of this session writes them). */
-  private updates: SessionUpdate[] = [];
+  private updates = new UpdateLog<SessionUpdate>();
   readonly key: string;
-  private readonly finder = new TranscriptFind(() => this.timeline.entities, (message) => this.post(message));
+  private readonly finder = new TranscriptFind(() => this.timeline.rows, (message) => this.post(message));
   private loading = false;
   private loaded = false;
   private live = false;
@@ -483,7 +501,7 @@ class TranscriptPanel {
       }
       this.openOnAgent = true;
       this.owner.options.loaded?.(agentName, session.sessionId);
-      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.entities);
+      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.rows.batches());
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
@@ -536,18 +554,19 @@ class TranscriptPanel {
 
   /** Applies one update, and keeps it and its prompt's time. */
   private apply(timeline: Timeline, update: SessionUpdate, live = false): void {
+    // A replay or subscription of a timeline that was reset since: its store is gone.
+    if (timeline !== this.timeline || this.disposed) return;
     timeline.apply(update);
-    if (timeline !== this.timeline) return;
     this.updates.push(update);
-    this.times.note(update, timeline.entities, live, Date.now());
+    this.times.note(update, timeline.rows, live, Date.now());
   }
 
-  receivedUpdates(): readonly SessionUpdate[] | undefined {
+  receivedUpdates(): Iterable<SessionUpdate> | undefined {
     return this.loaded && !this.loading && !this.problem ? this.updates : undefined;
   }
 
   prompts(): PromptEntry[] {
-    return promptsOf(this.timeline.entities, this.times.times);
+    return promptsOf(this.timeline.rows, this.times.times);
   }
 
   titleText(): string {
@@ -576,13 +595,14 @@ class TranscriptPanel {
 
   state(): TranscriptState {
     const kinds: Partial<Record<EntityKind, number>> = {};
-    const compactions: TranscriptState['compactions'] = [];
-    const subagents: TranscriptState['subagents'] = [];
-    for (const entity of this.timeline.entities) {
-      kinds[entity.kind] = (kinds[entity.kind] ?? 0) + 1;
-      if (entity.kind === 'compaction') compactions.push(compactionState(entity));
-      if (entity.kind === 'subagent') subagents.push({ sessionId: entity.sessionId, title: entity.title, state: entity.state });
+    const rows = this.timeline.rows;
+    for (let i = 0; i < rows.length; i++) {
+      const kind = rows.kindAt(i);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
+    const compactions = [...this.timeline.compactionsInOrder()].map(compactionState);
+    const subagents: TranscriptState['subagents'] = [];
+    for (const entity of this.timeline.subagentsInOrder()) subagents.push({ sessionId: entity.sessionId, title: entity.title, state: entity.state });
     return {
       agentName: this.agentName,
       sessionId: this.session.sessionId,
@@ -593,7 +613,7 @@ class TranscriptPanel {
       live: this.live,
       archived: this.archived,
       updateCount: this.timeline.updateCount,
-      entityCount: this.timeline.entities.length,
+      entityCount: this.timeline.rows.length,
       kinds,
       compactions,
       subagents,
@@ -613,7 +633,7 @@ class TranscriptPanel {
   markdown(): string {
     return timelineToMarkdown(
       { ...this.header(), title: this.title() },
-      this.timeline.entities,
+      this.timeline.rows,
       this.timeline.state,
     );
   }
@@ -638,6 +658,9 @@ class TranscriptPanel {
     this.disconnectSubscription?.dispose();
     this.feed.dispose();
     this.finder.cancel();
+    // The transcript's files go with its tab.
+    this.timeline.rows.dispose();
+    this.updates.dispose();
     for (const d of this.disposables) d.dispose();
     this.owner.removed(this);
     this.panel.dispose();
@@ -794,7 +817,7 @@ class TranscriptPanel {
     const facts: SessionFacts = { subagents: [] };
     const usage = this.timeline.state.usage;
     if (usage) facts.usage = usage;
-    for (const entity of this.timeline.entities) if (entity.kind === 'subagent') facts.subagents.push(entity.sessionId);
+    for (const entity of this.timeline.subagentsInOrder()) facts.subagents.push(entity.sessionId);
     const key = JSON.stringify(facts);
     if (key === this.reportedFacts) return;
     this.reportedFacts = key;
@@ -803,9 +826,23 @@ class TranscriptPanel {
 
   private resetTimeline(): void {
     this.feed.collector.clear();
-    this.timeline = new Timeline(this.feed.collector);
-    this.updates = [];
+    this.timeline?.rows.dispose();
+    this.updates.dispose();
+    this.timeline = new Timeline(this.feed.collector, new EntityStore(this.spillFile('entities')));
+    this.updates = new UpdateLog(this.spillFile('updates'));
     this.times.clear();
+  }
+
+  /** A new file for what the heap need not hold; none (all on the heap) when there is no directory or it cannot be written. */
+  private spillFile(tag: string): SpillFile | undefined {
+    const dir = this.owner.options.spillDir;
+    if (!dir) return undefined;
+    try {
+      return SpillFile.create(dir, tag);
+    } catch (error) {
+      this.owner.log.warn(`Transcript of ${this.session.sessionId}: no file in ${dir} (${messageOf(error)}); its rows stay in memory.`);
+      return undefined;
+    }
   }
 
   /** This session, named for a command (Resume in Terminal, Copy Link). */

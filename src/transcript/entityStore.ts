@@ -1,0 +1,251 @@
+// Where a timeline keeps its entities. Without a spill file, all on the heap (tests, the
+// benchmarks' reducer, a short-lived timeline). With one, the heap holds a bounded cache: the
+// entities changed last (in progress: streamed text, a compaction whose summary is coming) and
+// those read last, up to SpillLimits; every other entity is in the file (V8's serialization:
+// strings copied as they are, no escaping or UTF-8 encoding), found by its offset and length, and read back when a row is shown, found, exported or indexed. An entity
+// changed after it was written is changed in memory and written again at the file's end when it
+// leaves the cache (the old bytes are left behind: the file is only ever appended to).
+// Per row the heap keeps its key, kind and place in the file: 17 bytes.
+import { deserialize, serialize } from 'node:v8';
+import { entityChars } from './feed';
+import type { Entity, EntityKind } from './model';
+import type { EntityRows } from './rows';
+import type { SpillFile } from './spillFile';
+
+export type { EntityRows };
+
+/** Every entity of `batches`, in one array (for a reader that takes the whole session at once). */
+export async function entitiesOf(batches: AsyncIterable<readonly Entity[]>): Promise<Entity[]> {
+  const entities: Entity[] = [];
+  for await (const batch of batches) for (const entity of batch) entities.push(entity);
+  return entities;
+}
+
+/** How much of a spilled timeline stays on the heap. */
+export interface SpillLimits {
+  /** Characters of the entities held (their text and the JSON they keep). */
+  chars: number;
+  entities: number;
+}
+
+/** About 8 MB of text (UTF-16) and the objects around it: a few screens of any session, and the rows being streamed. */
+export const DEFAULT_SPILL_LIMITS: SpillLimits = { chars: 4 * 1024 * 1024, entities: 4096 };
+
+const KINDS: readonly EntityKind[] = ['user_message', 'agent_message', 'thought', 'session_message', 'tool_call', 'plan', 'compaction', 'subagent', 'unknown'];
+const KIND_CODES = new Map<EntityKind, number>(KINDS.map((kind, code) => [kind, code]));
+/** Never written to the file (or changed since): `offsets` holds this. */
+const UNWRITTEN = -1;
+
+interface Slot {
+  entity: Entity;
+  /** Characters counted for it in `heldChars`. */
+  chars: number;
+  /** Changed since it was written (or never written). */
+  dirty: boolean;
+}
+
+export class EntityStore implements EntityRows {
+  private count = 0;
+  private keyNumbers = new Uint32Array(256);
+  private kinds = new Uint8Array(256);
+  private offsets = new Float64Array(256);
+  private lengths = new Uint32Array(256);
+  /** By key number; with a file, in the order used (least recently first). */
+  private readonly held = new Map<number, Slot>();
+  private heldChars = 0;
+  /** The key number used last: using it again needs no reordering. */
+  private lastUsed = -1;
+
+  constructor(
+    private readonly file?: SpillFile,
+    private readonly limits: SpillLimits = DEFAULT_SPILL_LIMITS,
+  ) {}
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** How many entities are on the heap now (tests, the benchmark's notes). */
+  get heldCount(): number {
+    return this.held.size;
+  }
+
+  /** Whether the entity with this key number is on the heap now (tests). */
+  isHeld(keyNumber: number): boolean {
+    return this.held.has(keyNumber);
+  }
+
+  kindAt(index: number): EntityKind {
+    return KINDS[this.kinds[index]];
+  }
+
+  keyAt(index: number): string {
+    return `e${this.keyNumbers[index]}`;
+  }
+
+  keyNumberAt(index: number): number {
+    return this.keyNumbers[index];
+  }
+
+  /** Where the entity with key number `n` stands, or -1 (keys grow along the rows: a bisection). */
+  indexOfKeyNumber(n: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.keyNumbers[mid] < n) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.count && this.keyNumbers[lo] === n ? lo : -1;
+  }
+
+  /** Adds a new entity after the last row; it is held (in progress) until the cache needs room. */
+  push(entity: Entity, keyNumber: number): void {
+    if (this.count === this.keyNumbers.length) this.grow();
+    const i = this.count++;
+    this.keyNumbers[i] = keyNumber;
+    this.kinds[i] = KIND_CODES.get(entity.kind)!;
+    this.offsets[i] = UNWRITTEN;
+    this.lengths[i] = 0;
+    this.hold(keyNumber, { entity, chars: this.file ? entityChars(entity) : 0, dirty: true });
+  }
+
+  /** Row `index` (cached: a row read is likely read again soon, as when it is shown). */
+  at(index: number): Entity | undefined {
+    if (index < 0 || index >= this.count) return undefined;
+    const n = this.keyNumbers[index];
+    const slot = this.held.get(n);
+    if (slot) {
+      this.use(n, slot);
+      return slot.entity;
+    }
+    const entity = this.readRow(index);
+    this.hold(n, { entity, chars: entityChars(entity), dirty: false });
+    return entity;
+  }
+
+  /** Row `index`, read without caching it when it is not held (a scan over every row). */
+  peek(index: number): Entity | undefined {
+    if (index < 0 || index >= this.count) return undefined;
+    return this.held.get(this.keyNumbers[index])?.entity ?? this.readRow(index);
+  }
+
+  /** The entity with key number `n`, to read. */
+  get(n: number): Entity | undefined {
+    const index = this.indexOfKeyNumber(n);
+    return index < 0 ? undefined : this.at(index);
+  }
+
+  /** The entity with key number `n`, to change: held, and written again when it leaves the cache. */
+  change(n: number): Entity | undefined {
+    let slot = this.held.get(n);
+    if (!slot) {
+      const index = this.indexOfKeyNumber(n);
+      if (index < 0) return undefined;
+      const entity = this.readRow(index);
+      slot = { entity, chars: entityChars(entity), dirty: true };
+      this.hold(n, slot);
+      return entity;
+    }
+    slot.dirty = true;
+    if (this.file) {
+      // Counted as it is before this change: the next change or its eviction counts the rest.
+      const chars = entityChars(slot.entity);
+      this.heldChars += chars - slot.chars;
+      slot.chars = chars;
+      this.use(n, slot);
+      this.evict();
+    }
+    return slot.entity;
+  }
+
+  /** Removes row `index` (a removed plan: rare, so the rows after it are moved). */
+  removeAt(index: number): void {
+    if (index < 0 || index >= this.count) return;
+    const n = this.keyNumbers[index];
+    const slot = this.held.get(n);
+    if (slot) {
+      this.heldChars -= slot.chars;
+      this.held.delete(n);
+    }
+    for (const array of [this.keyNumbers, this.kinds, this.offsets, this.lengths]) array.copyWithin(index, index + 1, this.count);
+    this.count--;
+    if (this.lastUsed === n) this.lastUsed = -1;
+  }
+
+  /**
+   * The rows as they are now, `size` at a time, read from the file between turns of the event
+   * loop (the search index's input). Throws when the store is disposed before the end.
+   */
+  async *batches(size = 512): AsyncGenerator<Entity[]> {
+    const end = this.count;
+    for (let start = 0; start < end; start += size) {
+      if (this.file?.disposed) throw new Error('the transcript was closed');
+      const batch: Entity[] = [];
+      for (let i = start; i < Math.min(end, start + size, this.count); i++) batch.push(this.peek(i)!);
+      yield batch;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Forgets the entities (no rows from now on: a reader finds none rather than a closed file) and removes the file. */
+  dispose(): void {
+    this.held.clear();
+    this.heldChars = 0;
+    this.count = 0;
+    this.lastUsed = -1;
+    this.file?.dispose();
+  }
+
+  private readRow(index: number): Entity {
+    const offset = this.offsets[index];
+    if (!this.file || offset === UNWRITTEN) throw new Error(`row ${index} is neither held nor written`);
+    return deserialize(this.file.read(offset, this.lengths[index])) as Entity;
+  }
+
+  private hold(n: number, slot: Slot): void {
+    this.held.set(n, slot);
+    this.lastUsed = n;
+    if (!this.file) return;
+    this.heldChars += slot.chars;
+    this.evict();
+  }
+
+  /** Marks `n` used last (with a file: the cache is least recently used first). */
+  private use(n: number, slot: Slot): void {
+    if (!this.file || this.lastUsed === n) return;
+    this.held.delete(n);
+    this.held.set(n, slot);
+    this.lastUsed = n;
+  }
+
+  /** Writes the least recently used entities out (those changed since written) until the cache fits; the last used stays. */
+  private evict(): void {
+    const file = this.file;
+    if (!file) return;
+    while (this.held.size > 1 && (this.held.size > this.limits.entities || this.heldChars > this.limits.chars)) {
+      const [n, slot] = this.held.entries().next().value as [number, Slot];
+      this.held.delete(n);
+      this.heldChars -= slot.chars;
+      if (!slot.dirty) continue;
+      const index = this.indexOfKeyNumber(n);
+      if (index < 0) continue;
+      const data = serialize(slot.entity);
+      this.offsets[index] = file.append(data);
+      this.lengths[index] = data.length;
+    }
+  }
+
+  private grow(): void {
+    const size = this.keyNumbers.length * 2;
+    const grown = <T extends Uint32Array | Uint8Array | Float64Array>(array: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(array);
+      return next;
+    };
+    this.keyNumbers = grown(this.keyNumbers, (n) => new Uint32Array(n));
+    this.kinds = grown(this.kinds, (n) => new Uint8Array(n));
+    this.offsets = grown(this.offsets, (n) => new Float64Array(n));
+    this.lengths = grown(this.lengths, (n) => new Uint32Array(n));
+  }
+}

@@ -1,0 +1,229 @@
+// A transcript's rows spilled to a temporary file (src/transcript/entityStore.ts, spillFile.ts,
+// updateLog.ts): real replays of the reference agent into a timeline that keeps a few entities on
+// the heap read back exactly what the in-memory timeline holds; an entity changed after it was
+// written is written again at the file's end; find, export and the search's batches cover every
+// row; the file goes on dispose, and files of hosts no longer running go at start-up.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { AcpClient } from '../../src/acp/client';
+import type { SessionUpdate } from '../../src/acp/types';
+import { EntityStore, entitiesOf, type SpillLimits } from '../../src/transcript/entityStore';
+import { timelineToMarkdown } from '../../src/transcript/export';
+import { TranscriptFind } from '../../src/transcript/find';
+import type { CompactionEntity, MessageEntity } from '../../src/transcript/model';
+import type { HostToWebview } from '../../src/transcript/protocol';
+import { writeReplay } from '../../src/transcript/replayFile';
+import { SpillFile } from '../../src/transcript/spillFile';
+import { Timeline } from '../../src/transcript/timeline';
+import { UpdateLog } from '../../src/transcript/updateLog';
+import { seedStore, type SeedResult } from '../agent/seed';
+import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
+
+type Found = Extract<HostToWebview, { type: 'found' }>;
+/** Small enough that almost every row of a seeded session lives in the file. */
+const TINY: SpillLimits = { chars: 2000, entities: 3 };
+
+interface Replayed {
+  updates: SessionUpdate[];
+  memory: Timeline;
+  spilled: Timeline;
+  log: UpdateLog<SessionUpdate>;
+}
+
+async function seeded(t: { after(fn: () => void): void }): Promise<{ store: string; folder: string; seed: SeedResult; dir: string }> {
+  const store = tempDir(t, 'spill-store-');
+  const folder = tempDir(t, 'spill-folder-');
+  const dir = tempDir(t, 'spill-files-');
+  const seed = await seedStore({ store, folders: [folder], count: 10, seed: 7, now: new Date('2026-03-01T12:00:00Z') });
+  return { store, folder, seed, dir };
+}
+
+/** One real replay into an in-memory timeline and a spilled one (and the update log), side by side. */
+async function replayBoth(t: { after(fn: () => Promise<void> | void): void }, store: string, folder: string, dir: string, sessionId: string): Promise<Replayed> {
+  const client = await AcpClient.start(referenceAgent(store), { clientInfo: CLIENT_INFO, log: new CapturingLog() });
+  t.after(() => client.dispose());
+  const updates: SessionUpdate[] = [];
+  const memory = new Timeline();
+  const spilled = new Timeline(undefined, new EntityStore(SpillFile.create(dir, 'entities'), TINY));
+  const log = new UpdateLog<SessionUpdate>(SpillFile.create(dir, 'updates'));
+  t.after(() => {
+    spilled.rows.dispose();
+    log.dispose();
+  });
+  await client.loadSession(sessionId, folder, (u) => {
+    updates.push(u);
+    memory.apply(u);
+    spilled.apply(u);
+    log.push(u);
+  });
+  return { updates, memory, spilled, log };
+}
+
+/** Runs a find to its final answer (deadline 30 s); the answers come through `post`, no polling. */
+function findAll(rows: () => Timeline['rows'] | readonly unknown[], query: string): Promise<Found[]> {
+  const answers: Found[] = [];
+  return new Promise<Found[]>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the search for ${query} did not end within 30 s`)), 30_000);
+    const finder = new TranscriptFind(rows as () => Timeline['rows'], (m) => {
+      answers.push(m as Found);
+      if ((m as Found).done) {
+        clearTimeout(timer);
+        resolve(answers);
+      }
+    });
+    finder.find(1, query, 0, 0);
+  });
+}
+
+test('a spilled replay reads back, row by row, exactly what the in-memory timeline holds, with a few rows on the heap', async (t) => {
+  const { store, folder, seed, dir } = await seeded(t);
+  for (const sessionId of [seed.special.long, seed.special.compactions, seed.special.hostile]) {
+    const { memory, spilled } = await replayBoth(t, store, folder, dir, sessionId);
+    assert.ok(spilled.rows.length > 5, `${sessionId}: ${spilled.rows.length} rows`);
+    assert.ok(spilled.rows.heldCount <= TINY.entities, `${spilled.rows.heldCount} rows held`);
+    // Read back one by one (peek: no cache), then through the cache, in both orders.
+    assert.deepEqual(spilled.entities, memory.entities, sessionId);
+    for (let i = spilled.rows.length - 1; i >= 0; i--) assert.deepEqual(spilled.rows.at(i), memory.entities[i], `${sessionId} row ${i}`);
+    assert.deepEqual([...spilled.compactionsInOrder()], [...memory.compactionsInOrder()]);
+    for (let i = 0; i < memory.entities.length; i++) assert.equal(spilled.indexOf(memory.entities[i].key), i);
+  }
+});
+
+test('an entity changed after it was written is written again at the end of the file, and reads back changed', (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const file = SpillFile.create(dir, 'entities');
+  const store = new EntityStore(file, TINY);
+  const spilled = new Timeline(undefined, store);
+  const memory = new Timeline();
+  t.after(() => store.dispose());
+  const apply = (u: Record<string, unknown>) => {
+    memory.apply(u);
+    spilled.apply(u);
+  };
+  apply({ sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'in_progress' });
+  apply({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: 'first words' } });
+  for (let i = 0; i < 20; i++) apply({ sessionUpdate: 'agent_message_chunk', messageId: `n${i}`, content: { type: 'text', text: `row ${i} `.repeat(40) } });
+  const compactionKey = Number(memory.compaction('c1')!.key.slice(1));
+  const messageKey = Number(memory.entities[1].key.slice(1));
+  assert.ok(!store.isHeld(compactionKey) && !store.isHeld(messageKey), 'both left the heap for the file');
+  const before = file.size;
+  // Updated by id later: the summary streams in, the status completes, the message goes on.
+  apply({ sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: { type: 'text', text: 'the summary' } });
+  apply({ sessionUpdate: 'compaction_update', compactionId: 'c1', status: 'completed' });
+  apply({ sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: { type: 'text', text: ', and more' } });
+  for (let i = 20; i < 40; i++) apply({ sessionUpdate: 'agent_message_chunk', messageId: `n${i}`, content: { type: 'text', text: `row ${i} `.repeat(40) } });
+  assert.ok(!store.isHeld(compactionKey) && !store.isHeld(messageKey), 'written out again');
+  assert.ok(file.size > before, 'the file only grows: the changed rows were appended');
+  const compaction = spilled.compaction('c1') as CompactionEntity;
+  assert.equal(compaction.status, 'completed');
+  assert.deepEqual(compaction.summary, [{ type: 'text', text: 'the summary' }]);
+  assert.equal((spilled.get(`e${messageKey}`) as MessageEntity).parts[0].type === 'text' && ((spilled.get(`e${messageKey}`) as MessageEntity).parts[0] as { text: string }).text, 'first words, and more');
+  assert.deepEqual(spilled.entities, memory.entities);
+  assert.deepEqual(spilled.entities.map((e) => e.key), memory.entities.map((e) => e.key), 'each row stays where it was first seen');
+});
+
+test('find covers the spilled rows: the same matches, rows and count as over the rows in memory', async (t) => {
+  const { store, folder, seed, dir } = await seeded(t);
+  const { memory, spilled } = await replayBoth(t, store, folder, dir, seed.special.long);
+  const entities = memory.entities;
+  // A word of the first row (long since written to the file) and one that is everywhere.
+  const first = entities.find((e) => e.kind === 'user_message') as MessageEntity;
+  const word = ((first.parts[0] as { text: string }).text.match(/[A-Za-z]{6,}/) ?? ['the'])[0];
+  assert.ok(!spilled.rows.isHeld(Number(first.key.slice(1))), 'the first prompt is in the file');
+  for (const query of [word, 'e']) {
+    const inMemory = await findAll(() => entities, query);
+    const fromFile = await findAll(() => spilled.rows, query);
+    assert.ok(inMemory.at(-1)!.total > 0, `${query} is found`);
+    assert.deepEqual(fromFile.at(-1), inMemory.at(-1), query);
+  }
+});
+
+test('the export of a spilled session is the export of the session in memory: its Markdown and its replay file', async (t) => {
+  const { store, folder, seed, dir } = await seeded(t);
+  for (const sessionId of [seed.special.compactions, seed.special.hostile, seed.special.long]) {
+    const { updates, memory, spilled, log } = await replayBoth(t, store, folder, dir, sessionId);
+    const header = { title: 'T', agentName: 'Reference', sessionId, cwd: folder };
+    assert.equal(timelineToMarkdown(header, spilled.rows, spilled.state), timelineToMarkdown(header, memory.entities, memory.state), sessionId);
+    assert.equal(log.length, updates.length);
+    assert.deepEqual([...log], updates, 'the log reads back every update, in order');
+    const replayHeader = { agentName: 'Reference', sessionId, cwd: folder, exportedAt: '2026-03-02T00:00:00Z' };
+    assert.equal(writeReplay(replayHeader, [...log]), writeReplay(replayHeader, updates));
+  }
+});
+
+test('the search gets every row in batches read from the file; a batch after the tab closed fails', async (t) => {
+  const { store, folder, seed, dir } = await seeded(t);
+  const { memory, spilled } = await replayBoth(t, store, folder, dir, seed.special.long);
+  assert.deepEqual(await entitiesOf(spilled.rows.batches(7)), memory.entities);
+  const batches = spilled.rows.batches(2);
+  await batches.next();
+  spilled.rows.dispose();
+  await assert.rejects(batches.next(), /closed/);
+});
+
+test('the files are removed on dispose; at start-up those of hosts no longer running are removed, no others', async (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const entityFile = SpillFile.create(dir, 'entities');
+  const updateFile = SpillFile.create(dir, 'updates');
+  const store = new EntityStore(entityFile, TINY);
+  const log = new UpdateLog<SessionUpdate>(updateFile);
+  const timeline = new Timeline(undefined, store);
+  for (let i = 0; i < 50; i++) {
+    const update: SessionUpdate = { sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: 'x'.repeat(500) } } as SessionUpdate;
+    timeline.apply(update);
+    log.push(update);
+  }
+  [...log];
+  entityFile.flush();
+  updateFile.flush();
+  const files = readdirSync(dir);
+  assert.equal(files.length, 2);
+  assert.ok(files.every((name) => statSync(join(dir, name)).size > 0), 'both files hold data');
+  store.dispose();
+  log.dispose();
+  assert.deepEqual(readdirSync(dir), [], 'disposing removes both files');
+
+  // A process that has exited: its pid names no running host.
+  const child = spawn(process.execPath, ['-e', '']);
+  const deadPid = child.pid!;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the child did not exit within 10 s')), 10_000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const stale = join(dir, `${deadPid}-0123456789abcdef-entities.spill`);
+  const running = join(dir, `${process.ppid}-0123456789abcdef-updates.spill`);
+  const notOurs = join(dir, 'notes.txt');
+  for (const path of [stale, running, notOurs]) writeFileSync(path, 'x');
+  const own = SpillFile.create(dir, 'entities');
+  t.after(() => own.dispose());
+  assert.equal(await SpillFile.removeStale(dir), 1);
+  assert.ok(!existsSync(stale), 'the crashed host’s file is gone');
+  assert.ok(existsSync(running) && existsSync(own.path) && existsSync(notOurs), 'running hosts’ files and other files stay');
+});
+
+test('rows written by the thread pool read back while their writes are under way, and after; disposing meanwhile removes the file', async (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const file = SpillFile.create(dir, 'entities');
+  const spilled = new Timeline(undefined, new EntityStore(file, TINY));
+  const memory = new Timeline();
+  // About 6 MB: several megabyte writes handed to the thread pool, none ended yet.
+  for (let i = 0; i < 3000; i++) {
+    const u = { sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: `row ${i} ${'é'.repeat(1000)}` } };
+    spilled.apply(u);
+    memory.apply(u);
+  }
+  assert.deepEqual(spilled.entities, memory.entities, 'read back before the writes ended');
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  file.flush();
+  assert.deepEqual(spilled.entities, memory.entities, 'read back from the disk');
+  spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'last', content: { type: 'text', text: 'x'.repeat(2_000_000) } });
+  spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'after', content: { type: 'text', text: 'y' } });
+  spilled.rows.dispose();
+  assert.deepEqual(readdirSync(dir), [], 'removed while a write was under way');
+});

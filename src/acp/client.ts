@@ -109,7 +109,11 @@ export class AcpClient {
   private readonly connection: MessageConnection;
   private readonly pending = new Set<PendingRequest>();
   /** Per session, its listeners; replaced (never mutated) so that dispatch can iterate safely. */
-  private readonly listeners = new Map<string, readonly SessionUpdateListener[]>();
+  private readonly listeners = new Map<string, readonly { listener: SessionUpdateListener; replays: boolean }[]>();
+  /** The load of a session under way: what arrives between its request and its answer is its replay. */
+  private readonly loadsInFlight = new Map<string, SessionUpdateListener>();
+  /** Loads of one session take turns (two replays at once could not be told apart): the last turn of each. */
+  private readonly loadTurns = new Map<string, Promise<void>>();
   private readonly disconnectEmitter = new Emitter<AgentDisconnectedError>();
   private readonly listChangeEmitter = new Emitter<SessionListChange>();
   /** Live list subscriptions this connection holds (they end with the process). */
@@ -380,20 +384,30 @@ export class AcpClient {
         this.log.error(`[${this.name}] A replay-end listener failed: ${(error as Error)?.stack ?? error}`);
       }
     };
-    this.replayEndWaiters.set(sessionId, onMarker);
-    const subscription = this.onSessionUpdate(sessionId, (update) => {
+    // One load of a session at a time; a later one waits for its turn (or its cancellation).
+    const previous = this.loadTurns.get(sessionId);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const turn = (previous ?? Promise.resolve()).then(() => mine);
+    this.loadTurns.set(sessionId, turn);
+    const replay: SessionUpdateListener = (update) => {
       deadline.progress?.();
       onUpdate(update);
-    });
+    };
     try {
+      if (previous) await untilTurn(previous, token, 'session/load');
+      this.replayEndWaiters.set(sessionId, onMarker);
+      this.loadsInFlight.set(sessionId, replay);
       if (this.protocolVersion === 2) {
         await this.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline);
       } else {
         await this.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline);
       }
     } finally {
-      subscription.dispose();
+      if (this.loadsInFlight.get(sessionId) === replay) this.loadsInFlight.delete(sessionId);
       if (this.replayEndWaiters.get(sessionId) === onMarker) this.replayEndWaiters.delete(sessionId);
+      release();
+      if (this.loadTurns.get(sessionId) === turn) this.loadTurns.delete(sessionId);
     }
     return { replayEnd };
   }
@@ -404,15 +418,20 @@ export class AcpClient {
     await this.request('session/resume', { sessionId, cwd, mcpServers: [] }, token);
   }
 
-  /** Live `session/update` payloads of one session, in order, until disposed. */
-  onSessionUpdate(sessionId: string, listener: SessionUpdateListener): Disposable {
-    this.listeners.set(sessionId, [...(this.listeners.get(sessionId) ?? []), listener]);
+  /**
+   * Live `session/update` payloads of one session, in order, until disposed. A load's replay goes
+   * to that load alone (a transcript that is already open must not take in another load's
+   * replay as news), unless `replays` asks for it too (the Sessions tree's info updates).
+   */
+  onSessionUpdate(sessionId: string, listener: SessionUpdateListener, options: { replays?: boolean } = {}): Disposable {
+    const entry = { listener, replays: options.replays === true };
+    this.listeners.set(sessionId, [...(this.listeners.get(sessionId) ?? []), entry]);
     let disposed = false;
     return {
       dispose: () => {
         if (disposed) return;
         disposed = true;
-        const rest = (this.listeners.get(sessionId) ?? []).filter((l) => l !== listener);
+        const rest = (this.listeners.get(sessionId) ?? []).filter((l) => l !== entry);
         if (rest.length > 0) this.listeners.set(sessionId, rest);
         else this.listeners.delete(sessionId);
       },
@@ -640,15 +659,19 @@ export class AcpClient {
       this.replayEndWaiters.get(notification.sessionId)?.();
       return;
     }
+    const load = this.loadsInFlight.get(notification.sessionId);
     const listeners = this.listeners.get(notification.sessionId);
-    if (listeners === undefined) return;
+    if (load === undefined && listeners === undefined) return;
     const checked = checkSessionUpdate(update as SessionUpdate, problems);
-    for (let j = 0; j < listeners.length; j++) {
-      try {
-        listeners[j](checked);
-      } catch (error) {
-        this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
-      }
+    if (load) this.deliver(load, checked);
+    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked);
+  }
+
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate): void {
+    try {
+      listener(update);
+    } catch (error) {
+      this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
     }
   }
 
@@ -768,4 +791,16 @@ function jsonrpcLogger(log: Logger, name: string) {
     info: (message: string) => log.debug(`[${name}] ${message}`),
     log: (message: string) => log.debug(`[${name}] ${message}`),
   };
+}
+
+/** Resolves when `previous` (an earlier load's turn) is over; rejects once `token` is cancelled. */
+function untilTurn(previous: Promise<void>, token: CancellationToken | undefined, method: string): Promise<void> {
+  if (token?.isCancellationRequested) return Promise.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent'));
+  return new Promise<void>((resolve, reject) => {
+    const cancelled = token?.onCancellationRequested(() => reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent')));
+    void previous.then(() => {
+      cancelled?.dispose();
+      resolve();
+    });
+  });
 }

@@ -543,7 +543,8 @@ export class SessionsModel implements Disposable {
       const sessionId = session.sessionId;
       entry.bySession.set(
         sessionId,
-        client.onSessionUpdate(sessionId, (update) => this.sessionUpdated(agent, sessionId, update)),
+        // Info updates of a replay count too (a load may bring a newer title).
+        client.onSessionUpdate(sessionId, (update) => this.sessionUpdated(agent, sessionId, update), { replays: true }),
       );
     }
     // A session no list shows any more gets no updates (sessionUpdated ignores it): unsubscribe.

@@ -87,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     replayed: (agentName, session, entities) => search.replayed(agentName, session, entities),
   });
   context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
-  const search = activateSearch(context, log, agents, sessions.model, () => transcripts);
+  const search = activateSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
   return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts, search };

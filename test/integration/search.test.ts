@@ -63,6 +63,17 @@ function search(query: string): Thenable<unknown> {
   return vscode.commands.executeCommand('acpSessions.search', query);
 }
 
+/** A store of `records` and its agent, indexed by Refresh; `word` searched finds every one of them. */
+async function indexedAndFound(records: StoredSession[], word: string): Promise<{ store: string; agent: string }> {
+  const store = await storeOf(records);
+  const agent = await useAgent(store);
+  await refresh();
+  assert.deepEqual(await indexedIds(agent), records.map((r) => r.sessionId).sort());
+  await search(word);
+  assert.equal(results().length, records.length, `every session says "${word}"`);
+  return { store, agent };
+}
+
 interface ViewRow {
   node: SearchNode;
   item: vscode.TreeItem;
@@ -152,20 +163,19 @@ suite('Search Sessions', () => {
       assert.equal(selected.kind === 'match' && selected.parent.result.session.sessionId, sessionId);
       assert.match(selected.kind === 'match' ? selected.match.line : '', line);
     };
-    const next = () => vscode.commands.executeCommand('acpSessions.search.next');
-    const previous = () => vscode.commands.executeCommand('acpSessions.search.previous');
-    await next();
-    await expectAt('p1', /pelican first/);
-    await next();
-    await expectAt('p1', /pelican second/);
-    await next();
-    await expectAt('p2', /pelican third/);
-    await next();
-    await expectAt('p1', /pelican first/);
-    await previous();
-    await expectAt('p2', /pelican third/);
-    await previous();
-    await expectAt('p1', /pelican second/);
+    // What F4 (next) and Shift+F4 (previous) run, in turn, and where each lands: over the end and back.
+    const steps: ['next' | 'previous', string, RegExp][] = [
+      ['next', 'p1', /pelican first/],
+      ['next', 'p1', /pelican second/],
+      ['next', 'p2', /pelican third/],
+      ['next', 'p1', /pelican first/],
+      ['previous', 'p2', /pelican third/],
+      ['previous', 'p1', /pelican second/],
+    ];
+    for (const [command, sessionId, line] of steps) {
+      await vscode.commands.executeCommand(`acpSessions.search.${command}`);
+      await expectAt(sessionId, line);
+    }
   });
 
   test('an agent not known to be free of side effects gets the offer "Index N sessions of <agent>…", saying what a load may change, and nothing loads before the user agrees', async () => {
@@ -232,12 +242,7 @@ suite('Search Sessions', () => {
   });
 
   test('Clear Search Index empties the index, and the view and a notification say so', async () => {
-    const store = await storeOf([record('k1', HOUR, [say('user', 'the narwhal note')]), record('k2', 2 * HOUR, [say('agent', 'narwhal two')])]);
-    const agent = await useAgent(store);
-    await refresh();
-    assert.deepEqual(await indexedIds(agent), ['k1', 'k2']);
-    await search('narwhal');
-    assert.equal(results().length, 2);
+    await indexedAndFound([record('k1', HOUR, [say('user', 'the narwhal note')]), record('k2', 2 * HOUR, [say('agent', 'narwhal two')])], 'narwhal');
     const shown = api.sessions.messages.shown.length;
     await vscode.commands.executeCommand('acpSessions.search.clearIndex');
     const { index } = await engine();
@@ -249,12 +254,7 @@ suite('Search Sessions', () => {
   });
 
   test('a session deleted from its row leaves the index at once (no survey), and is no longer found', async () => {
-    const store = await storeOf([record('d1', HOUR, [say('user', 'the unique gannet word')]), record('d2', 2 * HOUR, [say('user', 'a plain gannet')])]);
-    const agent = await useAgent(store);
-    await refresh();
-    assert.deepEqual(await indexedIds(agent), ['d1', 'd2']);
-    await search('gannet');
-    assert.equal(results().length, 2);
+    const { store, agent } = await indexedAndFound([record('d1', HOUR, [say('user', 'the unique gannet word')]), record('d2', 2 * HOUR, [say('user', 'a plain gannet')])], 'gannet');
     api.sessions.messages.answerNextModal('Delete');
     await vscode.commands.executeCommand('acpSessions.delete', await sessionNode('d1'));
     assert.equal((await readSession(store, 'd1'))?.deleted, true);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { BASE } from '../hostile/corpus';
 import { writeSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, searchPane as searchPaneOf, storedSession, useWorkbench } from './harness';
 
 const LINK = BASE['command link'][0];
 const ICON = BASE.codicon[0];
@@ -37,12 +37,7 @@ async function searchPane(): Promise<Locator> {
   // On its name: the middle of the header holds the view's title actions.
   if ((await sessionsHeader.getAttribute('aria-expanded')) === 'true') await sessionsHeader.click({ position: { x: 30, y: 10 } });
   await until('the Sessions view is collapsed', async () => (await sessionsHeader.getAttribute('aria-expanded')) === 'false');
-  const pane = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: /^Search/ }) }).first();
-  await pane.waitFor({ timeout: HANG_GUARD_MS });
-  const header = pane.locator('.pane-header').first();
-  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-  await until('the Search view is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
-  return pane;
+  return searchPaneOf(ui);
 }
 
 /** Nothing in `where` is a link, an icon drawn from `$(…)`, or an element an agent wrote. */

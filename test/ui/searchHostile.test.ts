@@ -127,3 +127,25 @@ test('the agent\'s name shows as written in the Index Sessions picker and in the
   await inert(message, 'notification');
   await ui.page.keyboard.press('Escape');
 });
+
+test('the agent\'s name shows as written in the Filter picker and in the view\'s filter row: no icon, no link', async () => {
+  const pane = await searchPane();
+  await ui.wb.runCommand('ACP Sessions: Filter Search Results…');
+  await ui.quickInput();
+  const choice = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: '[Agent](command:' });
+  await choice.waitFor({ timeout: HANG_GUARD_MS });
+  assert.equal((await choice.locator('.label-name').first().innerText()).trim(), AGENT);
+  assert.equal(await choice.locator('.label-name .codicon').count(), 0, 'no icon in the picker');
+  await inert(choice.locator('.label-name').first(), 'Filter picker');
+  await choice.click();
+  await until('the agent is checked', async () => (await choice.getAttribute('aria-checked')) === 'true');
+  await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
+  const filterRow = pane.locator('.monaco-list-row', { hasText: /^Filters: / });
+  await filterRow.waitFor({ timeout: HANG_GUARD_MS });
+  // As written, cut at 60 characters as every agent name in the filter summary is.
+  assert.equal(await filterRow.locator('.label-name').innerText(), `Filters: ${AGENT.slice(0, 59)}…`);
+  assert.equal(await labelOf(filterRow).locator('.codicon').count(), 0, 'no icon in the filter row');
+  await inert(labelOf(filterRow), 'filter row');
+  await ui.wb.runCommand('ACP Sessions: Clear Search Filters');
+  await until('the filter row is gone', async () => (await filterRow.count()) === 0);
+});

@@ -102,14 +102,21 @@ test('hostile titles and said text show as plain text in the Search view\'s rows
   await ui.page.mouse.move(0, 0);
 });
 
-test('the agent\'s name shows as written in the Index Sessions picker and in the notification: no icon, no link', async () => {
-  await ui.wb.runCommand('ACP Sessions: Index Sessions of an Agent…');
+/** Runs the palette command `title`, whose quick pick lists the agent; checks its row shows the name as written, and returns it. */
+async function agentChoice(title: string): Promise<Locator> {
+  await ui.wb.runCommand(title);
   await ui.quickInput();
   const choice = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: '[Agent](command:' });
   await choice.waitFor({ timeout: HANG_GUARD_MS });
-  assert.equal((await choice.locator('.label-name').first().innerText()).trim(), AGENT);
-  assert.equal(await choice.locator('.label-name .codicon').count(), 0, 'no icon in the picker');
-  await inert(choice, 'Index Sessions picker');
+  const label = choice.locator('.label-name').first();
+  assert.equal((await label.innerText()).trim(), AGENT);
+  assert.equal(await label.locator('.codicon').count(), 0, `no icon in the picker of ${title}`);
+  await inert(label, `the picker of ${title}`);
+  return choice;
+}
+
+test('the agent\'s name shows as written in the Index Sessions picker and in the notification: no icon, no link', async () => {
+  await agentChoice('ACP Sessions: Index Sessions of an Agent…');
   await ui.page.keyboard.press('Enter');
 
   await ui.wb.runCommand('Notifications: Show Notifications');
@@ -130,13 +137,7 @@ test('the agent\'s name shows as written in the Index Sessions picker and in the
 
 test('the agent\'s name shows as written in the Filter picker and in the view\'s filter row: no icon, no link', async () => {
   const pane = await searchPane();
-  await ui.wb.runCommand('ACP Sessions: Filter Search Results…');
-  await ui.quickInput();
-  const choice = ui.page.locator('.quick-input-list .monaco-list-row', { hasText: '[Agent](command:' });
-  await choice.waitFor({ timeout: HANG_GUARD_MS });
-  assert.equal((await choice.locator('.label-name').first().innerText()).trim(), AGENT);
-  assert.equal(await choice.locator('.label-name .codicon').count(), 0, 'no icon in the picker');
-  await inert(choice.locator('.label-name').first(), 'Filter picker');
+  const choice = await agentChoice('ACP Sessions: Filter Search Results…');
   await choice.click();
   await until('the agent is checked', async () => (await choice.getAttribute('aria-checked')) === 'true');
   await ui.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();

@@ -37,6 +37,8 @@ export interface SearchApi {
   readonly view: SearchView;
   /** The filter picker while it is shown (integration tests check and accept it as a user would). */
   readonly filterPick: vscode.QuickPick<FilterItem | vscode.QuickPickItem> | undefined;
+  /** The last survey started (tests wait for it instead of sleeping). */
+  readonly lastSurvey: Promise<void>;
 }
 
 export function activateSearch(
@@ -125,11 +127,11 @@ export function activateSearch(
 
   /** Surveys every agent and, one at a time, indexes what loads without side effects (when on). */
   let surveying: Promise<void> | undefined;
+  let lastSurvey: Promise<void> = Promise.resolve();
   const survey = (): Promise<void> => {
     surveying ??= (async () => {
       const { indexer } = await ready;
       for (const agent of agents.agents) {
-        if (stoppedByUser) break;
         const source = new vscode.CancellationTokenSource();
         indexing = source;
         try {
@@ -154,6 +156,7 @@ export function activateSearch(
       surveying = undefined;
       view.update({ indexing: undefined });
     });
+    lastSurvey = surveying;
     return surveying;
   };
 
@@ -411,6 +414,9 @@ export function activateSearch(
     view,
     get filterPick() {
       return filterPick;
+    },
+    get lastSurvey() {
+      return lastSurvey;
     },
     replayed: (agent, session, entities) => {
       void ready.then(({ indexer }) => indexer.replayed(agent, session, entities), () => undefined);

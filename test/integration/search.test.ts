@@ -234,11 +234,14 @@ suite('Search Sessions', () => {
     assert.ok(viewRows().some((r) => r.label === `${agent}: ${kept.length} of ${count} sessions indexed`), 'the coverage counts what was indexed');
     await search('otter');
     assert.equal(results().length, kept.length, 'what was indexed is found');
-    // The index keeps it: the view shown again does not start over by itself, nor drop anything.
+    // Shown again, the view surveys the agents, but after Cancel it indexes nothing until Refresh.
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    await until('the Search view is hidden', () => !api.search.view.treeView.visible);
+    const before = api.search.lastSurvey;
     await vscode.commands.executeCommand('acpSessions.search.focus');
-    await until('the Search view is visible', () => api.search.view.treeView.visible);
-    assert.deepEqual(await indexedIds(agent), kept);
-    assert.equal(api.search.view.state.indexing, undefined, 'after Cancel, indexing waits for Refresh');
+    const { surveyed } = await until('the view shown again surveys the agents', () => api.search.lastSurvey !== before && { surveyed: api.search.lastSurvey });
+    await surveyed;
+    assert.deepEqual(await indexedIds(agent), kept, 'nothing more is indexed, nothing is dropped');
   });
 
   test('Clear Search Index empties the index, and the view and a notification say so', async () => {

@@ -133,6 +133,10 @@ suite('Search Sessions', () => {
   });
 
   suiteTeardown(async () => {
+    // The suite showed the Search view; shown, it surveys and indexes the next suites' agents in the
+    // background, whose loads would reach their open transcripts. Hidden, as it was collapsed before.
+    await vscode.commands.executeCommand('acpSessions.search.removeView');
+    await until('the Search view is hidden', () => !api.search.view.treeView.visible);
     await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
     await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
     removeTempDirs();

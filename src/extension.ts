@@ -91,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
   });
   context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
-  const search = activateSearch(context, log, agents, sessions.model, () => transcripts);
+  const search = activateSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
   return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts, search };

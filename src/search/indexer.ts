@@ -69,13 +69,15 @@ export class SearchIndexer {
   /** Replays to index, one at a time after the transcript has shown. */
   private queue: Promise<void> = Promise.resolve();
   private readonly coverageByAgent = new Map<string, AgentCoverage>();
+  /** Sessions the agent no longer has: a replay or load of them still on its way is not indexed. */
+  private readonly gone = new Set<string>();
 
   constructor(private readonly options: IndexerOptions) {}
 
   /** A transcript's replay ended: its text is indexed later, in slices (the tab is not kept waiting). */
   replayed(agent: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): Promise<void> {
     const meta = metaOf(agent, session, session.archived);
-    const run = this.queue.then(yieldNow).then(() => this.options.index.indexEntities(meta, entities)).catch((error: unknown) => {
+    const run = this.queue.then(yieldNow).then(() => (this.isGone(agent, session.sessionId) ? undefined : this.options.index.indexEntities(meta, entities))).catch((error: unknown) => {
       this.options.log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
     });
     this.queue = run;
@@ -106,6 +108,7 @@ export class SearchIndexer {
       const seen = new Set<string>();
       for (const session of listed) {
         seen.add(session.sessionId);
+        this.gone.delete(`${agent}\u0000${session.sessionId}`);
         const entry = index.get(agent, session.sessionId);
         if (entry) {
           index.updateMeta(agent, session.sessionId, { archived: session.archived, ...(typeof session.title === 'string' ? { title: session.title } : {}) });
@@ -157,6 +160,7 @@ export class SearchIndexer {
       if (client.capabilities.close && !this.options.isOpen(agent, session.sessionId)) {
         await client.closeSession(session.sessionId).catch((error: unknown) => log.warn(`[${agent}] session/close of ${session.sessionId} after indexing failed: ${(error as Error)?.message ?? error}`));
       }
+      if (this.isGone(agent, session.sessionId)) continue;
       await index.indexEntities(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.entities);
       indexed++;
       const known = this.coverageByAgent.get(agent);
@@ -166,6 +170,35 @@ export class SearchIndexer {
     }
     run.progress?.(done, sessions.length, sessions[sessions.length - 1]);
     return indexed;
+  }
+
+  /**
+   * The session left the agent (deleted, or gone from its live list): its text leaves the index at
+   * once, the coverage stops counting it, and a replay or load of it still on its way is dropped.
+   */
+  async removed(agent: string, sessionId: string): Promise<void> {
+    this.gone.add(`${agent}\u0000${sessionId}`);
+    const coverage = this.coverageByAgent.get(agent);
+    if (coverage) {
+      let counted = false;
+      for (const list of [coverage.missing, coverage.stale]) {
+        const i = list.findIndex((s) => s.sessionId === sessionId);
+        if (i >= 0) {
+          list.splice(i, 1);
+          counted = true;
+        }
+      }
+      if (!counted && this.options.index.get(agent, sessionId)) {
+        coverage.indexed = Math.max(0, coverage.indexed - 1);
+        counted = true;
+      }
+      if (counted && coverage.listed !== undefined) coverage.listed = Math.max(0, coverage.listed - 1);
+    }
+    await this.options.index.remove(agent, sessionId);
+  }
+
+  private isGone(agent: string, sessionId: string): boolean {
+    return this.gone.has(`${agent}\u0000${sessionId}`);
   }
 
   /** Moves a session from missing or stale to indexed in a known coverage. */

@@ -7,8 +7,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
 import type { AgentCoverage } from '../search/indexer';
-import type { Where } from '../search/query';
+import type { SearchFilters, Where } from '../search/query';
 import type { SearchMatch, SearchResult, SessionResult } from '../search/searchIndex';
+import { filterSummary, hasFilters } from './searchFilters';
 import { plainBlock, plainLine } from './plainText';
 
 export const searchViewId = 'acpSessions.search';
@@ -78,6 +79,10 @@ export interface SearchViewState {
   /** Agent names whose sessions are being indexed now, with progress. */
   indexing?: { agent: string; done: number; total: number };
   backgroundIndexing: boolean;
+  /** Filters set in the picker (merged under the query's filter words). */
+  filters: SearchFilters;
+  /** What happened last to the index that the view must say (indexing cancelled, index cleared). */
+  notice?: string;
 }
 
 export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.Disposable {
@@ -86,7 +91,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private roots: SearchNode[] = [];
   private sessionNodes: SessionResultNode[] = [];
-  state: SearchViewState = { query: '', searching: false, coverage: [], backgroundIndexing: true };
+  state: SearchViewState = { query: '', searching: false, coverage: [], backgroundIndexing: true, filters: {} };
 
   constructor() {
     this.treeView = vscode.window.createTreeView(searchViewId, { treeDataProvider: this, showCollapseAll: true });
@@ -112,22 +117,36 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
       this.builtFrom = query ? result : undefined;
       this.sessionNodes = query && result ? result.sessions.map((s) => new SessionResultNode(s, `r/${s.session.agent}/${s.session.sessionId}`)) : [];
     }
-    const roots: SearchNode[] = [...this.sessionNodes];
+    const filtered = hasFilters(this.state.filters);
+    const summary = filtered ? filterSummary(this.state.filters) : '';
+    const roots: SearchNode[] = [];
+    // A row, so the filters can be changed or cleared by keyboard (Enter; the inline Clear).
+    if (filtered) {
+      roots.push(new InfoNode('filters', vscode.l10n.t('Filters: {0}', summary), {
+        icon: 'filter',
+        tooltip: vscode.l10n.t('Filters: {0}', summary),
+        command: { command: 'acpSessions.search.filter', title: vscode.l10n.t('Filter…') },
+      }));
+    }
+    roots.push(...this.sessionNodes);
     if (query && result && !result.complete) {
       roots.push(new InfoNode('more', vscode.l10n.t('Show More Results'), { icon: 'ellipsis', command: { command: 'acpSessions.search.more', title: vscode.l10n.t('Show More Results') } }));
     }
     roots.push(...this.coverageNodes());
     this.roots = roots;
     this.treeView.message = this.message();
-    this.treeView.description = query ? plainLine(query, 100) : undefined;
+    const described = [query ? plainLine(query, 100) : '', filtered ? vscode.l10n.t('Filters: {0}', summary) : ''].filter(Boolean);
+    this.treeView.description = described.length ? described.join(' · ') : undefined;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.search.hasFilters', filtered);
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.hasResults', this.sessionNodes.length > 0);
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.hasQuery', query !== '');
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.indexing', this.state.indexing !== undefined);
   }
 
   private message(): string | undefined {
-    const { query, result, searching, error, indexing } = this.state;
+    const { query, result, searching, error, indexing, notice } = this.state;
     const parts: string[] = [];
+    if (notice) parts.push(notice);
     if (error) parts.push(error);
     else if (query && result) {
       const matches = result.sessions.reduce((n, s) => n + s.matches.length, 0);
@@ -195,7 +214,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     if (node.options.tooltip) item.tooltip = node.options.tooltip;
     if (node.options.description) item.description = node.options.description;
     if (node.options.command) item.command = node.options.command;
-    item.contextValue = node.id.startsWith('cov/') ? 'searchCoverage' : 'searchInfo';
+    item.contextValue = node.id.startsWith('cov/') ? 'searchCoverage' : node.id === 'filters' ? 'searchFilters' : 'searchInfo';
     return item;
   }
 

@@ -1,17 +1,23 @@
 // Search Sessions: the index in the extension's global storage, the indexer fed by transcripts'
 // replays and (where loads change nothing, or when asked) by loads of its own, the Search view,
 // the query box (results as you type), opening a match in its transcript with the find bar
-// showing it, next / previous match, coverage, the offers to index, Clear, and the setting that
-// turns background indexing off.
+// showing it, next / previous match, coverage, the offers to index, Clear, the filter picker, and
+// the setting that turns background indexing off. Kept current: a deleted session leaves at once,
+// archive changes only the entry's flag, a newer updatedAt makes the entry stale (indexed again by
+// the next survey). Text arriving live in an open tab after its replay is not indexed as it comes:
+// the tab holds the session (never loaded meanwhile); its moved date marks it stale, so it is
+// indexed again once no tab holds it, or when a tab replays it again.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import type { SessionsModel } from '../sessions/sessionsModel';
 import { SearchIndexer, type AgentCoverage } from '../search/indexer';
-import { parseQuery } from '../search/query';
+import { parseQuery, type SearchFilters } from '../search/query';
 import { SearchIndex } from '../search/searchIndex';
 import type { Entity } from '../transcript/model';
-import { notificationText, plainLine, quickPickText } from './plainText';
+import { Messages, type MessageRecorder } from './messages';
+import { plainLine, quickPickText } from './plainText';
+import { exclusiveSelection, filterItems, filtersOf, type FilterItem } from './searchFilters';
 import { effectText, SearchView, searchViewId, type MatchNode, type SearchNode } from './searchView';
 import type { TranscriptMatch } from './transcriptPanel';
 
@@ -29,6 +35,10 @@ export interface SearchApi {
   /** The index and indexer once opened. */
   readonly ready: Promise<{ index: SearchIndex; indexer: SearchIndexer }>;
   readonly view: SearchView;
+  /** The filter picker while it is shown (integration tests check and accept it as a user would). */
+  readonly filterPick: vscode.QuickPick<FilterItem | vscode.QuickPickItem> | undefined;
+  /** The last survey started (tests wait for it instead of sleeping). */
+  readonly lastSurvey: Promise<void>;
 }
 
 export function activateSearch(
@@ -37,8 +47,13 @@ export function activateSearch(
   agents: AgentRegistry,
   model: SessionsModel,
   transcripts: () => SearchTranscripts | undefined,
+  recorder?: MessageRecorder,
 ): SearchApi {
   const view = new SearchView();
+  // Through Messages: agent names reach notifications as plain text, and tests can answer them.
+  const messages = new Messages();
+  messages.recorder = recorder;
+  let filterPick: vscode.QuickPick<FilterItem | vscode.QuickPickItem> | undefined;
   const config = () => vscode.workspace.getConfiguration('acpSessions.search');
   const background = () => config().get<boolean>('backgroundIndexing') !== false;
   view.update({ backgroundIndexing: background() });
@@ -63,7 +78,7 @@ export function activateSearch(
     view.update({ query, searching: true });
     try {
       const { index } = await ready;
-      const parsed = parseQuery(query);
+      const parsed = parseQuery(query, view.state.filters);
       const result = await index.search(parsed, { limit, isCancelled: () => mine !== generation });
       if (mine !== generation) return;
       current = -1;
@@ -94,18 +109,26 @@ export function activateSearch(
 
   const indexAgent = async (agent: string, sessions: SessionInfo[], token: vscode.CancellationToken, report?: (done: number, total: number) => void) => {
     const { indexer } = await ready;
-    await indexer.indexSessions(agent, sessions, {
+    view.update({ notice: undefined });
+    const indexed = await indexer.indexSessions(agent, sessions, {
       isCancelled: () => token.isCancellationRequested,
       progress: (done, total) => {
         view.update({ indexing: { agent, done, total } });
         report?.(done, total);
       },
     });
-    view.update({ indexing: undefined });
+    // What was indexed before a Cancel stays indexed; the view says where it stopped.
+    const notice = token.isCancellationRequested
+      ? vscode.l10n.t('Indexing {0} was cancelled after {1} of {2} sessions; those stay indexed. Refresh goes on.', plainLine(agent, 100), indexed, sessions.length)
+      : undefined;
+    view.update({ indexing: undefined, ...(notice ? { notice } : {}) });
   };
+  /** Cancel was chosen: background indexing waits for Refresh or Index Sessions… before it starts again. */
+  let stoppedByUser = false;
 
   /** Surveys every agent and, one at a time, indexes what loads without side effects (when on). */
   let surveying: Promise<void> | undefined;
+  let lastSurvey: Promise<void> = Promise.resolve();
   const survey = (): Promise<void> => {
     surveying ??= (async () => {
       const { indexer } = await ready;
@@ -117,7 +140,7 @@ export function activateSearch(
           coverage.set(agent.name, found);
           showCoverage();
           const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
-          if (background() && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
+          if (background() && !stoppedByUser && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
             await vscode.window.withProgress({ location: { viewId: searchViewId }, title: vscode.l10n.t('Indexing {0}', agent.name) }, () => indexAgent(agent.name, todo, source.token));
             found = indexer.coverage(agent.name) ?? found;
             coverage.set(agent.name, found);
@@ -134,6 +157,7 @@ export function activateSearch(
       surveying = undefined;
       view.update({ indexing: undefined });
     });
+    lastSurvey = surveying;
     return surveying;
   };
 
@@ -210,7 +234,7 @@ export function activateSearch(
     if (!target) return;
     const s = target.parent.result.session;
     const session: SessionInfo & { archived: boolean } = { sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt ?? null, archived: s.archived };
-    current = view.matches().indexOf(target);
+    current = view.matches().findIndex((m) => m.id === target.id);
     await transcripts()?.openAt(s.agent, session, { index: target.match.index, text: target.match.text });
   };
 
@@ -218,8 +242,10 @@ export function activateSearch(
     const all = view.matches();
     if (all.length === 0) return;
     const selected = view.treeView.selection[0];
-    let at = selected?.kind === 'match' ? all.indexOf(selected) : current;
-    if (selected?.kind === 'session') at = all.indexOf(selected.children[0]) - (by === 1 ? 1 : 0);
+    // By id: the results are rebuilt whenever the index changes (an opened transcript is indexed
+    // again as it replays), and the selection may still hold the nodes of the previous build.
+    let at = selected?.kind === 'match' ? all.findIndex((m) => m.id === selected.id) : current;
+    if (selected?.kind === 'session') at = all.findIndex((m) => m.parent.id === selected.id) - (by === 1 ? 1 : 0);
     current = (at + by + all.length) % all.length;
     const node = all[current];
     await view.treeView.reveal(node, { select: true, focus: false });
@@ -239,16 +265,17 @@ export function activateSearch(
     showCoverage();
     const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
     if (todo.length === 0) {
-      void vscode.window.showInformationMessage(notificationText(vscode.l10n.t('Every listed session of {0} is indexed.', agent)));
+      void messages.show('info', vscode.l10n.t('Every listed session of {0} is indexed.', agent));
       return;
     }
     const go = vscode.l10n.t('Index');
-    const answer = await vscode.window.showWarningMessage(
-      notificationText(vscode.l10n.t('Index {0} sessions of {1}?', todo.length, agent)),
-      { modal: true, detail: notificationText(`${effectText(found)} ${vscode.l10n.t('Each session is loaded once (session/load), one at a time; running sessions and open tabs are left alone.')}`, true) },
+    const agreed = await messages.confirm(
+      vscode.l10n.t('Index {0} sessions of {1}?', todo.length, agent),
+      `${effectText(found)} ${vscode.l10n.t('Each session is loaded once (session/load), one at a time; running sessions and open tabs are left alone.')}`,
       go,
     );
-    if (answer !== go) return;
+    if (!agreed) return;
+    stoppedByUser = false;
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Indexing sessions of {0}', agent), cancellable: true }, async (progress, token) => {
       let last = 0;
       await indexAgent(agent, todo, token, (done, total) => {
@@ -260,10 +287,60 @@ export function activateSearch(
     showCoverage();
   };
 
+  const setFilters = (filters: SearchFilters) => {
+    view.update({ filters });
+    limit = PAGE;
+    void search();
+  };
+
+  /** The filter picker: check what to keep, Enter applies; one value where the engine takes one. */
+  const pickFilters = async () => {
+    const { index } = await ready.catch(() => ({ index: undefined }));
+    const folders = new Set((vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
+    for (const s of index?.sessions() ?? []) folders.add(s.cwd);
+    const { items, checked } = filterItems(agents.agents.map((a) => a.name), [...folders].sort(), view.state.filters);
+    const pick = vscode.window.createQuickPick<FilterItem | vscode.QuickPickItem>();
+    pick.title = vscode.l10n.t('Filter Search Results');
+    pick.placeholder = vscode.l10n.t('Check the filters to apply, then press Enter; nothing checked shows every session');
+    pick.canSelectMany = true;
+    pick.matchOnDescription = true;
+    pick.items = items;
+    pick.selectedItems = checked;
+    let before: FilterItem[] = checked;
+    return new Promise<void>((resolve) => {
+      pick.onDidChangeSelection((selection) => {
+        const now = selection.filter((i): i is FilterItem => 'group' in i);
+        const next = exclusiveSelection(before, now);
+        before = next;
+        if (next.length !== now.length) pick.selectedItems = next;
+      });
+      pick.onDidAccept(() => {
+        setFilters(filtersOf(pick.selectedItems.filter((i): i is FilterItem => 'group' in i)));
+        pick.hide();
+      });
+      pick.onDidHide(() => {
+        if (filterPick === pick) filterPick = undefined;
+        pick.dispose();
+        resolve();
+      });
+      filterPick = pick;
+      pick.show();
+    });
+  };
+
   context.subscriptions.push(
     view,
-    vscode.commands.registerCommand('acpSessions.search', openQueryBox),
+    // With a query (a keybinding's args, another command): searches it without the box.
+    vscode.commands.registerCommand('acpSessions.search', async (text?: unknown) => {
+      if (typeof text !== 'string') return openQueryBox();
+      query = text;
+      limit = PAGE;
+      await search();
+    }),
+    vscode.commands.registerCommand('acpSessions.search.filter', pickFilters),
+    vscode.commands.registerCommand('acpSessions.search.clearFilters', () => setFilters({})),
     vscode.commands.registerCommand('acpSessions.search.refresh', async () => {
+      stoppedByUser = false;
       await survey();
       await search();
     }),
@@ -280,18 +357,35 @@ export function activateSearch(
     vscode.commands.registerCommand('acpSessions.search.next', () => step(1)),
     vscode.commands.registerCommand('acpSessions.search.previous', () => step(-1)),
     vscode.commands.registerCommand('acpSessions.search.indexAgent', confirmAndIndex),
-    vscode.commands.registerCommand('acpSessions.search.cancelIndexing', () => indexing?.cancel()),
+    vscode.commands.registerCommand('acpSessions.search.cancelIndexing', () => {
+      stoppedByUser = true;
+      indexing?.cancel();
+    }),
     vscode.commands.registerCommand('acpSessions.search.clearIndex', async () => {
       indexing?.cancel();
       const { index } = await ready;
       await index.clear();
       coverage.clear();
       showCoverage();
+      view.update({ notice: vscode.l10n.t('The search index is empty: it was cleared.') });
       void search();
-      void vscode.window.showInformationMessage(vscode.l10n.t('The search index is cleared. Transcripts you open are indexed again; background indexing starts over when the Search view shows.'));
+      void messages.show('info', vscode.l10n.t('The search index is cleared. Transcripts you open are indexed again; background indexing starts over when the Search view shows.'));
     }),
     view.treeView.onDidChangeVisibility((e) => {
       if (e.visible) void survey();
+    }),
+    // A deleted session (here, by a clean-up run, or gone from the agent's live list) leaves the index at once.
+    model.onDidRemoveSession(({ agent, sessionId }) => {
+      void ready.then(async ({ indexer }) => {
+        await indexer.removed(agent, sessionId);
+        const known = indexer.coverage(agent);
+        if (known && coverage.has(agent)) coverage.set(agent, known);
+        showCoverage();
+      }).catch((error: unknown) => log.warn(`[${agent}] Search index: could not drop ${sessionId}: ${(error as Error)?.message ?? error}`));
+    }),
+    // Archive is a filter, not text: the entry's flag changes, nothing is loaded.
+    model.onDidSetArchived(({ agent, sessionId, archived }) => {
+      void ready.then(({ index }) => index.updateMeta(agent, sessionId, { archived }), () => undefined);
     }),
     model.onDidChange(() => {
       if (followTimer) return;
@@ -319,6 +413,12 @@ export function activateSearch(
   return {
     ready,
     view,
+    get filterPick() {
+      return filterPick;
+    },
+    get lastSurvey() {
+      return lastSurvey;
+    },
     replayed: (agent, session, entities) => {
       void ready.then(({ indexer }) => indexer.replayed(agent, session, entities), () => undefined);
     },

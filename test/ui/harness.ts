@@ -380,6 +380,16 @@ export interface WorkbenchFixture extends WorkbenchPaths {
   rowWithText(text: string | RegExp): Locator;
 }
 
+/** The Search view's pane in the ACP Sessions container, expanded. */
+export async function searchPane(fixture: WorkbenchFixture): Promise<Locator> {
+  const pane = fixture.page.locator('.pane', { has: fixture.page.locator('.pane-header', { hasText: /^Search/ }) }).first();
+  await pane.waitFor({ timeout: HANG_GUARD_MS });
+  const header = pane.locator('.pane-header').first();
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  await fixture.until('the Search view is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
+  return pane;
+}
+
 /**
  * Registers `before` and `after` hooks in the current file or describe block: `before` makes
  * the paths (the temporary folder is named acp-ui-<name>-…), runs `setUp` (which seeds and returns the workbench's options), starts the

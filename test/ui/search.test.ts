@@ -6,9 +6,8 @@
 // The results' screenshot is test-results/screenshots/search.png.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Locator } from 'playwright-core';
 import { SEARCH_NEEDLES, seedSearch } from '../agent/searchSeed';
-import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, searchPane as searchPaneOf, useWorkbench } from './harness';
 
 const COUNT = 200;
 
@@ -20,15 +19,7 @@ const ui = useWorkbench('search', async ({ folder, store }) => {
 });
 const { until } = ui;
 
-/** The Search view's pane in the ACP Sessions container, expanded. */
-async function searchPane(): Promise<Locator> {
-  const pane = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: /^Search/ }) }).first();
-  await pane.waitFor({ timeout: HANG_GUARD_MS });
-  const header = pane.locator('.pane-header').first();
-  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
-  await until('the Search view is expanded', async () => (await header.getAttribute('aria-expanded')) === 'true');
-  return pane;
-}
+const searchPane = () => searchPaneOf(ui);
 
 const closeEditors = () => ui.wb.closeEditors();
 

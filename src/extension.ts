@@ -11,7 +11,6 @@ import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import { TranscriptPanels } from './ui/transcriptPanel';
 import { registerTranscriptWalk } from './ui/transcriptWalk';
-import { entitiesOf } from './transcript/entityStore';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
@@ -85,9 +84,8 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
       else if (isVerdictOnSession(error)) void sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error));
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
-    // Search Sessions indexes what a transcript replayed, later and in slices; it takes the
-    // session whole, so the batches read back from the transcript's file are joined for it.
-    replayed: (agentName, session, batches) => void entitiesOf(batches).then((entities) => search.replayed(agentName, session, entities), () => undefined),
+    // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
+    replayed: (agentName, session, batches) => search.replayed(agentName, session, batches),
     spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
   });
   context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));

@@ -75,12 +75,13 @@ export class SearchIndexer {
   constructor(private readonly options: IndexerOptions) {}
 
   /** A transcript's replay ended: its text is indexed later, in slices (the tab is not kept waiting). */
-  replayed(agent: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): Promise<void> {
+  replayed(agent: string, session: SessionInfo & { archived: boolean }, batches: AsyncIterable<readonly Entity[]>): Promise<void> {
     const meta = metaOf(agent, session, session.archived);
-    const run = this.queue.then(yieldNow).then(() => (this.isGone(agent, session.sessionId) ? undefined : this.options.index.indexEntities(meta, entities))).catch((error: unknown) => {
+    // Begun at once, not behind other work: the batches are read from the tab's file, which goes
+    // when the tab closes. Each batch waits for the encoder, so only one is held at a time.
+    const run = yieldNow().then(() => (this.isGone(agent, session.sessionId) ? undefined : this.options.index.indexBatches(meta, batches))).catch((error: unknown) => {
       this.options.log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
     });
-    this.queue = run;
     const known = this.coverageByAgent.get(agent);
     if (known) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
     return run;

@@ -223,6 +223,29 @@ export class SearchIndex {
     await writer.end();
   }
 
+  /**
+   * Indexes a session's text read in batches as they come (a transcript's entities read back from
+   * its file): only a batch at a time is held here. A batch that fails (the tab was closed)
+   * leaves the session's indexed text as it was.
+   */
+  async indexBatches(meta: SessionMeta, batches: AsyncIterable<readonly Entity[]>): Promise<void> {
+    const writer = this.begin(meta);
+    let at = 0;
+    try {
+      for await (const batch of batches) {
+        for (let from = 0; from < batch.length; from += ENTITY_BATCH) {
+          await writer.add(recordsOf(batch.slice(from, from + ENTITY_BATCH), at + from));
+          await yieldNow();
+        }
+        at += batch.length;
+      }
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    await writer.end();
+  }
+
   /** Indexes `records` as the session's whole text. */
   async indexRecords(meta: SessionMeta, records: readonly IndexRecord[]): Promise<void> {
     const writer = this.begin(meta);

@@ -14,13 +14,6 @@ import type { SpillFile } from './spillFile';
 
 export type { EntityRows };
 
-/** Every entity of `batches`, in one array (for a reader that takes the whole session at once). */
-export async function entitiesOf(batches: AsyncIterable<readonly Entity[]>): Promise<Entity[]> {
-  const entities: Entity[] = [];
-  for await (const batch of batches) for (const entity of batch) entities.push(entity);
-  return entities;
-}
-
 /** How much of a spilled timeline stays on the heap. */
 export interface SpillLimits {
   /** Characters of the entities held (their text and the JSON they keep). */

@@ -30,8 +30,8 @@ export interface SearchTranscripts {
 }
 
 export interface SearchApi {
-  /** Hands a transcript's replayed entities to the index (called by the transcript panels). */
-  replayed(agent: string, session: SessionInfo & { archived: boolean }, entities: readonly Entity[]): void;
+  /** Hands a transcript's replayed entities, in batches, to the index (called by the transcript panels). */
+  replayed(agent: string, session: SessionInfo & { archived: boolean }, batches: AsyncIterable<readonly Entity[]>): void;
   /** The index and indexer once opened. */
   readonly ready: Promise<{ index: SearchIndex; indexer: SearchIndexer }>;
   readonly view: SearchView;
@@ -419,8 +419,8 @@ export function activateSearch(
     get lastSurvey() {
       return lastSurvey;
     },
-    replayed: (agent, session, entities) => {
-      void ready.then(({ indexer }) => indexer.replayed(agent, session, entities), () => undefined);
+    replayed: (agent, session, batches) => {
+      void ready.then(({ indexer }) => indexer.replayed(agent, session, batches), () => undefined);
     },
   };
 }

@@ -203,6 +203,30 @@ describe('Search Sessions: where the index is encoded', () => {
     assert.deepEqual(ids(await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, reopened)), [SEARCH_NEEDLES.compactionSession]);
   });
 
+  test('a replay fed in batches (as a transcript\'s file is read back) indexes what the whole replay does; a batch that fails keeps what was indexed', async () => {
+    const dir = join(tempDir(scope, 'search-batches-'), 'index');
+    const own = await SearchIndex.open(dir, { worker: WORKER });
+    const session = sessions.find((s) => s.sessionId === SEARCH_NEEDLES.compactionSession)!;
+    const timeline = new Timeline();
+    await client.loadSession(session.sessionId, session.cwd, (u) => timeline.apply(u));
+    const meta = { agent: 'reference', sessionId: session.sessionId, cwd: session.cwd, title: session.title, updatedAt: session.updatedAt, archived: session.archived };
+    async function* batches(size: number, failAfter = Infinity) {
+      for (let at = 0; at < timeline.entities.length; at += size) {
+        if (at >= failAfter) throw new Error('the tab was closed');
+        yield timeline.entities.slice(at, at + size);
+      }
+    }
+    await own.indexBatches(meta, batches(3));
+    const whole = await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, index);
+    const fed = await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, own);
+    assert.deepEqual(ids(fed), [SEARCH_NEEDLES.compactionSession]);
+    assert.deepEqual(fed.sessions[0].matches.map((m) => [m.index, m.where]), whole.sessions[0].matches.map((m) => [m.index, m.where]), 'the same entities named');
+    await assert.rejects(own.indexBatches({ ...meta, title: 'changed' }, batches(3, 3)), /tab was closed/);
+    assert.equal(own.get('reference', session.sessionId)?.title, session.title, 'the failed replay changed nothing');
+    assert.deepEqual(ids(await search(`"${SEARCH_NEEDLES.compactionPhrase}"`, own)), [SEARCH_NEEDLES.compactionSession]);
+    await own.dispose();
+  });
+
   test('a worker that cannot start: sessions are indexed on this thread, and the log says why', async () => {
     const dir = join(tempDir(scope, 'search-no-worker-'), 'index');
     const own: string[] = [];

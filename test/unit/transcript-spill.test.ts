@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
 import type { SessionUpdate } from '../../src/acp/types';
-import { EntityStore, entitiesOf, type SpillLimits } from '../../src/transcript/entityStore';
+import { EntityStore, type SpillLimits } from '../../src/transcript/entityStore';
 import { timelineToMarkdown } from '../../src/transcript/export';
 import { TranscriptFind } from '../../src/transcript/find';
-import type { CompactionEntity, MessageEntity } from '../../src/transcript/model';
+import type { CompactionEntity, Entity, MessageEntity } from '../../src/transcript/model';
 import type { HostToWebview } from '../../src/transcript/protocol';
 import { writeReplay } from '../../src/transcript/replayFile';
 import { SpillFile } from '../../src/transcript/spillFile';
@@ -21,6 +21,13 @@ import { Timeline } from '../../src/transcript/timeline';
 import { UpdateLog } from '../../src/transcript/updateLog';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
+
+/** Every entity of `batches`, in one array. */
+async function entitiesOf(batches: AsyncIterable<readonly Entity[]>): Promise<Entity[]> {
+  const entities: Entity[] = [];
+  for await (const batch of batches) for (const entity of batch) entities.push(entity);
+  return entities;
+}
 
 type Found = Extract<HostToWebview, { type: 'found' }>;
 /** Small enough that almost every row of a seeded session lives in the file. */

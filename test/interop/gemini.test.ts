@@ -74,8 +74,12 @@ describe(`gemini-cli ${installed.agents.gemini.version} --acp with an offline AP
   test('loads a session by its id, but answers session/load before its replay ends: the rest arrives as live updates', { timeout: 60_000 }, async () => {
     // gemini-cli 0.61.0's loadSession does not await its streamHistory: a client that stops
     // listening at the response (as the protocol allows) sees the first message only.
+    // One listener takes replays too (the whole conversation); a live one only what comes after
+    // the response (a load's replay is the load's, never news to an open transcript).
     const all = new Timeline();
-    const live = client.onSessionUpdate(sessionId, (update) => all.apply(update));
+    const live = client.onSessionUpdate(sessionId, (update) => all.apply(update), { replays: true });
+    const afterResponse = new Timeline();
+    const news = client.onSessionUpdate(sessionId, (update) => afterResponse.apply(update));
     const last = nextUpdate(client, sessionId, (u) => {
       const content = u.content as { text?: string } | undefined;
       return u.sessionUpdate === 'agent_message_chunk' && content?.text === 'Done: `maxAttempts` is 4 now.' ? true : undefined;
@@ -84,6 +88,7 @@ describe(`gemini-cli ${installed.agents.gemini.version} --acp with an offline AP
     await client.loadSession(sessionId, project, (update) => duringLoad.apply(update));
     await last;
     live.dispose();
+    news.dispose();
     const replayed = (timeline: Timeline) => timeline.entities
       .filter((e): e is MessageEntity => e.kind === 'user_message' || e.kind === 'agent_message' || e.kind === 'thought')
       .map((e) => [e.kind, partsText(e.parts)]);
@@ -95,6 +100,9 @@ describe(`gemini-cli ${installed.agents.gemini.version} --acp with an offline AP
       ['agent_message', 'Done: `maxAttempts` is 4 now.'],
     ]);
     assert.ok(replayed(duringLoad).length < 5, `before the response: ${JSON.stringify(replayed(duringLoad))}`);
+    assert.deepEqual(replayed(duringLoad)[0], ['user_message', 'Explain the retry logic']);
+    assert.ok(replayed(afterResponse).length > 0, 'the rest arrived as live updates');
+    assert.ok(!replayed(afterResponse).some(([, text]) => text === 'Explain the retry logic'), 'the live listener got none of what came before the response');
     assert.deepEqual(all.entities.filter((e) => e.kind === 'compaction' || e.kind === 'unknown'), []);
   });
 

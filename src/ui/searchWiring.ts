@@ -106,6 +106,12 @@ export function activateSearch(
   let indexing: vscode.CancellationTokenSource | undefined;
   const coverage = new Map<string, AgentCoverage>();
   const showCoverage = () => view.update({ coverage: agents.agents.map((a) => coverage.get(a.name)).filter((c): c is AgentCoverage => c !== undefined) });
+  const setCoverage = (agent: string, found: AgentCoverage) => {
+    coverage.set(agent, found);
+    showCoverage();
+  };
+  /** What a survey found to index: missing or stale, and not running. */
+  const toIndex = (found: AgentCoverage) => [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
 
   const indexAgent = async (agent: string, sessions: SessionInfo[], token: vscode.CancellationToken, report?: (done: number, total: number) => void) => {
     const { indexer } = await ready;
@@ -136,15 +142,12 @@ export function activateSearch(
         const source = new vscode.CancellationTokenSource();
         indexing = source;
         try {
-          let found = await indexer.survey(agent.name, () => source.token.isCancellationRequested);
-          coverage.set(agent.name, found);
-          showCoverage();
-          const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
+          const found = await indexer.survey(agent.name, () => source.token.isCancellationRequested);
+          setCoverage(agent.name, found);
+          const todo = toIndex(found);
           if (background() && !stoppedByUser && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
             await vscode.window.withProgress({ location: { viewId: searchViewId }, title: vscode.l10n.t('Indexing {0}', agent.name) }, () => indexAgent(agent.name, todo, source.token));
-            found = indexer.coverage(agent.name) ?? found;
-            coverage.set(agent.name, found);
-            showCoverage();
+            setCoverage(agent.name, indexer.coverage(agent.name) ?? found);
           }
         } catch (error) {
           log.warn(`[${agent.name}] Search: could not survey its sessions: ${(error as Error)?.message ?? error}`);
@@ -261,9 +264,8 @@ export function activateSearch(
     if (!agent) return;
     const { indexer } = await ready;
     const found = await indexer.survey(agent);
-    coverage.set(agent, found);
-    showCoverage();
-    const todo = [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
+    setCoverage(agent, found);
+    const todo = toIndex(found);
     if (todo.length === 0) {
       void messages.show('info', vscode.l10n.t('Every listed session of {0} is indexed.', agent));
       return;
@@ -283,8 +285,7 @@ export function activateSearch(
         last = done;
       });
     });
-    coverage.set(agent, indexer.coverage(agent) ?? found);
-    showCoverage();
+    setCoverage(agent, indexer.coverage(agent) ?? found);
   };
 
   const setFilters = (filters: SearchFilters) => {

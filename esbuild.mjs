@@ -76,6 +76,16 @@ const builds = [
     platform: 'browser',
     target: 'es2022',
   },
+  {
+    // markdown-it for the transcript, loaded by transcript.js when its first Markdown pass is due
+    // (src/webview/markdownLoader.ts): the first screen does not wait for it.
+    ...common,
+    entryPoints: ['src/webview/markdownScript.ts'],
+    outfile: 'dist/webview/markdown.js',
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+  },
 ];
 
 if (withTests) {

@@ -3,7 +3,7 @@
 // HTML shell, media/transcript.css, codicons, a dark theme's variables and acquireVsCodeApi.
 // Floor pages are served from the same origin, so both run under the same conditions.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ROOT, args, log } from './lib';
 import { PROD_WEBVIEW, STAGE } from './stage';
@@ -90,6 +90,8 @@ export async function launch(webview = PROD_WEBVIEW): Promise<BenchBrowser> {
     'webview.html': { body: WEBVIEW_HTML, type: 'text/html' },
     'floor.html': { body: FLOOR_HTML, type: 'text/html' },
     'transcript.js': { body: readFileSync(webview), type: 'text/javascript' },
+    // Loaded by transcript.js beside itself when its first Markdown pass is due.
+    'markdown.js': { body: readFileSync(join(dirname(webview), 'markdown.js')), type: 'text/javascript' },
     'transcript.css': { body: readFileSync(join(ROOT, 'media/transcript.css')), type: 'text/css' },
     'codicon.css': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.css')), type: 'text/css' },
     'codicon.ttf': { body: readFileSync(join(STAGE, 'dist/codicons/codicon.ttf')), type: 'font/ttf' },
@@ -126,6 +128,7 @@ export async function profiling(): Promise<{ webview: string | undefined; around
   const webview = join(ROOT, 'out/bench/profile/transcript.js');
   const esbuild = await import('esbuild');
   await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/main.ts')], outfile: webview, bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/markdownScript.ts')], outfile: join(dirname(webview), 'markdown.js'), bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
   return {
     webview,
     async around(page, work) {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { ROOT, log, report, type Measurement } from './lib';
 import { PROD_EXTENSION, PROD_WEBVIEW, STAGE, VSIX, sizeKB } from './stage';
@@ -55,12 +55,15 @@ async function measureActivation(): Promise<Activation> {
 async function main() {
   const extensionKB = sizeKB(PROD_EXTENSION);
   const webviewKB = sizeKB(PROD_WEBVIEW);
+  const markdownKB = sizeKB(join(dirname(PROD_WEBVIEW), 'markdown.js'));
   const vsixKB = sizeKB(VSIX);
-  if (extensionKB === undefined || webviewKB === undefined) throw new Error(`no production build in ${STAGE} (run through bench/run.mjs)`);
+  if (extensionKB === undefined || webviewKB === undefined || markdownKB === undefined) throw new Error(`no production build in ${STAGE} (run through bench/run.mjs)`);
   const measurements: Measurement[] = [
     // 200 KB since the hardening (issue 11): input checks, deadlines, process lifetime and plain-text surfaces come first.
     { figure: '6', name: 'size: dist/extension.js (minified)', value: extensionKB, unit: 'KB', goal: 200, goalOn: 'value' },
-    { figure: '6', name: 'size: dist/webview/transcript.js (minified)', value: webviewKB, unit: 'KB', goal: 150, goalOn: 'value' },
+    // What the webview evaluates before its first row; markdown.js (markdown-it) comes after it, for the Markdown pass.
+    { figure: '6', name: 'size: dist/webview/transcript.js (minified)', value: webviewKB, unit: 'KB', goal: 150, goalOn: 'value', detail: { 'markdown.js KB': Number(markdownKB.toFixed(1)) } },
+    { figure: '6', name: 'size: the webview, transcript.js + markdown.js', value: webviewKB + markdownKB, unit: 'KB', goal: 150, goalOn: 'value' },
   ];
   if (vsixKB !== undefined) measurements.push({ figure: '6', name: 'size: VSIX', value: vsixKB, unit: 'KB', goal: 400, goalOn: 'value' });
   else log('size: no VSIX was packaged (see the stage log above)');

@@ -14,8 +14,9 @@ import { FindBar } from './find';
 import { FrameLoop } from './frameLoop';
 import { renderHeader } from './header';
 import { HeldRows } from './held';
+import { MarkdownLoader, markdownScriptBeside } from './markdownLoader';
 import { MarkdownPass, QUIET_MS } from './markdownPass';
-import { appendText, buildLazyBody, focusTarget, isOpen, setOpen, trackFolds, type Row } from './rows';
+import { appendText, buildLazyBody, focusTarget, isOpen, setOpen, trackFolds, useMarkdown, type Row } from './rows';
 import { StreamedText } from './streamedText';
 import { createVirtualList, FRAME_BUILD_CHARS, type VirtualList } from './virtualList';
 
@@ -27,6 +28,8 @@ import { createVirtualList, FRAME_BUILD_CHARS, type VirtualList } from './virtua
 const FRAME_BUDGET_MS = 16;
 
 const host = connectToHost();
+/** markdown.js, beside this script: read while this script evaluates (currentScript is null later). */
+const markdownLoader = new MarkdownLoader(markdownScriptBeside(document.currentScript));
 const timelineEl = document.getElementById('timeline')!;
 trackFolds(timelineEl);
 const headerEl = document.getElementById('header')!;
@@ -65,6 +68,12 @@ const markdown = new MarkdownPass({
   keepingPlace: (change) => list.keepingPlace(change),
   // Whether a Markdown pass is still to come (rows change height then): what a UI test waits for.
   signal: (state) => (document.body.dataset.markdown = state),
+  ready: () => markdownLoader.renderer !== undefined,
+  load: async () => {
+    const loaded = await markdownLoader.load();
+    if (markdownLoader.renderer) useMarkdown(markdownLoader.renderer);
+    return loaded;
+  },
 });
 const find = new FindBar({
   post: (message) => host.post(message),

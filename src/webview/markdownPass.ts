@@ -32,6 +32,10 @@ export interface MarkdownPassOptions {
   keepingPlace(change: () => boolean): void;
   /** Whether a pass is still to come: 'pending' or 'done'. */
   signal(state: 'pending' | 'done'): void;
+  /** Whether the Markdown renderer has loaded (markdownLoader.ts). */
+  ready(): boolean;
+  /** Loads it (once); false if it cannot be loaded, and the rows stay plain text. */
+  load(): Promise<boolean>;
 }
 
 export class MarkdownPass {
@@ -48,7 +52,12 @@ export class MarkdownPass {
       this.quietTimer = undefined;
       const quietFor = this.options.now() - this.options.lastAppendAt();
       if (quietFor < QUIET_MS) return this.schedule(QUIET_MS - quietFor);
-      this.options.requestFrame(() => this.renderDirty());
+      if (this.options.ready()) return this.options.requestFrame(() => this.renderDirty());
+      // The first pass loads the renderer: the first screen did without it.
+      void this.options.load().then((loaded) => {
+        if (!loaded) return this.quietTimer === undefined && this.options.signal('done');
+        this.options.requestFrame(() => this.renderDirty());
+      });
     }, delay);
   }
 

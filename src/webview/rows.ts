@@ -14,7 +14,7 @@ import {
 } from '../transcript/model';
 import { isAllowedLink, openSubagentAction } from '../transcript/protocol';
 import { t } from './l10n';
-import { renderMarkdown } from './markdown';
+import type { RenderMarkdown } from './markdownLoader';
 import { sanitizedFragment } from './sanitize';
 
 export interface Row {
@@ -65,6 +65,14 @@ const PLAN_STATUS_ICONS: Record<string, string> = {
   completed: 'pass-filled', in_progress: 'circle-large-filled', pending: 'circle-large-outline',
 };
 const SAFE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The Markdown renderer, once markdown.js has loaded (markdownLoader.ts); until then text shows plain. */
+let renderMarkdown: RenderMarkdown | undefined;
+
+/** Makes Markdown available to the rows built from now on and to the Markdown pass. */
+export function useMarkdown(render: RenderMarkdown): void {
+  renderMarkdown = render;
+}
 
 /** Builds the row for a new entity. `open` is the user's remembered choice, if any. */
 export function createRow(entity: Entity, open: boolean | undefined): Row {
@@ -205,8 +213,10 @@ function plainBlock(body: HTMLElement): Text {
   return text;
 }
 
-/** Renders the body's text as (sanitized) Markdown. */
+/** Renders the body's text as (sanitized) Markdown; a plan shown before Markdown was available is rendered again. */
 export function renderBodyMarkdown(row: Row): void {
+  if (!renderMarkdown) return;
+  if (row.entity.kind === 'plan') return renderPlan(row, row.entity);
   const parts = bodyOf(row.entity);
   if (row.body && parts) fillBody(row, parts, true);
 }
@@ -354,9 +364,15 @@ function renderPlan(row: Row, entity: PlanEntity): void {
     }
     children.push(list);
   }
+  row.dirty = false;
   if (entity.markdown) {
     const md = element('div', 'body');
-    md.append(sanitizedFragment(renderMarkdown(entity.markdown)));
+    if (renderMarkdown) {
+      md.append(sanitizedFragment(renderMarkdown(entity.markdown)));
+    } else {
+      md.append(element('div', 'plain', entity.markdown));
+      row.dirty = true;
+    }
     children.push(md);
   }
   if (entity.file) children.push(element('div', 'plan-file', entity.file));
@@ -399,7 +415,7 @@ function fillBody(row: Row, parts: readonly Part[], markdown: boolean): void {
   row.tail = undefined;
   parts.forEach((part, index) => {
     if (part.type !== 'text') return nodes.push(renderPart(part));
-    if (markdown) {
+    if (markdown && renderMarkdown) {
       const md = element('div', 'md');
       md.append(sanitizedFragment(renderMarkdown(part.text)));
       nodes.push(md);
@@ -412,7 +428,7 @@ function fillBody(row: Row, parts: readonly Part[], markdown: boolean): void {
     }
   });
   body.replaceChildren(...nodes);
-  row.dirty = !markdown && parts.some((p) => p.type === 'text');
+  row.dirty = !(markdown && renderMarkdown) && parts.some((p) => p.type === 'text');
 }
 
 function renderPart(part: Part): HTMLElement {

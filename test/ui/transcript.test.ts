@@ -440,10 +440,11 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   });
   assert.equal(report.pwned, undefined);
   assert.deepEqual(dialogs, [], 'no alert() ran');
-  // Our bundle, plus the bootstrap VS Code injects into every webview (it defines acquireVsCodeApi).
-  const ours = report.scripts.filter((s) => /\/dist\/webview\/transcript\.js$/.test(s));
+  // Our bundle and the Markdown renderer it loaded beside itself for the rows rendered as Markdown
+  // above, plus the bootstrap VS Code injects into every webview (it defines acquireVsCodeApi).
+  const ours = report.scripts.filter((s) => /\/dist\/webview\/(transcript|markdown)\.js$/.test(s));
   const injected = report.scripts.filter((s) => s.startsWith('inline:') && s.includes('acquireVsCodeApi'));
-  assert.equal(ours.length, 1, `our script: ${report.scripts.join(' | ')}`);
+  assert.deepEqual(ours.map((s) => s.replace(/^.*\//, '')).sort(), ['markdown.js', 'transcript.js'], `our scripts: ${report.scripts.join(' | ')}`);
   const bundle = report.scripts.filter((s) => s === 'data: l10n-bundle');
   assert.ok(bundle.length <= 1, 'at most one l10n bundle');
   assert.equal(ours.length + injected.length + bundle.length, report.scripts.length, `no other script: ${report.scripts.join(' | ')}`);

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { ChunkSessionShape, chunkSession } from './generate';
-import { ROOT, args, deadline, ingestFloor, log, median, report, scale, type Measurement } from './lib';
+import { ROOT, args, benchFontconfig, deadline, ingestFloor, log, median, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { writeSession } from '../test/agent/store';
 import type { SessionUpdate } from '../src/acp/types';
@@ -373,6 +373,7 @@ async function main() {
   for (const chunks of sizes) cases.push(await makeCase(store, work, chunks, 50));
 
   const host = await import(join(ROOT, 'test/host/server.mjs'));
+  const fontconfig = await benchFontconfig();
   const settings = {
     ...host.QUIET_SETTINGS,
     'acpSessions.agents': [{ name: 'Bench', command: process.execPath, args: [AGENT, '--store', store] }],
@@ -387,7 +388,7 @@ async function main() {
     for (const c of cases) {
       const ingest = c === floorCase ? 0 : await caseIngestFloor(store, c);
       const firstUpdate = await agentFirstUpdate(store, c);
-      const browser = await host.openBrowser();
+      const browser = await host.openBrowser({ fontconfig });
       // Each case's extension host gets its own inspector port (the previous cases' hosts
       // outlive their browsers for VS Code's reconnection grace time).
       const inspectPort: number = await host.freePort();

@@ -50,6 +50,18 @@ export function report(measurements: Measurement[]): void {
   process.stdout.write('\n' + JSON.stringify(measurements) + '\n');
 }
 
+/**
+ * The fonts.conf the benchmarks' Chromium shows text with: the system's fonts plus Debian's CJK
+ * and emoji fonts (test/host/setup.mjs ensureBenchFonts), as a desktop has; none with
+ * `--system-fonts` (here: DejaVu only, so every CJK character and emoji goes through a font
+ * lookup that finds nothing, 10 to 50 µs each).
+ */
+export async function benchFontconfig(): Promise<string | undefined> {
+  if (args().has('system-fonts')) return undefined;
+  const setup = await import(join(ROOT, 'test/host/setup.mjs'));
+  return setup.ensureBenchFonts() as string;
+}
+
 /** Progress for a human; stdout is kept for the result. */
 export function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ROOT, args, log } from './lib';
+import { ROOT, args, benchFontconfig, log } from './lib';
 import { PROD_WEBVIEW, STAGE } from './stage';
 
 export const ORIGIN = 'http://bench.invalid';
@@ -85,7 +85,7 @@ export interface BenchBrowser {
 /** `webview` replaces the production bundle (e.g. an unminified one, for readable profiles). */
 export async function launch(webview = PROD_WEBVIEW): Promise<BenchBrowser> {
   const host = await import(join(ROOT, 'test/host/server.mjs'));
-  const browser: { context: BrowserContext; close(): Promise<void> } = await host.openBrowser({ viewport: { width: 1280, height: 800 } });
+  const browser: { context: BrowserContext; close(): Promise<void> } = await host.openBrowser({ viewport: { width: 1280, height: 800 }, fontconfig: await benchFontconfig() });
   const assets: Record<string, { body: Buffer | string; type: string }> = {
     'webview.html': { body: WEBVIEW_HTML, type: 'text/html' },
     'floor.html': { body: FLOOR_HTML, type: 'text/html' },

@@ -3,13 +3,15 @@
 //   --only=1,3 | --only=ingest   some figures      --runs=N   runs per figure
 //   --json                       JSON on stdout    --scale=0.1 smaller inputs (not for the README)
 //   --readme                     after --only: update these figures in bench/README.md's table
+//   --system-fonts               the browser figures with the system's fonts only (by default
+//                                with Debian's CJK and emoji fonts added, as a desktop has)
 //   --help                       this list and the figures, nothing run (it used to run every
 //                                figure and rewrite the README); other options pass to the figures
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, args, median, type Measurement } from './lib';
+import { ROOT, args, benchFontconfig, median, type Measurement } from './lib';
 import { buildStage } from './stage';
 
 interface Figure {
@@ -198,6 +200,12 @@ async function main() {
   if (selected.some((f) => ['3', '4', '6', '8', '9'].includes(f.id))) {
     process.stderr.write('[bench] building the production bundles and the VSIX into out/bench/stage\n');
     buildStage();
+  }
+  // The browser figures' fonts, fetched once here (each figure's process then finds them).
+  if (selected.some((f) => ['3', '4', '8', '9'].includes(f.id))) {
+    const fonts = await benchFontconfig();
+    if (fonts) process.env.ACP_SESSIONS_FONTCONFIG = fonts;
+    process.stderr.write(`[bench] the browser's fonts: ${fonts ? `the system's and Debian's CJK and emoji fonts (${fonts})` : "the system's only (--system-fonts)"}\n`);
   }
   for (const figure of selected) {
     const n = runsArg ? Number(runsArg) : figure.defaultRuns;

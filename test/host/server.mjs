@@ -246,7 +246,8 @@ export async function whenWorkbenchStarted(page, { phase = 3, timeoutMs = 120_00
 
 /**
  * A fresh Chromium profile with one page, through playwright-core and Debian's Chromium.
- * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read').
+ * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read');
+ * `fontconfig`, a fonts.conf for the browser (the benchmarks': setup.mjs ensureBenchFonts).
  */
 export async function openBrowser({
   host = ensureHost(),
@@ -254,6 +255,7 @@ export async function openBrowser({
   headless = true,
   viewport = { width: 1280, height: 800 },
   permissions = [],
+  fontconfig,
 } = {}) {
   const { chromium } = await import('playwright-core');
   const profile = join(root, 'profile');
@@ -266,7 +268,7 @@ export async function openBrowser({
     args: CHROMIUM_ARGS,
     viewport,
     permissions,
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), ...(fontconfig ? { FONTCONFIG_FILE: fontconfig } : {}) },
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {

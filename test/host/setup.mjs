@@ -6,7 +6,7 @@
 // (`ensureHost()`) and as a CLI (`node test/host/setup.mjs [latest|oldest]`).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,6 +213,77 @@ export function ensureChromium() {
   const installed = CHROMIUM_CANDIDATES.find((p) => existsSync(p));
   if (!installed) throw new Error('chromium was installed but /usr/bin/chromium is missing.');
   return installed;
+}
+
+/** Debian's fonts for the text a desktop shows: CJK (Noto Sans/Serif CJK) and colour emoji. */
+const BENCH_FONT_PACKAGES = ['fonts-noto-cjk', 'fonts-noto-color-emoji'];
+
+/**
+ * A fontconfig file for the benchmarks' Chromium: the system's fonts plus Debian's CJK and emoji
+ * fonts, unpacked (`apt-get download`, `dpkg -x`: nothing installed on the system) into
+ * CACHE_DIR/fonts-<versions>, with fontconfig's cache built there once. The machines here have
+ * DejaVu only, and shaping a character that no font has costs Chromium 10 to 50 µs against 0.1 to
+ * 1.5 µs with a font that has it, which every desktop system does: measured without them, a
+ * transcript's cost would be the font lookup's. Returns the fonts.conf path; where the packages
+ * cannot be had, throws with what to do.
+ */
+export function ensureBenchFonts(updated = false) {
+  if (process.env.ACP_SESSIONS_FONTCONFIG) return process.env.ACP_SESSIONS_FONTCONFIG;
+  const policy = spawnSync('apt-cache', ['policy', ...BENCH_FONT_PACKAGES], { encoding: 'utf8' });
+  const versions = BENCH_FONT_PACKAGES.map((pkg) => {
+    const block = policy.stdout?.split(/^(?=\S)/m).find((b) => b.startsWith(`${pkg}:`)) ?? '';
+    return /Candidate:\s*(\S+)/.exec(block)?.[1];
+  });
+  const existing = (() => { try { return readdirSync(CACHE_DIR).filter((n) => n.startsWith('fonts-') && existsSync(join(CACHE_DIR, n, 'fonts.conf'))); } catch { return []; } })();
+  if (versions.some((v) => !v || v === '(none)')) {
+    // No package list (apt-get update never ran) or no apt at all: a copy unpacked before will do.
+    if (existing.length) return join(CACHE_DIR, existing.sort().at(-1), 'fonts.conf');
+    if (!hasCommand('apt-get')) throw new Error(`the benchmarks show CJK and emoji text with ${BENCH_FONT_PACKAGES.join(' and ')} (Debian); this system has no apt-get. Set ACP_SESSIONS_FONTCONFIG to a fonts.conf that has such fonts, or run the benchmark with --system-fonts.`);
+    if (updated) throw new Error(`apt knows no ${BENCH_FONT_PACKAGES.join(' or ')}; run the benchmark with --system-fonts, or set ACP_SESSIONS_FONTCONFIG to a fonts.conf that has CJK and emoji fonts.`);
+    run('apt-get', ['update'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    return ensureBenchFonts(true);
+  }
+  const target = join(CACHE_DIR, `fonts-${createHash('sha256').update(versions.join(' ')).digest('hex').slice(0, 12)}`);
+  const conf = join(target, 'fonts.conf');
+  if (existsSync(conf)) return conf;
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const tmp = mkdtempSync(join(CACHE_DIR, 'install-tmp-'));
+  try {
+    say(`the benchmarks' fonts: apt-get download ${BENCH_FONT_PACKAGES.join(' ')} into ${target}`);
+    // As root, apt would hand the download to its sandbox user, who cannot write into our cache.
+    const sandbox = isRoot() ? ['-o', 'APT::Sandbox::User=root'] : [];
+    if (run('apt-get', [...sandbox, 'download', ...BENCH_FONT_PACKAGES], { cwd: tmp }) !== 0) {
+      throw new Error(`apt-get download ${BENCH_FONT_PACKAGES.join(' ')} failed; run it by hand to see why, or run the benchmark with --system-fonts.`);
+    }
+    const unpacked = join(tmp, 'unpacked');
+    for (const deb of readdirSync(tmp).filter((n) => n.endsWith('.deb'))) {
+      if (run('dpkg', ['-x', join(tmp, deb), unpacked]) !== 0) throw new Error(`dpkg -x ${deb} failed`);
+    }
+    const fontsDir = join(unpacked, 'usr', 'share', 'fonts');
+    const stage = join(tmp, 'fonts');
+    renameSync(fontsDir, stage);
+    const finalFonts = join(target, 'fonts');
+    writeFileSync(join(tmp, 'fonts.conf'), [
+      '<?xml version="1.0"?>',
+      '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+      '<fontconfig>',
+      '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>',
+      `  <dir>${finalFonts}</dir>`,
+      `  <cachedir>${join(target, 'cache')}</cachedir>`,
+      '</fontconfig>',
+      '',
+    ].join('\n'));
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(target, { recursive: true });
+    renameSync(stage, finalFonts);
+    // fontconfig's cache, built now rather than by the first browser the benchmark times.
+    if (hasCommand('fc-cache')) run('fc-cache', [], { env: { ...process.env, FONTCONFIG_FILE: join(tmp, 'fonts.conf') } });
+    // Last: its presence says the folder is complete.
+    renameSync(join(tmp, 'fonts.conf'), conf);
+    return conf;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 /**

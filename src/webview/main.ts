@@ -60,6 +60,7 @@ const list: VirtualList = createVirtualList({
 const markdown = new MarkdownPass({
   dirty: text.dirty,
   lastAppendAt: () => text.lastAppendAt,
+  waiting: () => loop.pending || text.waiting,
   now: () => performance.now(),
   requestFrame: (f) => requestAnimationFrame(f),
   rows: () => list.builtRows(),

@@ -20,6 +20,8 @@ export interface MarkdownPassOptions {
   dirty: Set<Row>;
   /** When text last went in. */
   lastAppendAt(): number;
+  /** Messages or streamed text are waiting to go in: the stream is not quiet, whatever `lastAppendAt` says. */
+  waiting(): boolean;
   now(): number;
   requestFrame(callback: () => void): void;
   /** The built rows, in order. */
@@ -50,8 +52,8 @@ export class MarkdownPass {
     if (this.quietTimer !== undefined) clearTimeout(this.quietTimer);
     this.quietTimer = setTimeout(() => {
       this.quietTimer = undefined;
-      const quietFor = this.options.now() - this.options.lastAppendAt();
-      if (quietFor < QUIET_MS) return this.schedule(QUIET_MS - quietFor);
+      const wait = this.untilQuiet();
+      if (wait > 0) return this.schedule(wait);
       if (this.options.ready()) return this.options.requestFrame(() => this.renderDirty());
       // The first pass loads the renderer: the first screen did without it.
       void this.options.load().then((loaded) => {
@@ -61,8 +63,19 @@ export class MarkdownPass {
     }, delay);
   }
 
+  /** How long the stream must still be quiet before a pass (0: now). */
+  private untilQuiet(): number {
+    if (this.options.waiting()) return QUIET_MS;
+    return Math.max(0, QUIET_MS - (this.options.now() - this.options.lastAppendAt()));
+  }
+
   private renderDirty(): void {
     const { dirty, now } = this.options;
+    // Checked again in the frame, and in each frame a pass goes on in: text that came since
+    // would have the pass render the rows it streams into as Markdown, frame after frame, each
+    // time laying out all their text again (traces: 100-330 ms frames while a summary streams).
+    const wait = this.untilQuiet();
+    if (wait > 0) return this.schedule(wait);
     const started = now();
     let more = false;
     this.options.keepingPlace(() => {

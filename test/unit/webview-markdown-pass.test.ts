@@ -1,0 +1,131 @@
+// The Markdown pass (src/webview/markdownPass.ts): streamed rows are rendered as Markdown once the
+// stream has been quiet for QUIET_MS, never while text or messages wait to go in, and a pass that
+// goes on over several frames stops when text comes meanwhile.
+import assert from 'node:assert/strict';
+import { mock, test } from 'node:test';
+import type { Entity } from '../../src/transcript/model';
+import { MarkdownPass, QUIET_MS } from '../../src/webview/markdownPass';
+import type { Row } from '../../src/webview/rows';
+
+/** Rows without elements (an open disclosure shows its body; no body, so nothing is built). */
+function row(key: string, text: string): Row {
+  const entity: Entity = { kind: 'agent_message', key, parts: [{ type: 'text', text }] };
+  return { key, entity, el: undefined as never, disclosure: true, open: true, dirty: true };
+}
+
+function setup(rows: Row[], frameChars = 10) {
+  let clock = 0;
+  let waiting = false;
+  let lastAppendAt = 0;
+  const frames: Array<() => void> = [];
+  const rendered: string[] = [];
+  const signals: string[] = [];
+  const dirty = new Set(rows);
+  const pass = new MarkdownPass({
+    dirty,
+    lastAppendAt: () => lastAppendAt,
+    waiting: () => waiting,
+    now: () => clock,
+    requestFrame: (f) => frames.push(f),
+    rows: () => rows,
+    frameChars,
+    rendered: (r) => rendered.push(r.key),
+    keepingPlace: (change) => void change(),
+    signal: (state) => signals.push(state),
+    ready: () => true,
+    load: async () => true,
+  });
+  return {
+    pass, dirty, rendered, signals, frames,
+    /** Moves the clock and the timers. */
+    wait(ms: number) { clock += ms; mock.timers.tick(ms); },
+    runFrames() { for (const f of frames.splice(0)) f(); },
+    append() { lastAppendAt = clock; },
+    setWaiting(value: boolean) { waiting = value; },
+  };
+}
+
+test('dirty rows are rendered as Markdown once the stream has been quiet for QUIET_MS, then the pass says done', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const s = setup([row('a', 'one')]);
+    s.wait(1);
+    s.append();
+    s.pass.schedule();
+    assert.deepEqual(s.signals, ['pending']);
+    s.wait(QUIET_MS - 1);
+    assert.equal(s.frames.length, 0, 'not before the stream has been quiet for QUIET_MS');
+    s.wait(1);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.dirty.size, 0);
+    assert.deepEqual(s.signals, ['pending', 'done']);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('no pass starts while messages or streamed text wait to go in, however long ago text last went in', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const s = setup([row('a', 'one')]);
+    s.pass.schedule();
+    // The stream starts as the quiet timer is due: its messages wait for the next frame.
+    s.setWaiting(true);
+    s.wait(QUIET_MS);
+    assert.equal(s.frames.length, 0, 'the timer sees the waiting messages');
+    s.setWaiting(false);
+    s.append();
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a'], 'rendered once quiet again');
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a pass checks again in its frame: text that came after its timer defers it', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const s = setup([row('a', 'one')]);
+    s.pass.schedule();
+    s.wait(QUIET_MS);
+    assert.equal(s.frames.length, 1);
+    // Between the timer and the frame, the stream's first frame put text in.
+    s.append();
+    s.runFrames();
+    assert.deepEqual(s.rendered, [], 'not rendered in the frame text went in');
+    assert.equal(s.signals.at(-1), 'pending');
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.signals.at(-1), 'done');
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a pass that goes on over several frames stops when the stream resumes, and goes on once it is quiet', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    // 10 characters a frame: one row each frame.
+    const s = setup([row('a', 'x'.repeat(10)), row('b', 'y'.repeat(10)), row('c', 'z'.repeat(10))]);
+    s.pass.schedule();
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.frames.length, 1, 'the pass goes on in the next frame');
+    // The stream resumes into row b before that frame.
+    s.setWaiting(true);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a'], 'b, being streamed into, is not rendered again and again');
+    s.setWaiting(false);
+    s.append();
+    s.wait(QUIET_MS);
+    while (s.frames.length) s.runFrames();
+    assert.deepEqual(s.rendered, ['a', 'b', 'c']);
+    assert.equal(s.signals.at(-1), 'done');
+  } finally {
+    mock.timers.reset();
+  }
+});

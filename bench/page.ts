@@ -123,12 +123,17 @@ export async function launch(webview = PROD_WEBVIEW): Promise<BenchBrowser> {
 export async function profiling(): Promise<{ webview: string | undefined; around<T>(page: Page, work: () => Promise<T>): Promise<T> }> {
   const file = args().get('profile');
   const traceFile = args().get('trace');
-  if (traceFile && !file) return { webview: undefined, around: (page, work) => tracing(page, traceFile, work) };
+  const unminified = async () => {
+    const webview = join(ROOT, 'out/bench/profile/transcript.js');
+    const esbuild = await import('esbuild');
+    await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/main.ts')], outfile: webview, bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+    await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/markdownScript.ts')], outfile: join(dirname(webview), 'markdown.js'), bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+    return webview;
+  };
+  // `--unminified` with `--trace`: the trace names our functions.
+  if (traceFile && !file) return { webview: args().has('unminified') ? await unminified() : undefined, around: (page, work) => tracing(page, traceFile, work) };
   if (!file) return { webview: undefined, around: (_page, work) => work() };
-  const webview = join(ROOT, 'out/bench/profile/transcript.js');
-  const esbuild = await import('esbuild');
-  await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/main.ts')], outfile: webview, bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
-  await esbuild.build({ entryPoints: [join(ROOT, 'src/webview/markdownScript.ts')], outfile: join(dirname(webview), 'markdown.js'), bundle: true, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  const webview = await unminified();
   return {
     webview,
     async around(page, work) {
@@ -154,7 +159,10 @@ async function tracing<T>(page: Page, file: string, work: () => Promise<T>): Pro
   const cdp = await page.context().newCDPSession(page);
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink', transferMode: 'ReportEvents' });
+  // `--trace-categories=a,b`: more categories (e.g. fonts,disabled-by-default-fonts,disabled-by-default-v8.gc).
+  const more = args().get('trace-categories');
+  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink', ...(more ? more.split(',') : [])].join(',');
+  await cdp.send('Tracing.start', { categories, transferMode: 'ReportEvents' });
   const result = await work();
   const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
   await cdp.send('Tracing.end');
@@ -170,6 +178,8 @@ export interface TraceEvent {
   ph: string;
   ts: number;
   dur?: number;
+  /** The thread's CPU time within the event. */
+  tdur?: number;
   pid: number;
   tid: number;
   args?: { data?: { frame?: string; message?: string }; name?: string };
@@ -194,9 +204,17 @@ export function summarizeTrace(events: TraceEvent[]): string[] {
     stack.push(e);
   }
   const longest = Math.max(0, ...mine.filter((e) => e.name === 'RunTask').map((e) => e.dur!));
+  // With the `fonts` category: the system font lookups for characters the page's fonts lack, each
+  // a synchronous round trip to the browser process (wall time against the thread's own CPU).
+  const lookups = mine.filter((e) => e.name === 'FontCache::FallbackFontForCharacter');
+  const ms = (us: number) => (us / 1000).toFixed(0);
+  const fonts = lookups.length
+    ? [`trace: ${lookups.length} font fallback lookups, ${ms(lookups.reduce((n, e) => n + e.dur!, 0))} ms (thread CPU ${ms(lookups.reduce((n, e) => n + (e.tdur ?? 0), 0))} ms), the longest ${(Math.max(...lookups.map((e) => e.dur!)) / 1000).toFixed(1)} ms`]
+    : [];
   return [
     `trace: main thread busy ${((busy.get(main ?? '') ?? 0) / 1000).toFixed(0)} ms, longest task ${(longest / 1000).toFixed(0)} ms; self time by event:`,
     ...[...self].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([name, us]) => `  ${(us / 1000).toFixed(1).padStart(8)} ms  ${name}`),
+    ...fonts,
   ];
 }
 

@@ -184,6 +184,11 @@ async function main() {
     if (!atBottom) throw new Error('streaming: could not scroll to the bottom of the transcript');
     await page.waitForFunction((k) => !!document.querySelector(`[data-key="${CSS.escape(k)}"]`), key, { timeout: 60_000 })
       .catch(() => { throw new Error('streaming: the streaming row was not built at the bottom within 60 s'); });
+    // The rows built at the bottom are plain text until their Markdown pass, 200 ms later: let it
+    // run before the clock starts, as the floor has none. Without this wait the pass fell inside
+    // the measured stream in some runs (rows above changed height: the row "moved" 500-1500 px).
+    await page.waitForFunction(() => document.body.dataset.markdown !== 'pending', undefined, { timeout: 60_000 })
+      .catch(() => { throw new Error('streaming: the Markdown pass of the rows at the bottom did not end within 60 s'); });
     const layoutsBefore = await layoutCount(cdp);
     const ours = await profile.around(page, () => stream(page, key, totalChars, texts[texts.length - 1]));
     const layouts = (await layoutCount(cdp)) - layoutsBefore;

@@ -221,7 +221,8 @@ export class EntityStore implements EntityRows {
       const [n, slot] = this.held.entries().next().value as [number, Slot];
       this.held.delete(n);
       this.heldChars -= slot.chars;
-      if (!slot.dirty) continue;
+      // A disposed store writes nothing (an update that comes after its tab closed).
+      if (!slot.dirty || file.disposed) continue;
       const index = this.indexOfKeyNumber(n);
       if (index < 0) continue;
       this.offsets[index] = file.size;

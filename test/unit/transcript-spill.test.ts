@@ -192,6 +192,13 @@ test('the files are removed on dispose; at start-up those of hosts no longer run
   store.dispose();
   log.dispose();
   assert.deepEqual(readdirSync(dir), [], 'disposing removes both files');
+  // Updates that come after the tab closed change nothing and write nothing.
+  for (let i = 0; i < 10; i++) {
+    const late = { sessionUpdate: 'agent_message_chunk', messageId: `late${i}`, content: { type: 'text', text: 'y'.repeat(5000) } } as SessionUpdate;
+    timeline.apply(late);
+    log.push(late);
+  }
+  assert.deepEqual(readdirSync(dir), [], 'nothing written after dispose');
 
   // A process that has exited: its pid names no running host.
   const child = spawn(process.execPath, ['-e', '']);

@@ -1,15 +1,16 @@
 // Where a timeline keeps its entities. Without a spill file, all on the heap (tests, the
 // benchmarks' reducer, a short-lived timeline). With one, the heap holds a bounded cache: the
 // entities changed last (in progress: streamed text, a compaction whose summary is coming) and
-// those read last, up to SpillLimits; every other entity is in the file (V8's serialization:
-// strings copied as they are, no escaping or UTF-8 encoding), found by its offset and length, and read back when a row is shown, found, exported or indexed. An entity
+// those read last, up to SpillLimits; every other entity is in the file (spillCodec.ts: a message
+// or compaction of text as its strings, UTF-16 as they are; anything else V8's serialization), found
+// by its offset and length, and read back when a row is shown, found, exported or indexed. An entity
 // changed after it was written is changed in memory and written again at the file's end when it
 // leaves the cache (the old bytes are left behind: the file is only ever appended to).
 // Per row the heap keeps its key, kind and place in the file: 17 bytes.
-import { deserialize, serialize } from 'node:v8';
 import { entityChars } from './feed';
 import type { Entity, EntityKind } from './model';
 import type { EntityRows } from './rows';
+import { decodeRecord, encodeRecord } from './spillCodec';
 import type { SpillFile } from './spillFile';
 
 export type { EntityRows };
@@ -193,7 +194,7 @@ export class EntityStore implements EntityRows {
   private readRow(index: number): Entity {
     const offset = this.offsets[index];
     if (!this.file || offset === UNWRITTEN) throw new Error(`row ${index} is neither held nor written`);
-    return deserialize(this.file.read(offset, this.lengths[index])) as Entity;
+    return decodeRecord(this.file.read(offset, this.lengths[index]), 0) as Entity;
   }
 
   private hold(n: number, slot: Slot): void {
@@ -220,12 +221,12 @@ export class EntityStore implements EntityRows {
       const [n, slot] = this.held.entries().next().value as [number, Slot];
       this.held.delete(n);
       this.heldChars -= slot.chars;
-      if (!slot.dirty) continue;
+      // A disposed store writes nothing (an update that comes after its tab closed).
+      if (!slot.dirty || file.disposed) continue;
       const index = this.indexOfKeyNumber(n);
       if (index < 0) continue;
-      const data = serialize(slot.entity);
-      this.offsets[index] = file.append(data);
-      this.lengths[index] = data.length;
+      this.offsets[index] = file.size;
+      this.lengths[index] = encodeRecord(slot.entity, file);
     }
   }
 

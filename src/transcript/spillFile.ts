@@ -17,7 +17,7 @@ const NAME = /^(\d+)-[0-9a-f]+-[a-z]+\.spill$/;
 
 export class SpillFile {
   private fd: number | undefined;
-  /** Bytes written or being written (`inFlight`); `pending` follow them. */
+  /** Bytes written or being written (`inFlight`); `chunk` holds what follows them. */
   private written = 0;
   /**
    * Writes under way in the thread pool, in file order, with their bytes: read from here until
@@ -28,9 +28,13 @@ export class SpillFile {
   private inFlightBytes = 0;
   /** Disposed while writes were under way: closed when the last one ends. */
   private closing: number | undefined;
-  /** Appended since the last write: written a megabyte at a time, not a row at a time. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /**
+   * Where records are appended (encoded in place, not each in a buffer of its own and copied
+   * again): written once it holds a megabyte, then a new one is begun (a read may still hold a
+   * view of the last one).
+   */
+  private chunk: Buffer | undefined;
+  private chunkBytes = 0;
   /** The last range read, with what followed it. */
   private window: { start: number; data: Buffer } | undefined;
 
@@ -69,18 +73,37 @@ export class SpillFile {
     return this.fd === undefined;
   }
 
-  /** The file's length, pending appends included. */
+  /** The file's length, appends not written yet included: where the next append starts. */
   get size(): number {
-    return this.written + this.pendingBytes;
+    return this.written + this.chunkBytes;
   }
 
   /** Appends `data`; returns where it starts. */
   append(data: Uint8Array): number {
     const offset = this.size;
-    this.pending.push(data as Buffer);
-    this.pendingBytes += data.length;
-    if (this.pendingBytes >= WRITE_BYTES) this.writePending(false);
+    this.reserve(data.length).set(data, this.chunkBytes);
+    this.commit(data.length);
     return offset;
+  }
+
+  /**
+   * Room for an append of up to `bytes`, to encode in place from `reservedAt` of the buffer
+   * returned, at the file's `size`; `commit` says how much was written.
+   */
+  reserve(bytes: number): Buffer {
+    this.open();
+    if (this.chunk && this.chunkBytes + bytes > this.chunk.length) this.writePending(false);
+    if (!this.chunk) this.chunk = Buffer.allocUnsafe(Math.max(WRITE_BYTES, bytes));
+    return this.chunk;
+  }
+
+  get reservedAt(): number {
+    return this.chunkBytes;
+  }
+
+  commit(bytes: number): void {
+    this.chunkBytes += bytes;
+    if (this.chunkBytes >= WRITE_BYTES) this.writePending(false);
   }
 
   /** The `length` bytes at `offset` (a view: decode it before the next read). */
@@ -89,7 +112,10 @@ export class SpillFile {
     if (window && offset >= window.start && offset + length <= window.start + window.data.length) {
       return window.data.subarray(offset - window.start, offset - window.start + length);
     }
-    if (offset + length > this.written) this.writePending(false);
+    if (offset >= this.written) {
+      if (!this.chunk || offset + length > this.size) throw new Error(`${this.path}: ${length} bytes at ${offset} are not there`);
+      return this.chunk.subarray(offset - this.written, offset - this.written + length);
+    }
     // Everything before the first write under way is on disk.
     const durable = this.inFlight.length ? this.inFlight[0].offset : this.written;
     if (offset + length > durable) {
@@ -116,11 +142,11 @@ export class SpillFile {
 
   /** Hands what waits to the thread pool (or writes it at once: `sync`, or the disk is behind). */
   private writePending(sync: boolean): void {
-    if (this.pendingBytes === 0) return;
+    if (!this.chunk || this.chunkBytes === 0) return;
     const fd = this.open();
-    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
-    this.pendingBytes = 0;
+    const data = this.chunk.subarray(0, this.chunkBytes);
+    this.chunk = undefined;
+    this.chunkBytes = 0;
     const offset = this.written;
     this.written += data.length;
     if (sync || this.inFlightBytes + data.length > MAX_IN_FLIGHT_BYTES) {
@@ -150,8 +176,8 @@ export class SpillFile {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.chunk = undefined;
+    this.chunkBytes = 0;
     this.window = undefined;
     // A write under way still uses the descriptor: closing it now could let a file opened
     // meanwhile take its number and the write. Closed (and removed again) when the last ends.

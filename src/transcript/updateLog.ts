@@ -1,13 +1,17 @@
 // The `session/update` payloads a transcript received, in order, for an export that writes them
 // as they came (Export Sessions…). With a spill file they are written there a batch at a time
 // (V8's serialization of the batch after its length: strings copied as they are, a third of the
-// cost of JSON and UTF-8 per update), and read back in order; without one they stay in an array.
-// Plain Node, no `vscode`.
+// cost of JSON and UTF-8 per update; as cheap as the spill codec's text records once those are
+// optimized, and without their warm-up, which a 20,000-chunk replay pays in full), and read back
+// in order; without one they stay in an array. Plain Node, no `vscode`.
 import { deserialize, serialize } from 'node:v8';
 import type { SpillFile } from './spillFile';
 
-/** Updates wait in memory until this many are written at once. */
-const BATCH = 1024;
+/**
+ * Updates wait in memory until this many are written at once: enough to make the serializer's
+ * cost per call small, few enough that not many wait on the heap.
+ */
+const BATCH = 64;
 
 export class UpdateLog<T> implements Iterable<T> {
   private readonly memory: T[] = [];
@@ -63,9 +67,10 @@ export class UpdateLog<T> implements Iterable<T> {
     if (!this.file || this.pending.length === 0 || this.file.disposed) return;
     const data = serialize(this.pending);
     this.pending = [];
-    const head = Buffer.allocUnsafe(4);
-    head.writeUInt32LE(data.length, 0);
-    this.file.append(head);
-    this.file.append(data);
+    const buffer = this.file.reserve(4 + data.length);
+    const at = this.file.reservedAt;
+    buffer.writeUInt32LE(data.length, at);
+    data.copy(buffer, at + 4);
+    this.file.commit(4 + data.length);
   }
 }

@@ -192,6 +192,13 @@ test('the files are removed on dispose; at start-up those of hosts no longer run
   store.dispose();
   log.dispose();
   assert.deepEqual(readdirSync(dir), [], 'disposing removes both files');
+  // Updates that come after the tab closed change nothing and write nothing.
+  for (let i = 0; i < 10; i++) {
+    const late = { sessionUpdate: 'agent_message_chunk', messageId: `late${i}`, content: { type: 'text', text: 'y'.repeat(5000) } } as SessionUpdate;
+    timeline.apply(late);
+    log.push(late);
+  }
+  assert.deepEqual(readdirSync(dir), [], 'nothing written after dispose');
 
   // A process that has exited: its pid names no running host.
   const child = spawn(process.execPath, ['-e', '']);
@@ -233,4 +240,48 @@ test('rows written by the thread pool read back while their writes are under way
   spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'after', content: { type: 'text', text: 'y' } });
   spilled.rows.dispose();
   assert.deepEqual(readdirSync(dir), [], 'removed while a write was under way');
+});
+
+test('updates and entities read back with their keys in the order they came, whatever their shape (entities of text as their strings, the rest as V8 serializes them)', (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const log = new UpdateLog<Record<string, unknown>>(SpillFile.create(dir, 'updates'));
+  t.after(() => log.dispose());
+  const text = (s: string) => ({ type: 'text', text: s });
+  const updates: Record<string, unknown>[] = [
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm1', content: text('plain') },
+    { sessionUpdate: 'agent_message_chunk', content: text('no id'), messageId: 'm2' },
+    { sessionUpdate: 'user_message_chunk', content: text('') },
+    { sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: text('lone \ud800 surrogate, emoji 😀, CJK 漢字, NUL \u0000') },
+    // Not the text shapes: a key more, another order, another block, a value of another type.
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm3', content: { type: 'text', text: 'annotated', annotations: { priority: 1 } } },
+    { messageId: 'm4', sessionUpdate: 'agent_message_chunk', content: text('id first') },
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm5', content: { text: 'text first', type: 'text' } },
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm6', content: { type: 'image', mimeType: 'image/png', data: 'AAAA' } },
+    { sessionUpdate: 'agent_message_chunk', messageId: 7, content: text('numeric id') },
+    { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read', status: 'pending', rawInput: { path: '/x' } },
+    // Larger than the file's write buffer: a record of its own size.
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm8', content: text('é'.repeat(700_000)) },
+    { sessionUpdate: 'agent_message_chunk', messageId: 'm9', content: text('after the large one') },
+  ];
+  for (const update of updates) log.push(update);
+  const read = [...log];
+  assert.equal(read.length, updates.length);
+  for (let i = 0; i < updates.length; i++) assert.equal(JSON.stringify(read[i]), JSON.stringify(updates[i]), `update ${i}`);
+  assert.deepEqual(read, updates);
+
+  const file = SpillFile.create(dir, 'entities');
+  const store = new EntityStore(file, { chars: 1, entities: 1 });
+  t.after(() => store.dispose());
+  const entities: Entity[] = [
+    { kind: 'agent_message', key: 'e0', parts: [{ type: 'text', text: 'a' }, { type: 'text', text: '\udc00b' }], messageId: 'm1' },
+    { kind: 'thought', key: 'e1', parts: [] },
+    { kind: 'compaction', key: 'e2', compactionId: 'c1', status: 'completed', summary: [{ type: 'text', text: 'the summary' }] },
+    { kind: 'compaction', key: 'e3', compactionId: 'c2', status: 'failed', summary: [], error: 'no room' },
+    { kind: 'user_message', key: 'e4', parts: [{ type: 'text', text: 'see' }, { type: 'resource_link', uri: 'file:///a', name: 'a' }] },
+    { kind: 'unknown', key: 'e5', sessionUpdate: 'future_update', json: '{}' },
+  ];
+  entities.forEach((entity, n) => store.push(structuredClone(entity), n));
+  store.push({ kind: 'agent_message', key: 'e6', parts: [] }, 6);
+  assert.ok(entities.every((_, n) => !store.isHeld(n)), 'every one was written to the file');
+  for (let i = 0; i < entities.length; i++) assert.equal(JSON.stringify(store.peek(i)), JSON.stringify(entities[i]), `entity ${i}`);
 });

@@ -428,11 +428,12 @@ async function main() {
       // The first screen cannot show before the agent sends the first update: its floor is the
       // floor session's plus the agent's extra time to that update (reading its store).
       {
-        figure, name: `e2e ${size}: first screen`, value: r.firstScreen, unit: 'ms', floor: floor.firstScreen + Math.max(0, r.firstUpdate - floor.firstUpdate), goal: 1.15, goalOn: 'ratio',
+        figure, name: `e2e ${size}: first screen`, value: r.firstScreen, unit: 'ms', floor: floor.firstScreen + Math.max(0, r.firstUpdate - floor.firstUpdate), goal: 1.1, goalOn: 'ratio',
         detail: { rows: c.rows, 'M chars': +(c.chars / 1e6).toFixed(2), 'floor session ms': Math.round(floor.firstScreen), "agent's first update ms": Math.round(r.firstUpdate), "floor session's ms": Math.round(floor.firstUpdate), 'ratio to the floor session': +(r.firstScreen / floor.firstScreen).toFixed(2) },
+        // Issue 25's goals: 1.1x to the first screen, 1.15x to the last line (1.15x and 1.2x before).
       },
       {
-        figure, name: `e2e ${size}: click, End, last line`, value: r.toLast, unit: 'ms', floor: floor.toLast + r.ingestFloor, goal: 1.2, goalOn: 'ratio',
+        figure, name: `e2e ${size}: click, End, last line`, value: r.toLast, unit: 'ms', floor: floor.toLast + r.ingestFloor, goal: 1.15, goalOn: 'ratio',
         detail: { 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor) },
       },
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },

@@ -57,69 +57,69 @@ async function withTimers(body: () => void | Promise<void>): Promise<void> {
 
 test('dirty rows are rendered as Markdown once the stream has been quiet for QUIET_MS, then the pass says done', () =>
   withTimers(() => {
-  const s = setup([row('a', 'one')]);
-  s.wait(1);
-  s.append();
-  s.pass.schedule();
-  assert.deepEqual(s.signals, ['pending']);
-  s.wait(QUIET_MS - 1);
-  assert.equal(s.frames.length, 0, 'not before the stream has been quiet for QUIET_MS');
-  s.wait(1);
-  s.runFrames();
-  assert.deepEqual(s.rendered, ['a']);
-  assert.equal(s.dirty.size, 0);
-  assert.deepEqual(s.signals, ['pending', 'done']);
+    const s = setup([row('a', 'one')]);
+    s.wait(1);
+    s.append();
+    s.pass.schedule();
+    assert.deepEqual(s.signals, ['pending']);
+    s.wait(QUIET_MS - 1);
+    assert.equal(s.frames.length, 0, 'not before the stream has been quiet for QUIET_MS');
+    s.wait(1);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.dirty.size, 0);
+    assert.deepEqual(s.signals, ['pending', 'done']);
   }));
 
 test('no pass starts while messages or streamed text wait to go in, however long ago text last went in', () =>
   withTimers(() => {
-  const s = setup([row('a', 'one')]);
-  s.pass.schedule();
-  // The stream starts as the quiet timer is due: its messages wait for the next frame.
-  s.setWaiting(true);
-  s.wait(QUIET_MS);
-  assert.equal(s.frames.length, 0, 'the timer sees the waiting messages');
-  s.setWaiting(false);
-  s.append();
-  s.wait(QUIET_MS);
-  s.runFrames();
-  assert.deepEqual(s.rendered, ['a'], 'rendered once quiet again');
+    const s = setup([row('a', 'one')]);
+    s.pass.schedule();
+    // The stream starts as the quiet timer is due: its messages wait for the next frame.
+    s.setWaiting(true);
+    s.wait(QUIET_MS);
+    assert.equal(s.frames.length, 0, 'the timer sees the waiting messages');
+    s.setWaiting(false);
+    s.append();
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a'], 'rendered once quiet again');
   }));
 
 test('a pass checks again in its frame: text that came after its timer defers it', () =>
   withTimers(() => {
-  const s = setup([row('a', 'one')]);
-  s.pass.schedule();
-  s.wait(QUIET_MS);
-  assert.equal(s.frames.length, 1);
-  // Between the timer and the frame, the stream's first frame put text in.
-  s.append();
-  s.runFrames();
-  assert.deepEqual(s.rendered, [], 'not rendered in the frame text went in');
-  assert.equal(s.signals.at(-1), 'pending');
-  s.wait(QUIET_MS);
-  s.runFrames();
-  assert.deepEqual(s.rendered, ['a']);
-  assert.equal(s.signals.at(-1), 'done');
+    const s = setup([row('a', 'one')]);
+    s.pass.schedule();
+    s.wait(QUIET_MS);
+    assert.equal(s.frames.length, 1);
+    // Between the timer and the frame, the stream's first frame put text in.
+    s.append();
+    s.runFrames();
+    assert.deepEqual(s.rendered, [], 'not rendered in the frame text went in');
+    assert.equal(s.signals.at(-1), 'pending');
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.signals.at(-1), 'done');
   }));
 
 test('a pass that goes on over several frames stops when the stream resumes, and goes on once it is quiet', () =>
   withTimers(() => {
-  // 10 characters a frame: one row each frame.
-  const s = setup([row('a', 'x'.repeat(10)), row('b', 'y'.repeat(10)), row('c', 'z'.repeat(10))]);
-  s.pass.schedule();
-  s.wait(QUIET_MS);
-  s.runFrames();
-  assert.deepEqual(s.rendered, ['a']);
-  assert.equal(s.frames.length, 1, 'the pass goes on in the next frame');
-  // The stream resumes into row b before that frame.
-  s.setWaiting(true);
-  s.runFrames();
-  assert.deepEqual(s.rendered, ['a'], 'b, being streamed into, is not rendered again and again');
-  s.setWaiting(false);
-  s.append();
-  s.wait(QUIET_MS);
-  while (s.frames.length) s.runFrames();
-  assert.deepEqual(s.rendered, ['a', 'b', 'c']);
-  assert.equal(s.signals.at(-1), 'done');
+    // 10 characters a frame: one row each frame.
+    const s = setup([row('a', 'x'.repeat(10)), row('b', 'y'.repeat(10)), row('c', 'z'.repeat(10))]);
+    s.pass.schedule();
+    s.wait(QUIET_MS);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.equal(s.frames.length, 1, 'the pass goes on in the next frame');
+    // The stream resumes into row b before that frame.
+    s.setWaiting(true);
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a'], 'b, being streamed into, is not rendered again and again');
+    s.setWaiting(false);
+    s.append();
+    s.wait(QUIET_MS);
+    while (s.frames.length) s.runFrames();
+    assert.deepEqual(s.rendered, ['a', 'b', 'c']);
+    assert.equal(s.signals.at(-1), 'done');
   }));

@@ -123,3 +123,26 @@ test('a pass that goes on over several frames stops when the stream resumes, and
     assert.deepEqual(s.rendered, ['a', 'b', 'c']);
     assert.equal(s.signals.at(-1), 'done');
   }));
+
+test('the first pass loads the renderer before rendering; a renderer that cannot load leaves the rows plain and says done', () =>
+  withTimers(async () => {
+    let loads = 0;
+    let loaded = false;
+    const s = setup([row('a', 'one')], 10, { ready: () => loaded, load: async () => { loads++; loaded = true; return true; } });
+    s.pass.schedule();
+    s.wait(QUIET_MS);
+    assert.equal(loads, 1, 'the pass due loads the renderer');
+    assert.equal(s.frames.length, 0, 'nothing is rendered before it has loaded');
+    await Promise.resolve();
+    s.runFrames();
+    assert.deepEqual(s.rendered, ['a']);
+    assert.deepEqual(s.signals, ['pending', 'done']);
+
+    const failing = setup([row('b', 'two')], 10, { ready: () => false, load: async () => false });
+    failing.pass.schedule();
+    failing.wait(QUIET_MS);
+    await Promise.resolve();
+    assert.equal(failing.frames.length, 0);
+    assert.deepEqual(failing.rendered, [], 'the rows stay plain text');
+    assert.deepEqual(failing.signals, ['pending', 'done'], 'no pass is left pending for a test to wait on');
+  }));

@@ -29,7 +29,7 @@ import { parseSessionStatus } from './sessionState';
 import { AIR_METHODS, isAirReplayEnd, readAirListChanges, readAirSubscriptionId, withAirDetails, withAirState } from './jetbrainsAir';
 import { AgentProcess, delay } from './agentProcess';
 import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES, initializeParams, parseInitializeResult } from './capabilities';
-import { Problems, checkCursor, checkErrorParts, checkSessionInfo, checkSessionUpdate } from './validate';
+import { Problems, checkCursor, checkErrorParts, checkSessionInfo, checkSessionUpdate, sessionNotificationOf } from './validate';
 import {
   INTERNAL_METHOD_PREFIX,
   MessageTracer,
@@ -390,9 +390,9 @@ export class AcpClient {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const turn = (previous ?? Promise.resolve()).then(() => mine);
     this.loadTurns.set(sessionId, turn);
-    const replay: SessionUpdateListener = (update) => {
+    const replay: SessionUpdateListener = (update, line) => {
       deadline.progress?.();
-      onUpdate(update);
+      onUpdate(update, line);
     };
     try {
       if (previous) await untilTurn(previous, token, 'session/load');
@@ -641,35 +641,43 @@ export class AcpClient {
   private dispatch(lines: AgentLines): void {
     const problems = new Problems();
     try {
-      this.reader.drain(lines, (params) => this.dispatchUpdate(params, problems));
+      this.reader.drain(lines, (params, line) => this.dispatchUpdate(params, line, problems));
     } finally {
       this.warnProblems('session/update', problems);
     }
   }
 
-  private dispatchUpdate(params: unknown, problems: Problems): void {
-    const notification = params as { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | null;
-    const update = notification?.update;
-    if (typeof notification?.sessionId !== 'string' || typeof update?.sessionUpdate !== 'string') {
-      this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(notification)?.slice(0, 200)}`);
+  /**
+   * Delivers one update, with the agent's `line` it came from (its bytes) when checking it fixed
+   * nothing: the listener that logs updates for an export copies those bytes instead of encoding
+   * the parsed update again (an argument of the call, not state of the client that a later update
+   * replaces, so no listener can take another update's line).
+   */
+  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems): void {
+    const notification = sessionNotificationOf(params);
+    if (!notification) {
+      this.log.warn(`[${this.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(params)?.slice(0, 200)}`);
       return;
     }
-    if (isAirReplayEnd(update as SessionUpdate)) {
+    const { sessionId, update } = notification;
+    if (isAirReplayEnd(update)) {
       // The end of a load's replay: told to the load, never delivered as an info update.
-      this.replayEndWaiters.get(notification.sessionId)?.();
+      this.replayEndWaiters.get(sessionId)?.();
       return;
     }
-    const load = this.loadsInFlight.get(notification.sessionId);
-    const listeners = this.listeners.get(notification.sessionId);
+    const load = this.loadsInFlight.get(sessionId);
+    const listeners = this.listeners.get(sessionId);
     if (load === undefined && listeners === undefined) return;
-    const checked = checkSessionUpdate(update as SessionUpdate, problems);
-    if (load) this.deliver(load, checked);
-    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked);
+    const fixed = problems.count;
+    const checked = checkSessionUpdate(update, problems);
+    const raw = problems.count === fixed ? line : undefined;
+    if (load) this.deliver(load, checked, raw);
+    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw);
   }
 
-  private deliver(listener: SessionUpdateListener, update: SessionUpdate): void {
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined): void {
     try {
-      listener(update);
+      listener(update, line);
     } catch (error) {
       this.log.error(`[${this.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
     }

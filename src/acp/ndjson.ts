@@ -195,11 +195,12 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   /**
    * Parses `lines` (the params of an {@link AGENT_LINES} message, when vscode-jsonrpc dispatches
-   * it) in wire order: each `session/update` notification's params go to `onUpdate` at once;
-   * any other message is queued in vscode-jsonrpc and the lines after it are queued behind it,
-   * as they are after `sliceMs` (so a long replay yields to the event loop in slices).
+   * it) in wire order: each `session/update` notification's params go to `onUpdate` at once, with
+   * the line's bytes as read (a view of the read's buffer, for the call only; none for a piece
+   * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
+   * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -209,47 +210,64 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     const texts = lines.texts;
     for (let i = 0; i < texts.length; i++) {
       const piece = texts[i];
+      const bytes = typeof piece === 'string' ? undefined : piece;
       let text: string;
-      if (typeof piece === 'string') {
-        text = piece;
+      if (bytes === undefined) {
+        text = piece as string;
       } else {
-        text = texts[i] = UTF8.decode(piece);
-        this.backlogBytes -= piece.length;
+        text = UTF8.decode(bytes);
+        this.backlogBytes -= bytes.length;
         if (this.paused && this.backlogBytes < BACKLOG_LOW_BYTES && !this.stopped) {
           this.paused = false;
           this.readable.resume();
         }
       }
       let start = 0;
+      // The line's place in `bytes`: decoding makes each `\n` byte a `\n` and no other byte one.
+      let byteStart = 0;
       for (;;) {
         const newline = text.indexOf('\n', start);
         const message = this.parse(newline === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, newline));
+        const byteEnd = bytes === undefined ? 0 : newline === -1 ? bytes.length : bytes.indexOf(LF, byteStart);
         start = newline + 1;
         if (message !== undefined) {
           if (level !== 'off') this.options.tracer.received(message, level);
           const m = message as { method?: unknown; id?: unknown; params?: unknown };
           if (m.method === 'session/update' && m.id === undefined) {
-            onUpdate(m.params);
+            onUpdate(m.params, bytes?.subarray(byteStart, byteEnd));
           } else if (typeof m.method === 'string' && m.method.startsWith(INTERNAL_METHOD_PREFIX)) {
             this.options.log.warn(`[${this.options.agentName}] Ignored a message with the reserved method ${preview(m.method)}.`);
           } else {
             this.callback!(message);
-            return this.requeue(lines, i, newline === -1 ? text.length : start);
+            return this.requeue(lines, i, text, newline === -1 ? text.length : start, byteEnd + 1);
           }
         }
         if (newline === -1) break;
-        if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeue(lines, i, start);
+        byteStart = byteEnd + 1;
+        if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeue(lines, i, text, start, byteStart);
       }
     }
     for (const message of lines.after) this.callback!(message);
   }
 
-  /** Queues what `drain` left of `lines` (from `texts[i]` at `start`) as the next message. */
-  private requeue(lines: AgentLines, i: number, start: number): void {
+  /**
+   * Queues what `drain` left of `lines` as the next message: `texts[i]` from `start` in its
+   * decoded `text` (`byteStart` in its bytes), and the pieces after it. A piece of bytes stays
+   * bytes (outside the heap, and handed on as the agent's bytes), decoded again when drained.
+   */
+  private requeue(lines: AgentLines, i: number, text: string, start: number, byteStart: number): void {
     const texts = lines.texts;
-    // `texts[i]` is decoded: the drain decodes each piece as it reaches it.
-    const text = texts[i] as string;
-    const rest = start < text.length ? [text.slice(start), ...texts.slice(i + 1)] : texts.slice(i + 1);
+    const piece = texts[i];
+    const rest = texts.slice(i + 1);
+    if (start < text.length) {
+      if (typeof piece === 'string') {
+        rest.unshift(text.slice(start));
+      } else {
+        const left = piece.subarray(byteStart);
+        this.backlogBytes += left.length;
+        rest.unshift(left);
+      }
+    }
     if (rest.length === 0) {
       for (const message of lines.after) this.callback!(message);
       return;

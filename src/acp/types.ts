@@ -183,5 +183,12 @@ export interface LoadSessionResult {
   replayEnd: 'marker' | 'answer';
 }
 
-/** Receives one session's `session/update` payloads in the order the agent sent them. */
-export type SessionUpdateListener = (update: SessionUpdate) => void;
+/**
+ * Receives one session's `session/update` payloads in the order the agent sent them. `line`, when
+ * given, is the agent's line the update was parsed from, as the bytes read, and the client's check
+ * fixed nothing in it, so it decodes and parses to the same update (`sessionUpdateOfLine`): a log
+ * that keeps updates as they came copies those bytes instead of encoding the update again. They
+ * are the agent's (untrusted) and a view of a larger read: copy them during the call, never keep
+ * the view. A listener that needs only the update ignores it.
+ */
+export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array) => void;

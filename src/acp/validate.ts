@@ -6,9 +6,16 @@ import type { AuthMethod, Implementation, SessionInfo, SessionUpdate } from './t
 /** Collects what was wrong in one message, to log it as one warning. */
 export class Problems {
   private readonly seen = new Map<string, number>();
+  private added = 0;
 
   add(what: string): void {
+    this.added++;
     this.seen.set(what, (this.seen.get(what) ?? 0) + 1);
+  }
+
+  /** Problems added so far, repeats included: unchanged across a check when it fixed nothing. */
+  get count(): number {
+    return this.added;
   }
 
   get size(): number {
@@ -114,6 +121,34 @@ export function checkCursor(value: unknown, problems: Problems): string | undefi
   if (typeof value === 'string') return value;
   problems.add(`nextCursor of type ${typeName(value)} (the list ends here)`);
   return undefined;
+}
+
+/**
+ * A `session/update` notification's params that name a session (a string `sessionId`) and an
+ * update of a kind (a string `sessionUpdate`), the update not checked yet; undefined otherwise.
+ */
+export function sessionNotificationOf(params: unknown): { sessionId: string; update: SessionUpdate } | undefined {
+  if (!isRecord(params) || typeof params.sessionId !== 'string') return undefined;
+  const update = params.update;
+  if (!isRecord(update) || typeof update.sessionUpdate !== 'string') return undefined;
+  return { sessionId: params.sessionId, update: update as unknown as SessionUpdate };
+}
+
+/**
+ * The update in one line of the agent's, checked as the client checks what it delivers
+ * ({@link sessionNotificationOf}, {@link checkSessionUpdate}); undefined when the line is not a
+ * `session/update` notification that names a session and a kind.
+ */
+export function sessionUpdateOfLine(line: string, problems: Problems): SessionUpdate | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(message) || message.method !== 'session/update' || message.id !== undefined) return undefined;
+  const notification = sessionNotificationOf(message.params);
+  return notification && checkSessionUpdate(notification.update, problems);
 }
 
 /**

@@ -1,21 +1,36 @@
 // The `session/update` payloads a transcript received, in order, for an export that writes them
-// as they came (Export Sessions…). With a spill file they are written there a batch at a time
-// (V8's serialization of the batch after its length: strings copied as they are, a third of the
-// cost of JSON and UTF-8 per update; as cheap as the spill codec's text records once those are
-// optimized, and without their warm-up, which a 20,000-chunk replay pays in full), and read back
-// in order; without one they stay in an array. Plain Node, no `vscode`.
+// as they came (Export Sessions…). With a spill file they are written there and read back in
+// order; without one they stay in an array. An update that came with the agent's line it was
+// parsed from (and that checking left as it was) is written as that line, its bytes as read
+// copied into the file's write buffer: a replay pays a byte copy per update, not an encoding of
+// what was just parsed (V8's serializer was two thirds of the spill files' share of the extension
+// host's time at 200,000 chunks); the line is decoded, parsed and checked again only when read.
+// Any other update (an exported file opened again, a line that needed fixing) is V8's
+// serialization, a batch at a time. Plain Node, no `vscode`.
 import { deserialize, serialize } from 'node:v8';
+import type { SessionUpdate } from '../acp/types';
+import { Problems, sessionUpdateOfLine } from '../acp/validate';
 import type { SpillFile } from './spillFile';
 
 /**
- * Updates wait in memory until this many are written at once: enough to make the serializer's
- * cost per call small, few enough that not many wait on the heap.
+ * Updates without a line wait in memory until this many are written at once: enough to make the
+ * serializer's cost per call small, few enough that not many wait on the heap.
  */
 const BATCH = 64;
 
-export class UpdateLog<T> implements Iterable<T> {
-  private readonly memory: T[] = [];
-  private pending: T[] = [];
+/** A record is its kind (a byte), its length (4 bytes) and that many bytes. */
+const HEADER_BYTES = 5;
+/** V8's serialization of an array of updates. */
+const BATCH_RECORD = 0;
+/** The agent's line, its bytes as read. */
+const LINE_RECORD = 1;
+
+/** As the client decodes the agent's lines (a BOM is kept, bad bytes become U+FFFD): the line read back is the line parsed. */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+export class UpdateLog implements Iterable<SessionUpdate> {
+  private readonly memory: SessionUpdate[] = [];
+  private pending: SessionUpdate[] = [];
   private count = 0;
 
   constructor(private readonly file?: SpillFile) {}
@@ -24,18 +39,28 @@ export class UpdateLog<T> implements Iterable<T> {
     return this.count;
   }
 
-  push(update: T): void {
+  /**
+   * Keeps `update`; `line`, when given, is the agent's line it was parsed from and parses to the
+   * same update (see `SessionUpdateListener`): with a file, those bytes are what is written.
+   */
+  push(update: SessionUpdate, line?: Uint8Array): void {
     this.count++;
     if (!this.file) {
       this.memory.push(update);
       return;
     }
-    this.pending.push(update);
-    if (this.pending.length >= BATCH) this.write();
+    if (line === undefined) {
+      this.pending.push(update);
+      if (this.pending.length >= BATCH) this.write();
+      return;
+    }
+    // Those waiting came first.
+    this.write();
+    this.writeLine(line);
   }
 
   /** The updates so far, in order; those received while iterating are not included. */
-  *[Symbol.iterator](): Iterator<T> {
+  *[Symbol.iterator](): Iterator<SessionUpdate> {
     const count = this.count;
     if (!this.file) {
       for (let i = 0; i < count; i++) yield this.memory[i];
@@ -46,9 +71,19 @@ export class UpdateLog<T> implements Iterable<T> {
     const end = file.size;
     let yielded = 0;
     for (let offset = 0; offset < end && yielded < count; ) {
-      const length = file.read(offset, 4).readUInt32LE(0);
-      const batch = deserialize(file.read(offset + 4, length)) as T[];
-      offset += 4 + length;
+      const header = file.read(offset, HEADER_BYTES);
+      const kind = header[0];
+      const length = header.readUInt32LE(1);
+      // A read is a view until the next one: decoded at once.
+      const data = file.read(offset + HEADER_BYTES, length);
+      offset += HEADER_BYTES + length;
+      if (kind === LINE_RECORD) {
+        yielded++;
+        yield lineUpdate(UTF8.decode(data), file.path);
+        continue;
+      }
+      if (kind !== BATCH_RECORD) throw new Error(`${file.path}: a record of unknown kind ${kind}`);
+      const batch = deserialize(data) as SessionUpdate[];
       for (const update of batch) {
         if (yielded >= count) return;
         yielded++;
@@ -67,10 +102,33 @@ export class UpdateLog<T> implements Iterable<T> {
     if (!this.file || this.pending.length === 0 || this.file.disposed) return;
     const data = serialize(this.pending);
     this.pending = [];
-    const buffer = this.file.reserve(4 + data.length);
+    const buffer = this.file.reserve(HEADER_BYTES + data.length);
     const at = this.file.reservedAt;
-    buffer.writeUInt32LE(data.length, at);
-    data.copy(buffer, at + 4);
-    this.file.commit(4 + data.length);
+    buffer[at] = BATCH_RECORD;
+    buffer.writeUInt32LE(data.length, at + 1);
+    data.copy(buffer, at + HEADER_BYTES);
+    this.file.commit(HEADER_BYTES + data.length);
   }
+
+  /** The line's bytes, copied straight into the file's write buffer. */
+  private writeLine(line: Uint8Array): void {
+    if (!this.file || this.file.disposed) return;
+    const buffer = this.file.reserve(HEADER_BYTES + line.length);
+    const at = this.file.reservedAt;
+    buffer[at] = LINE_RECORD;
+    buffer.writeUInt32LE(line.length, at + 1);
+    buffer.set(line, at + HEADER_BYTES);
+    this.file.commit(HEADER_BYTES + line.length);
+  }
+}
+
+/**
+ * The update of a line read back, checked again as the client checked it (the file holds the
+ * agent's text: never trusted). Only lines the client delivered are written, so any other is a
+ * file that is not as written.
+ */
+function lineUpdate(line: string, path: string): SessionUpdate {
+  const update = sessionUpdateOfLine(line, new Problems());
+  if (update === undefined) throw new Error(`${path}: a logged line is not a session/update`);
+  return update;
 }

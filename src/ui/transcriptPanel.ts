@@ -3,7 +3,7 @@
 // webview a snapshot after each `ready` and batched patches in between.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { SessionInfo, SessionUpdate } from '../acp/types';
+import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../acp/types';
 import { AgentDisconnectedError } from '../acp/errors';
 import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
@@ -336,7 +336,7 @@ class TranscriptPanel {
   });
   private readonly times = new PromptTimes();
   /** Every update applied since the last reset, in order (an export of this session writes them). */
-  private updates = new UpdateLog<SessionUpdate>();
+  private updates = new UpdateLog();
   readonly key: string;
   private readonly finder = new TranscriptFind(() => this.timeline.rows, (message) => this.post(message));
   private loading = false;
@@ -474,7 +474,7 @@ class TranscriptPanel {
       try {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
-        const result = await client.loadSession(session.sessionId, session.cwd, (update: SessionUpdate) => this.apply(timeline, update), cancellation.token, {
+        const result = await client.loadSession(session.sessionId, session.cwd, (update, line) => this.apply(timeline, update, false, line), cancellation.token, {
           onReplayEnd: () => {
             if (this.loadCancellation !== cancellation || this.disposed) return;
             this.replayEnd = 'marker';
@@ -530,11 +530,11 @@ class TranscriptPanel {
     }
   }
 
-  private startLive(client: { onSessionUpdate(id: string, l: (u: SessionUpdate) => void): { dispose(): void } }): void {
+  private startLive(client: { onSessionUpdate(id: string, l: SessionUpdateListener): { dispose(): void } }): void {
     this.stopLive();
     const timeline = this.timeline;
-    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update) => {
-      this.apply(timeline, update, true);
+    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line) => {
+      this.apply(timeline, update, true, line);
       if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates++;
       // A title the agent sends after our rename is its latest word.
       if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
@@ -552,12 +552,12 @@ class TranscriptPanel {
     this.live = false;
   }
 
-  /** Applies one update, and keeps it and its prompt's time. */
-  private apply(timeline: Timeline, update: SessionUpdate, live = false): void {
+  /** Applies one update, and keeps it (as the agent's `line`, when it came with one) and its prompt's time. */
+  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array): void {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
     timeline.apply(update);
-    this.updates.push(update);
+    this.updates.push(update, line);
     this.times.note(update, timeline.rows, live, Date.now());
   }
 

@@ -24,6 +24,8 @@ const params = { seed, numRuns };
 interface ReadResult {
   /** What vscode-jsonrpc would get, batches unfolded into their session/update notifications. */
   messages: unknown[];
+  /** The bytes handed on with each session/update notification (copied: the reader's view is for the call). */
+  lines: (Uint8Array | undefined)[];
   tooLarge: boolean;
   warnings: number;
 }
@@ -42,6 +44,7 @@ async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 
     sliceMs,
   });
   const messages: unknown[] = [];
+  const lines: (Uint8Array | undefined)[] = [];
   const closed = new Promise<void>((resolve) => reader.onClose(() => resolve()));
   // vscode-jsonrpc's queue: one message per setImmediate; the agent's lines are parsed when drained.
   const queue: Message[] = [];
@@ -51,7 +54,10 @@ async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 
     if (message === undefined) return idle?.();
     const m = message as { method?: string; params?: unknown };
     if (m.method === AGENT_LINES) {
-      reader.drain(m.params as AgentLines, (params) => messages.push({ jsonrpc: '2.0', method: 'session/update', params }));
+      reader.drain(m.params as AgentLines, (params, line) => {
+        messages.push({ jsonrpc: '2.0', method: 'session/update', params });
+        lines.push(line && Buffer.from(line));
+      });
     } else {
       messages.push(message);
     }
@@ -67,7 +73,7 @@ async function readChunks(chunks: readonly Uint8Array[], maxMessageBytes = 1 << 
   await Promise.race([closed, new Promise((resolve) => stream.once('end', resolve))]);
   if (queue.length > 0) await new Promise<void>((resolve) => (idle = resolve));
   reader.dispose();
-  return { messages, tooLarge, warnings: log.at('warn').length };
+  return { messages, lines, tooLarge, warnings: log.at('warn').length };
 }
 
 /** `bytes` cut at `cuts` (positions, any order, duplicates allowed: empty chunks). */
@@ -140,6 +146,31 @@ test('NDJSON reader: invalid UTF-8, empty and garbage lines never throw, deliver
       for (const m of a.messages) assert.ok(typeof m === 'object' && m !== null && !Array.isArray(m));
       assert.deepEqual(a.messages, b.messages);
       assert.equal(a.warnings, b.warnings);
+    }),
+    params,
+  );
+});
+
+test('NDJSON reader: each session/update notification comes with its line\'s bytes as read, whatever the split and the slices', async () => {
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const isUpdate = (line: Uint8Array): boolean => {
+    try {
+      const m = JSON.parse(decoder.decode(line)) as { method?: unknown; id?: unknown } | null;
+      return typeof m === 'object' && m !== null && m.method === 'session/update' && m.id === undefined;
+    } catch {
+      return false;
+    }
+  };
+  await fc.assert(
+    fc.asyncProperty(rawStream, cuts, fc.boolean(), async (bytes, at, lineSlices) => {
+      const result = await readChunks(split(bytes, at), 1 << 20, lineSlices ? 0 : undefined);
+      const expected: Uint8Array[] = [];
+      for (let start = 0; start < bytes.length; ) {
+        const end = bytes.indexOf(0x0a, start);
+        if (isUpdate(bytes.subarray(start, end))) expected.push(Buffer.from(bytes.subarray(start, end)));
+        start = end + 1;
+      }
+      assert.deepEqual(result.lines, expected);
     }),
     params,
   );

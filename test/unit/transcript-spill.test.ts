@@ -37,7 +37,7 @@ interface Replayed {
   updates: SessionUpdate[];
   memory: Timeline;
   spilled: Timeline;
-  log: UpdateLog<SessionUpdate>;
+  log: UpdateLog;
 }
 
 async function seeded(t: { after(fn: () => void): void }): Promise<{ store: string; folder: string; seed: SeedResult; dir: string }> {
@@ -55,7 +55,7 @@ async function replayBoth(t: { after(fn: () => Promise<void> | void): void }, st
   const updates: SessionUpdate[] = [];
   const memory = new Timeline();
   const spilled = new Timeline(undefined, new EntityStore(SpillFile.create(dir, 'entities'), TINY));
-  const log = new UpdateLog<SessionUpdate>(SpillFile.create(dir, 'updates'));
+  const log = new UpdateLog(SpillFile.create(dir, 'updates'));
   t.after(() => {
     spilled.rows.dispose();
     log.dispose();
@@ -176,7 +176,7 @@ test('the files are removed on dispose; at start-up those of hosts no longer run
   const entityFile = SpillFile.create(dir, 'entities');
   const updateFile = SpillFile.create(dir, 'updates');
   const store = new EntityStore(entityFile, TINY);
-  const log = new UpdateLog<SessionUpdate>(updateFile);
+  const log = new UpdateLog(updateFile);
   const timeline = new Timeline(undefined, store);
   for (let i = 0; i < 50; i++) {
     const update: SessionUpdate = { sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: 'x'.repeat(500) } } as SessionUpdate;
@@ -244,7 +244,7 @@ test('rows written by the thread pool read back while their writes are under way
 
 test('updates and entities read back with their keys in the order they came, whatever their shape (entities of text as their strings, the rest as V8 serializes them)', (t) => {
   const dir = tempDir(t, 'spill-files-');
-  const log = new UpdateLog<Record<string, unknown>>(SpillFile.create(dir, 'updates'));
+  const log = new UpdateLog(SpillFile.create(dir, 'updates'));
   t.after(() => log.dispose());
   const text = (s: string) => ({ type: 'text', text: s });
   const updates: Record<string, unknown>[] = [
@@ -263,8 +263,8 @@ test('updates and entities read back with their keys in the order they came, wha
     { sessionUpdate: 'agent_message_chunk', messageId: 'm8', content: text('é'.repeat(700_000)) },
     { sessionUpdate: 'agent_message_chunk', messageId: 'm9', content: text('after the large one') },
   ];
-  for (const update of updates) log.push(update);
-  const read = [...log];
+  for (const update of updates) log.push(update as unknown as SessionUpdate);
+  const read: unknown[] = [...log];
   assert.equal(read.length, updates.length);
   for (let i = 0; i < updates.length; i++) assert.equal(JSON.stringify(read[i]), JSON.stringify(updates[i]), `update ${i}`);
   assert.deepEqual(read, updates);

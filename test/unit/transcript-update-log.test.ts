@@ -1,0 +1,141 @@
+// The update log an open transcript keeps for Export Sessions (src/transcript/updateLog.ts): with
+// a spill file, an update that came from an agent's line and needed no fixing is kept as that
+// line, and read back parsed and checked again; any other is kept as the checked update. What is
+// read back is what the transcript was given, in order, and nothing another session was sent.
+// Real agents over real pipes through the real NDJSON reader and client; a real spill file.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { SessionUpdate } from '../../src/acp/types';
+import { SpillFile } from '../../src/transcript/spillFile';
+import { UpdateLog } from '../../src/transcript/updateLog';
+import { storedSession, writeAll } from '../agent/fixtures';
+import { referenceAgent, scriptedAgent, startClient, tempDir } from './acp-helpers';
+
+const CWD = '/work/project-a';
+
+/** A log with its own spill file, removed after the test; `bytes` is the file as written so far. */
+function spilledLog(t: { after(fn: () => void): void }): { log: UpdateLog; bytes(): Buffer } {
+  const file = SpillFile.create(tempDir(t, 'update-log-'), 'updates');
+  const log = new UpdateLog(file);
+  t.after(() => log.dispose());
+  return {
+    log,
+    bytes: () => {
+      file.flush();
+      return readFileSync(file.path);
+    },
+  };
+}
+
+/** Every kind of text an agent may send, and fields the client must fix. */
+function hostileReplay(name: string): SessionUpdate[] {
+  const text = (t: string) => ({ type: 'text', text: t });
+  return [
+    { sessionUpdate: 'user_message_chunk', content: text(`${name}: [x](command:workbench.action.quit) <img src=x onerror=alert(1)> </script>`) },
+    { sessionUpdate: 'agent_message_chunk', messageId: `${name}-m1`, content: text('é, 😀, 漢字, \u2028\u2029, NUL \u0000, lone \ud800, BOM \ufeff, "quotes" \\ back\nslash') },
+    { sessionUpdate: 'session_info_update', title: 42, updatedAt: {}, archived: 'no' },
+    { sessionUpdate: 'agent_message_chunk', messageId: `${name}-m1`, content: text(' and on') },
+    { sessionUpdate: 'session_info_update', title: [1], updatedAt: 'not a date' },
+    { sessionUpdate: 'session_info_update', title: `${name} title`, updatedAt: '2026-02-01T00:00:00Z' },
+    { sessionUpdate: 'subagent_update', sessionId: `${name}-child`, title: 7, cwd: {}, state: 'running' },
+    { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read', status: 'pending', rawInput: JSON.parse('{"__proto__":{"polluted":true},"path":"/etc/passwd","n":1e400}') },
+    { sessionUpdate: 'future_update', payload: { nested: [null, true, 1.5, -0, 'x'.repeat(5000)] } },
+    { sessionUpdate: 'agent_thought_chunk', content: text('thinking') },
+  ] as unknown as SessionUpdate[];
+}
+
+test('a replay logged as the agent\'s lines reads back as the checked updates the transcript got, per session, without the replay-end mark', async (t) => {
+  const store = join(tempDir(t), 'store');
+  await writeAll(store, [storedSession('s1', { updates: hostileReplay('s1') }), storedSession('s2', { updates: hostileReplay('s2') })]);
+  // --air-index: the agent ends each replay with the replay-end mark, a session/update of the session.
+  const { client } = await startClient(t, referenceAgent(store, ['--air-index', '--replay-delay', '2']));
+  const loads = ['s1', 's2'].map(async (sessionId) => {
+    const { log } = spilledLog(t);
+    const delivered: SessionUpdate[] = [];
+    // As the transcript panel: what it applies, it logs, with the line it came with.
+    const result = await client.loadSession(sessionId, CWD, (update, line) => {
+      delivered.push(update);
+      log.push(update, line);
+    });
+    return { sessionId, log, delivered, result };
+  });
+  // The two replays interleave on the one connection.
+  for (const { sessionId, log, delivered, result } of await Promise.all(loads)) {
+    assert.equal(result.replayEnd, 'marker', 'the agent sent the replay-end mark');
+    assert.equal(delivered.length, hostileReplay(sessionId).length);
+    assert.deepEqual(delivered[2], { sessionUpdate: 'session_info_update' }, 'fields of the wrong type were dropped before the transcript saw them');
+    assert.equal(log.length, delivered.length);
+    const read = [...log];
+    assert.deepEqual(read, delivered, `${sessionId}: read back as delivered`);
+    for (let i = 0; i < read.length; i++) assert.equal(JSON.stringify(read[i]), JSON.stringify(delivered[i]), `${sessionId} update ${i}: keys in the same order`);
+    assert.ok(read.every((u) => !JSON.stringify(u).includes(sessionId === 's1' ? 's2' : 's1')), `${sessionId}: nothing of the other session`);
+  }
+});
+
+test('lines the client fixed are logged as the fixed updates, the others as the agent\'s bytes, in the order they came', async (t) => {
+  // Written by hand, in one write (one read, one drain): spacing, key order and escapes that
+  // JSON.stringify would not make, so only the agent's own bytes match them.
+  const clean = [
+    String.raw`{ "params" : { "update" : { "content" : { "text" : "caf\u00e9 \ud83d\ude00 \u2028 </script>", "type" : "text" }, "sessionUpdate" : "agent_message_chunk" }, "sessionId" : "s" }, "method" : "session/update", "jsonrpc" : "2.0" }`,
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"second 😀 Ω"}}}}`,
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":"Fine","updatedAt":"2026-02-01T00:00:00Z"}}}`,
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"subagent_update","sessionId":"child","title":"Child","state":{"state":"running"}}}}`,
+  ];
+  const fixed = [
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":42}}}`,
+    // The same problem again in the same read: counted again, so it is fixed again.
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":43}}}`,
+  ];
+  const notDelivered = [
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"other","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"for another session"}}}}`,
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":5}}}`,
+    String.raw`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","_meta":{"jetbrains":{"air":{"loadReplayEnd":true}}}}}}`,
+  ];
+  // Bytes that are not UTF-8 (each decoded as U+FFFD), as read and as read back.
+  const notUtf8 = Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"bad '),
+    Buffer.from([0xff, 0xc0, 0xe2, 0x82, 0x20, 0xed, 0xa0, 0x80]),
+    Buffer.from('"}}}}'),
+  ]);
+  const lines = [clean[0], fixed[0], notDelivered[0], clean[1], fixed[1], notDelivered[1], clean[2], notDelivered[2], clean[3]].map((line) => Buffer.from(line));
+  // Lines that are no message at all are skipped, and the lines after them keep their bytes.
+  const noMessages = [Buffer.from('not JSON, said with an é'), Buffer.from(''), Buffer.from('[1,2]')];
+  const wire = Buffer.concat([...lines.slice(0, 3), ...noMessages, ...lines.slice(3), notUtf8].flatMap((line) => [line, Buffer.from('\n')]));
+  const agent = scriptedAgent('lines', `
+    handlers.initialize = (m) => send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } });
+    handlers['session/load'] = (m) => process.stdout.write(Buffer.concat([Buffer.from('${wire.toString('base64')}', 'base64'), Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n')]));
+  `);
+  const { client, log: clientLog } = await startClient(t, agent);
+  const { log, bytes } = spilledLog(t);
+  const delivered: SessionUpdate[] = [];
+  await client.loadSession('s', CWD, (update, line) => {
+    delivered.push(update);
+    log.push(update, line);
+  });
+  assert.deepEqual(delivered.map((u) => u.sessionUpdate), [
+    'agent_message_chunk', 'session_info_update', 'agent_message_chunk', 'session_info_update', 'session_info_update', 'subagent_update', 'agent_message_chunk',
+  ]);
+  assert.equal((delivered[6] as { content: { text: string } }).content.text, 'bad \ufffd\ufffd\ufffd \ufffd\ufffd\ufffd');
+  assert.deepEqual(delivered[1], { sessionUpdate: 'session_info_update' });
+  assert.deepEqual(delivered[3], { sessionUpdate: 'session_info_update' });
+  assert.match(clientLog.text(), /title of type number/);
+  assert.deepEqual([...log], delivered, 'read back as delivered, in order');
+  const file = bytes();
+  for (const line of [...clean, notUtf8]) assert.ok(file.includes(Buffer.from(line)), `kept as the agent's bytes: ${line}`);
+  for (const line of [...fixed, ...notDelivered]) assert.ok(!file.includes(Buffer.from(line)), `not kept as sent: ${line}`);
+  assert.ok(!file.includes(Buffer.from('"title":4')), 'no fixed field is in the file');
+});
+
+test('a logged line is checked again when read: fields of the wrong type are dropped, and a line that is no session/update is an error', (t) => {
+  const { log } = spilledLog(t);
+  const update = { sessionUpdate: 'session_info_update' } as SessionUpdate;
+  log.push(update, Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":42,"_meta":"x"}}}'));
+  log.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'kept as it is' } } as SessionUpdate);
+  assert.deepEqual([...log], [update, { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'kept as it is' } }]);
+
+  const bad = spilledLog(t).log;
+  bad.push(update, Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}'));
+  assert.throws(() => [...bad], /not a session\/update/);
+});

@@ -6,6 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
+import { readReplay } from '../../src/transcript/replayFile';
+import type { ExportResult } from '../../src/ui/exportSessions';
 import { seedStore, type SeedResult } from '../agent/seed';
 import {
   activateExtension,
@@ -174,6 +176,25 @@ suite('Transcript', () => {
     assert.match(text, /### Context compaction \(failed\)\n\nError: .*rate limit/);
     assert.match(text, /### Context compaction \(\\_vendor\\_status\)/);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test('Export Sessions of an open transcript writes the updates its tab received (kept as the agent\'s lines), without loading the session again', async () => {
+    const { store, seed } = await seeded();
+    const capture = join(tempDir('acp-transcript-it-'), 'sent.ndjson');
+    const agent = await useAgent(store, [], capture);
+    const id = seed.special.compactions;
+    const stored = seed.sessions.find((s) => s.sessionId === id)!;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    await api.transcripts.whenLoaded(agent, id);
+    const folder = tempDir('acp-export-it-');
+    const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: stored.title }, folder });
+    assert.deepEqual(result.failed, []);
+    assert.deepEqual(result.written.map((w) => w.sessionId), [id]);
+    const exported = readReplay(readFileSync(result.written[0].replay, 'utf8'));
+    assert.equal(exported.skipped, 0);
+    assert.deepEqual(exported.updates, JSON.parse(JSON.stringify(stored.updates)));
+    const loads = readFileSync(capture, 'utf8').split('\n').filter((line) => line.includes('"session/load"'));
+    assert.equal(loads.length, 1, 'the tab\'s updates were written: the session was not loaded again');
   });
 
   test('an agent without loadSession gets an explanation, not an empty page', async () => {

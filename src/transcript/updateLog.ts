@@ -56,7 +56,7 @@ export class UpdateLog implements Iterable<SessionUpdate> {
     }
     // Those waiting came first.
     this.write();
-    this.writeLine(line);
+    this.writeRecord(LINE_RECORD, line);
   }
 
   /** The updates so far, in order; those received while iterating are not included. */
@@ -102,23 +102,18 @@ export class UpdateLog implements Iterable<SessionUpdate> {
     if (!this.file || this.pending.length === 0 || this.file.disposed) return;
     const data = serialize(this.pending);
     this.pending = [];
-    const buffer = this.file.reserve(HEADER_BYTES + data.length);
-    const at = this.file.reservedAt;
-    buffer[at] = BATCH_RECORD;
-    buffer.writeUInt32LE(data.length, at + 1);
-    data.copy(buffer, at + HEADER_BYTES);
-    this.file.commit(HEADER_BYTES + data.length);
+    this.writeRecord(BATCH_RECORD, data);
   }
 
-  /** The line's bytes, copied straight into the file's write buffer. */
-  private writeLine(line: Uint8Array): void {
+  /** A record of `kind` holding `data`, copied straight into the file's write buffer. */
+  private writeRecord(kind: number, data: Uint8Array): void {
     if (!this.file || this.file.disposed) return;
-    const buffer = this.file.reserve(HEADER_BYTES + line.length);
+    const buffer = this.file.reserve(HEADER_BYTES + data.length);
     const at = this.file.reservedAt;
-    buffer[at] = LINE_RECORD;
-    buffer.writeUInt32LE(line.length, at + 1);
-    buffer.set(line, at + HEADER_BYTES);
-    this.file.commit(HEADER_BYTES + line.length);
+    buffer[at] = kind;
+    buffer.writeUInt32LE(data.length, at + 1);
+    buffer.set(data, at + HEADER_BYTES);
+    this.file.commit(HEADER_BYTES + data.length);
   }
 }
 

@@ -173,3 +173,9 @@ export class MessageTooLargeError extends AgentDisconnectedError {
     );
   }
 }
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -61,6 +61,12 @@ const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'nod
 //   dist/transcripts.js  the transcript panels, the host's timeline and webview feed, walking by
 //                        prompts, Export Sessions (src/ui/transcriptsBundle.ts; src/ui/lazyTranscripts.ts
 //                        loads it when a transcript is opened or restored, or sessions are exported).
+//   dist/search.js       Search Sessions: the index, the indexer, the Search view's provider, the
+//                        query box and filters (src/ui/searchBundle.ts; src/ui/lazySearch.ts loads it
+//                        when the Search view shows, a search command runs, a transcript replayed, or
+//                        a session was deleted or archived). It carries its own copy of the
+//                        transcript reducer (src/transcript/timeline.ts and what it imports), which
+//                        has no state, to index the sessions it loads.
 // Each bundle has its own copy of what it imports, so the two share only modules without state
 // (pure functions, constants, types); what exists once (the walkthrough's progress, the display
 // language's words, classes that `instanceof` checks) is handed over by src/extension.ts
@@ -68,6 +74,7 @@ const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'nod
 const extensionBundles = [
   { ...extensionHost, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { ...extensionHost, entryPoints: ['src/ui/transcriptsBundle.ts'], outfile: 'dist/transcripts.js' },
+  { ...extensionHost, entryPoints: ['src/ui/searchBundle.ts'], outfile: 'dist/search.js' },
 ];
 
 const builds = [

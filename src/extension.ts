@@ -13,7 +13,8 @@ import type { HostParts } from './ui/hostParts';
 import { lazyBundle } from './ui/lazyBundle';
 import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
 import { isVerdictOnSession } from './sessions/health';
-import { activateSearch, type SearchApi } from './ui/searchWiring';
+import { LazySearch, type SearchBundle } from './ui/lazySearch';
+import type { SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
 import type { TranscriptPanels } from './ui/transcriptPanel';
@@ -31,7 +32,7 @@ export interface AcpSessionsApi {
   readonly sessions: SessionsApi;
   /** Open transcripts, with their state for tests (reading it loads dist/transcripts.js). */
   readonly transcripts: TranscriptPanels;
-  /** Search Sessions: its index, indexer and view. */
+  /** Search Sessions: its index, indexer and view (reading it loads dist/search.js). */
   readonly search: SearchApi;
 }
 
@@ -91,13 +92,18 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
     // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
-    replayed: (agentName, session, batches) => search.replayed(agentName, session, batches),
+    replayed: (agentName, session, batches) => search.get().replayed(agentName, session, batches),
     spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
   }));
   context.subscriptions.push(transcripts, ...registerTranscripts(transcripts));
   const { agents, sessions } = activateSessions(context, log, transcripts);
   stopAgents = () => agents.dispose();
-  const search = activateSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages);
+  const search = new LazySearch(
+    lazyBundle<SearchBundle>('search.js'),
+    (bundle, viewParts) => bundle.createSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages, viewParts, host),
+    sessions.model,
+  );
+  context.subscriptions.push(search);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
   const messages = sessions.messages;
@@ -108,7 +114,9 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     get transcripts() {
       return transcripts.get();
     },
-    search,
+    get search() {
+      return search.get();
+    },
   };
 }
 

@@ -100,7 +100,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   stopAgents = () => agents.dispose();
   const search = new LazySearch(
     lazyBundle<SearchBundle>('search.js'),
-    (bundle, viewParts) => bundle.createSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages, viewParts, host),
+    (bundle, viewParts) => bundle.createSearch(host, context, log, agents, sessions.model, () => transcripts, sessions.messages, viewParts),
     sessions.model,
   );
   context.subscriptions.push(search);

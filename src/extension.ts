@@ -10,6 +10,7 @@ import { formatText } from './sessions/format';
 import { ListCancelledError } from './sessions/sessionsModel';
 import { SessionTarget } from './ui/commandTargets';
 import type { HostParts } from './ui/hostParts';
+import { ToolDiffs } from './ui/toolLinks';
 import { lazyBundle } from './ui/lazyBundle';
 import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
 import { isVerdictOnSession } from './sessions/health';
@@ -69,7 +70,9 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   registerAddAgent(context);
   registerWalkthrough(context);
   // What the bundles loaded on first use share with this one, which owns it.
-  const host: HostParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
+  const diffs = new ToolDiffs();
+  context.subscriptions.push(diffs);
+  const host: HostParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError, diffs };
   // The transcript panels come with dist/transcripts.js when first needed; by then the tree and
   // the search their options call on exist.
   const transcripts = new LazyTranscripts(lazyBundle<TranscriptsBundle>('transcripts.js'), (bundle) => bundle.createTranscriptPanels(context, agents, log, host, {

@@ -7,6 +7,7 @@ import type { AgentDisconnectedError } from '../acp/errors';
 import type { FormatText } from '../sessions/format';
 import type { ListCancelledError } from '../sessions/sessionsModel';
 import type { SessionTarget } from './commandTargets';
+import type { ToolDiffs } from './toolLinks';
 import type { walkthrough } from './walkthrough';
 
 export interface HostParts {
@@ -16,4 +17,10 @@ export interface HostParts {
   readonly SessionTarget: typeof SessionTarget;
   readonly AgentDisconnectedError: typeof AgentDisconnectedError;
   readonly ListCancelledError: typeof ListCancelledError;
+  /**
+   * The tool call diffs' documents: their provider is registered at activation, so a diff tab
+   * that comes back after a reload finds it (empty: the texts were in memory) before any
+   * transcript is opened.
+   */
+  readonly diffs: ToolDiffs;
 }

@@ -33,7 +33,7 @@ import { Timeline } from '../transcript/timeline';
 import { promptsOf, PromptTimes, type PromptEntry } from '../transcript/prompts';
 import type { ReplayHeader } from '../transcript/replayFile';
 import { resumeTemplate } from './resumeTerminal';
-import { openLocation, ToolDiffs } from './toolLinks';
+import { openLocation } from './toolLinks';
 
 export { TRANSCRIPT_VIEW_TYPE };
 
@@ -126,8 +126,6 @@ export class TranscriptPanels implements vscode.Disposable {
   /** When true, every message's JSON size is added to `bytesPosted` (costs a stringify). */
   measureBytes = false;
   private lastActive: TranscriptPanel | undefined;
-  /** The virtual documents of the tool call diffs opened from transcripts. */
-  readonly diffs = new ToolDiffs();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -146,7 +144,7 @@ export class TranscriptPanels implements vscode.Disposable {
     }
     // The panel serializer and the transcript commands are registered by the main bundle
     // (src/ui/lazyTranscripts.ts), which loads this one when they first need it.
-    this.disposables.push(this.diffs, this.changeEmitter);
+    this.disposables.push(this.changeEmitter);
   }
 
   /** Opens the session's transcript, or reveals its tab when it is already open. */
@@ -735,7 +733,7 @@ class TranscriptPanel {
     const item = entity.content[index];
     if (item?.type !== 'diff') return;
     const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
-    await this.owner.diffs.open(item, title);
+    await this.owner.host.diffs.open(item, title);
   }
 
   /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */

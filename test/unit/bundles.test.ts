@@ -25,6 +25,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/ui/resumeTerminal.ts': 'resumeTemplate only: reads the settings',
   'src/ui/settings.ts': 'reads the settings',
   'src/ui/rulePick.ts': 'quick pick steps, no state',
+  'src/ui/toolLinks.ts': 'ToolDiffs is made once, by extension.ts, and handed over in src/ui/hostParts.ts; the rest are pure functions',
 };
 
 /** Modules with state, or classes `instanceof` checks across bundles: extension.js's alone. */

@@ -1,8 +1,9 @@
 // Builds the extension (cjs, node), the transcript webview (iife, browser) and, with --tests,
-// the test and benchmark programs into out/. `--production` minifies; `--watch` rebuilds.
+// the test and benchmark programs into out/. `--production` minifies; `--watch` rebuilds;
+// `--metafile=<dir>` writes each extension bundle's esbuild metafile there (test/unit/bundles.test.ts).
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -11,6 +12,7 @@ const withTests = args.has('--tests');
 // `--only=<text>` builds just the test entry points whose path contains <text> (and skips the
 // extension bundles unless --with-extension), so one part can be rebuilt while another is broken.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const metafileDir = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
 
 /** Reports build results the way VS Code's esbuild problem matcher expects. */
 const problemMatcher = {
@@ -49,16 +51,34 @@ function files(dir, suffixes) {
   return found;
 }
 
+/** The extension host's bundles: CommonJS for Node, `vscode` provided by the host. */
+const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'node18', external: ['vscode'] };
+
+// What the extension host loads. extension.js is read before anything shows (activation), so it
+// holds only what activation needs: the agents, the Sessions tree and its commands, and small
+// stand-ins that register what VS Code needs at once and load the rest on first use with a
+// `require` of a path made at run time (src/ui/lazyBundle.ts), which esbuild leaves alone:
+//   dist/transcripts.js  the transcript panels, the host's timeline and webview feed, walking by
+//                        prompts, Export Sessions (src/ui/transcriptsBundle.ts; src/ui/lazyTranscripts.ts
+//                        loads it when a transcript is opened or restored, or sessions are exported).
+//   dist/search.js       Search Sessions: the index, the indexer, the Search view's provider, the
+//                        query box and filters (src/ui/searchBundle.ts; src/ui/lazySearch.ts loads it
+//                        when the Search view shows, a search command runs, a transcript replayed, or
+//                        a session was deleted or archived). It carries its own copy of the
+//                        transcript reducer (src/transcript/timeline.ts and what it imports), which
+//                        has no state, to index the sessions it loads.
+// Each bundle has its own copy of what it imports, so the two share only modules without state
+// (pure functions, constants, types); what exists once (the walkthrough's progress, the display
+// language's words, classes that `instanceof` checks) is handed over by src/extension.ts
+// (src/ui/hostParts.ts). test/unit/bundles.test.ts holds the list of shared modules to that.
+const extensionBundles = [
+  { ...extensionHost, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
+  { ...extensionHost, entryPoints: ['src/ui/transcriptsBundle.ts'], outfile: 'dist/transcripts.js' },
+  { ...extensionHost, entryPoints: ['src/ui/searchBundle.ts'], outfile: 'dist/search.js' },
+];
+
 const builds = [
-  {
-    ...common,
-    entryPoints: ['src/extension.ts'],
-    outfile: 'dist/extension.js',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node18',
-    external: ['vscode'],
-  },
+  ...extensionBundles,
   {
     // The search index's worker thread (src/search/encoder.ts starts it by this file's path).
     ...common,
@@ -148,5 +168,12 @@ if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (metafileDir) for (const b of extensionBundles) b.metafile = true;
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (metafileDir) {
+    mkdirSync(metafileDir, { recursive: true });
+    builds.forEach((b, i) => {
+      if (b.metafile) writeFileSync(join(metafileDir, `${basename(b.outfile, '.js')}.json`), JSON.stringify(results[i].metafile));
+    });
+  }
 }

@@ -10,6 +10,8 @@ import { ROOT, log, report, type Measurement } from './lib';
 import { PROD_EXTENSION, PROD_WEBVIEW, STAGE, VSIX, sizeKB } from './stage';
 
 const PROBE = join(ROOT, 'out/bench/host/activateProbe.js');
+/** The bundles extension.js loads on first use (esbuild.mjs says what each holds). */
+const LAZY_BUNDLES = ['transcripts.js', 'search.js'];
 
 interface Activation {
   codeLoadingMs: number;
@@ -57,10 +59,21 @@ async function main() {
   const webviewKB = sizeKB(PROD_WEBVIEW);
   const markdownKB = sizeKB(join(dirname(PROD_WEBVIEW), 'markdown.js'));
   const vsixKB = sizeKB(VSIX);
-  if (extensionKB === undefined || webviewKB === undefined || markdownKB === undefined) throw new Error(`no production build in ${STAGE} (run through bench/run.mjs)`);
+  const lazyKB = LAZY_BUNDLES.map((file) => [file, sizeKB(join(dirname(PROD_EXTENSION), file))] as const);
+  if (extensionKB === undefined || webviewKB === undefined || markdownKB === undefined || lazyKB.some(([, kb]) => kb === undefined)) throw new Error(`no production build in ${STAGE} (run through bench/run.mjs)`);
   const measurements: Measurement[] = [
     // 200 KB since the hardening (issue 11): input checks, deadlines, process lifetime and plain-text surfaces come first.
-    { figure: '6', name: 'size: dist/extension.js (minified)', value: extensionKB, unit: 'KB', goal: 200, goalOn: 'value' },
+    // What activation reads; the bundles loaded on first use are in the detail and rows of their own.
+    {
+      figure: '6',
+      name: 'size: dist/extension.js (minified)',
+      value: extensionKB,
+      unit: 'KB',
+      goal: 200,
+      goalOn: 'value',
+      detail: Object.fromEntries(lazyKB.map(([file, kb]) => [`${file} KB (on first use)`, Number(kb!.toFixed(1))])),
+    },
+    ...lazyKB.map(([file, kb]): Measurement => ({ figure: '6', name: `size: dist/${file} (minified, loaded on first use)`, value: kb!, unit: 'KB', goal: null, goalOn: 'value' })),
     // What the webview evaluates before its first row; markdown.js (markdown-it) comes after it, for the Markdown pass.
     { figure: '6', name: 'size: dist/webview/transcript.js (minified)', value: webviewKB, unit: 'KB', goal: 150, goalOn: 'value', detail: { 'markdown.js KB': Number(markdownKB.toFixed(1)) } },
     { figure: '6', name: 'size: the webview, transcript.js + markdown.js', value: webviewKB + markdownKB, unit: 'KB', goal: 150, goalOn: 'value' },

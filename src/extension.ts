@@ -4,13 +4,21 @@ import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
 import { registerWalkthrough, walkthrough } from './ui/walkthrough';
-import { messageOf, type AgentRegistry } from './sessions/agentRegistry';
+import { AgentDisconnectedError, messageOf } from './acp/errors';
+import type { AgentRegistry } from './sessions/agentRegistry';
+import { formatText } from './sessions/format';
+import { ListCancelledError } from './sessions/sessionsModel';
+import { SessionTarget } from './ui/commandTargets';
+import type { HostParts } from './ui/hostParts';
+import { ToolDiffs } from './ui/toolLinks';
+import { lazyBundle } from './ui/lazyBundle';
+import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
 import { isVerdictOnSession } from './sessions/health';
-import { activateSearch, type SearchApi } from './ui/searchWiring';
+import { LazySearch, type SearchBundle } from './ui/lazySearch';
+import type { SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
-import { TranscriptPanels } from './ui/transcriptPanel';
-import { registerTranscriptWalk } from './ui/transcriptWalk';
+import type { TranscriptPanels } from './ui/transcriptPanel';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and
@@ -23,9 +31,9 @@ export interface AcpSessionsApi {
   readonly agents: AgentRegistry;
   /** The sessions model, the Sessions tree's data provider and its messages. */
   readonly sessions: SessionsApi;
-  /** Open transcripts, with their state for tests. */
+  /** Open transcripts, with their state for tests (reading it loads dist/transcripts.js). */
   readonly transcripts: TranscriptPanels;
-  /** Search Sessions: its index, indexer and view. */
+  /** Search Sessions: its index, indexer and view (reading it loads dist/search.js). */
   readonly search: SearchApi;
 }
 
@@ -61,11 +69,13 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
 
   registerAddAgent(context);
   registerWalkthrough(context);
-  // The tree opens transcripts and the transcripts unarchive through the tree's model, so the
-  // tree gets the panels lazily (they are created right below).
-  const { agents, sessions } = activateSessions(context, log, () => transcripts);
-  stopAgents = () => agents.dispose();
-  const transcripts = new TranscriptPanels(context, agents, log, {
+  // What the bundles loaded on first use share with this one, which owns it.
+  const diffs = new ToolDiffs();
+  context.subscriptions.push(diffs);
+  const host: HostParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError, diffs };
+  // The transcript panels come with dist/transcripts.js when first needed; by then the tree and
+  // the search their options call on exist.
+  const transcripts = new LazyTranscripts(lazyBundle<TranscriptsBundle>('transcripts.js'), (bundle) => bundle.createTranscriptPanels(context, agents, log, host, {
     // Through the model, so the tree moves the session to Active at once.
     unarchive: async (agentName, sessionId) => {
       const [outcome] = await sessions.model.unarchive(agentName, [sessionId]);
@@ -85,14 +95,32 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
     // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
-    replayed: (agentName, session, batches) => search.replayed(agentName, session, batches),
+    replayed: (agentName, session, batches) => search.get().replayed(agentName, session, batches),
     spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
-  });
-  context.subscriptions.push(transcripts, ...registerTranscriptWalk(transcripts));
-  const search = activateSearch(context, log, agents, sessions.model, () => transcripts, sessions.messages);
+  }));
+  context.subscriptions.push(transcripts, ...registerTranscripts(transcripts));
+  const { agents, sessions } = activateSessions(context, log, transcripts);
+  stopAgents = () => agents.dispose();
+  const search = new LazySearch(
+    lazyBundle<SearchBundle>('search.js'),
+    (bundle, viewParts) => bundle.createSearch(host, context, log, agents, sessions.model, () => transcripts, sessions.messages, viewParts),
+    sessions.model,
+  );
+  context.subscriptions.push(search);
 
   if (context.extensionMode !== vscode.ExtensionMode.Test || !sessions.messages) return undefined;
-  return { log, agents, sessions: { ...sessions, messages: sessions.messages }, transcripts, search };
+  const messages = sessions.messages;
+  return {
+    log,
+    agents,
+    sessions: { ...sessions, messages },
+    get transcripts() {
+      return transcripts.get();
+    },
+    get search() {
+      return search.get();
+    },
+  };
 }
 
 /** VS Code awaits this before the host exits: every agent process, and what it started, has ended. */

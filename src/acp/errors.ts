@@ -173,3 +173,14 @@ export class MessageTooLargeError extends AgentDisconnectedError {
     );
   }
 }
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** The agent's "Resource not found" (-32002): the session is gone. */
+export function isResourceNotFound(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === -32002;
+}

@@ -6,7 +6,8 @@
 // Plain TS (no `vscode`).
 import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from '../sessions/agentRegistry';
-import { isResourceNotFound, type SessionsModel } from '../sessions/sessionsModel';
+import { isResourceNotFound } from '../acp/errors';
+import type { SessionsModel } from '../sessions/sessionsModel';
 import type { Entity } from '../transcript/model';
 import { Timeline } from '../transcript/timeline';
 import type { SearchIndex, SessionMeta } from './searchIndex';

@@ -1,6 +1,7 @@
 // One ACP client per configured agent, shared by the Sessions tree and every transcript.
 // Starts agents on demand, notices when they exit, and restarts them with back-off.
 import { AcpClient } from '../acp/client';
+import { messageOf } from '../acp/errors';
 import type { AgentConfig, Implementation } from '../acp/types';
 import { Emitter, type Disposable, type Event } from './events';
 
@@ -294,7 +295,5 @@ export class StartBlockedError extends Error {
   }
 }
 
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+// In src/acp/errors.ts, a module without state, so that lazily loaded bundles import it from there.
+export { messageOf };

@@ -2,7 +2,9 @@
 import type { SessionInfo } from '../acp/types';
 
 /** The words these functions use; English here, the display language once the UI sets them (src/ui/l10n.ts). */
-export const formatText = {
+export type FormatText = typeof englishText;
+
+const englishText = {
   untitled: (shortId: string) => `Untitled session (${shortId})`,
   now: 'now',
   minutes: (n: number) => `${n} min`,
@@ -12,6 +14,17 @@ export const formatText = {
   months: (n: number) => `${n} mo`,
   years: (n: number) => `${n} y`,
 };
+
+export let formatText: FormatText = englishText;
+
+/**
+ * Makes these functions use `words` (the very object, not a copy): a bundle loaded on first use
+ * (src/ui/lazyBundle.ts) has its own copy of this module and adopts the main bundle's words, which
+ * the UI set to the display language.
+ */
+export function useFormatText(words: FormatText): void {
+  formatText = words;
+}
 
 /** The session's title, or a readable stand-in when the agent gives none. */
 export function sessionLabel(session: Pick<SessionInfo, 'sessionId' | 'title'>): string {

@@ -4,7 +4,8 @@
 // everything with what it lists.
 import type { AcpClient } from '../acp/client';
 import type { ArchivedFilter, ListSessionsParams, SessionInfo, SessionListChange, SessionState, SessionUpdate } from '../acp/types';
-import { messageOf, type AgentRegistry } from './agentRegistry';
+import { isResourceNotFound, messageOf } from '../acp/errors';
+import type { AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
 import { forgetRealPaths, sameFolder } from './folders';
 import { sortNewestFirst, updatedAtMs } from './format';
@@ -867,9 +868,8 @@ export class ListCancelledError extends Error {
   }
 }
 
-export function isResourceNotFound(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === -32002;
-}
+// In src/acp/errors.ts, a module without state, so that the search bundle imports it from there.
+export { isResourceNotFound };
 
 export function isAuthRequired(error: unknown): boolean {
   return (error as { code?: unknown })?.code === -32000;

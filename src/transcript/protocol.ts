@@ -3,6 +3,9 @@
 import type { Entity, Notice, Usage } from './model';
 import type { UsageSeries } from './usage';
 
+/** The transcript tabs' webview panel type (package.json: `onWebviewPanel:acpSessions.transcript`). */
+export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
+
 /**
  * One change to the rows the webview holds (the host sends only those: the webview holds what
  * is on screen plus a margin, see `range`). New keys are always added at the end.

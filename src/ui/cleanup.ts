@@ -5,7 +5,7 @@
 // vendor extension) and the tree's moves are the same as for a single archive.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../acp/types';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import {
   hasRule,
   selectForCleanup,
@@ -17,6 +17,7 @@ import {
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
 import { CapabilityMissingError, ListCancelledError, type SessionOutcome } from '../sessions/sessionsModel';
 import { quickPickText } from './plainText';
+import { CLEANUP_TITLE as TITLE, confirmInPick, pickRule } from './rulePick';
 import type { CommandContext } from './commandContext';
 import { describeOutcomes, listedLabels } from './outcomeText';
 import { problemText } from './treeNodes/sessionNode';
@@ -42,7 +43,6 @@ export interface CleanupResult {
   undone?: Promise<SessionOutcome[] | undefined>;
 }
 
-const TITLE = () => vscode.l10n.t('Clean Up Sessions');
 
 export async function cleanUpSessions(deps: CommandContext, given?: unknown): Promise<CleanupResult> {
   const request = isRequest(given) ? given : undefined;
@@ -125,55 +125,6 @@ async function pickAction(deps: CommandContext, agents: readonly string[], title
   return picked?.action;
 }
 
-type RuleKey = 'olderThanDays' | 'missingFolder' | 'titlePattern' | 'problems';
-
-/** The rule steps (also Export Sessions…, with its own `placeHolder` and no rule needed). */
-export async function pickRule(action: CleanupAction, title: string, placeHolder?: string): Promise<CleanupRule | undefined> {
-  const items: (vscode.QuickPickItem & { key: RuleKey })[] = [
-    { key: 'olderThanDays', label: `$(history) ${vscode.l10n.t('Older than… days')}`, description: vscode.l10n.t('last updated before a number of days ago') },
-    { key: 'missingFolder', label: `$(folder) ${vscode.l10n.t('In folders that no longer exist')}` },
-    { key: 'titlePattern', label: `$(filter) ${vscode.l10n.t('Title matches a pattern…')}`, description: vscode.l10n.t('* matches any text') },
-    { key: 'problems', label: `$(warning) ${vscode.l10n.t('Sessions with problems')}`, description: vscode.l10n.t('folder gone, or the last load failed') },
-  ];
-  const picked = await vscode.window.showQuickPick(items, {
-    title,
-    canPickMany: true,
-    placeHolder: placeHolder ??
-      (action === 'delete'
-        ? vscode.l10n.t('Archived sessions that match every rule you check (none checked: all archived sessions)')
-        : vscode.l10n.t('Active sessions that match every rule you check')),
-  });
-  if (!picked) return undefined;
-  const keys = new Set(picked.map((p) => p.key));
-  if (action === 'archive' && keys.size === 0 && placeHolder === undefined) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Check at least one rule: nothing was archived.'));
-    return undefined;
-  }
-  const rule: CleanupRule = {};
-  if (keys.has('olderThanDays')) {
-    const days = await vscode.window.showInputBox({
-      title: placeHolder === undefined ? TITLE() : title,
-      prompt: vscode.l10n.t('Sessions last updated more than this many days ago'),
-      value: '30',
-      validateInput: (v) => (/^\s*\d{1,5}\s*$/.test(v) ? undefined : vscode.l10n.t('A whole number of days, such as 30.')),
-    });
-    if (days === undefined) return undefined;
-    rule.olderThanDays = Number(days.trim());
-  }
-  if (keys.has('missingFolder')) rule.missingFolder = true;
-  if (keys.has('titlePattern')) {
-    const pattern = await vscode.window.showInputBox({
-      title: placeHolder === undefined ? TITLE() : title,
-      prompt: vscode.l10n.t('Titles that contain this text (case does not matter; * matches any text, ? one character)'),
-      validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Type some text of the titles to select.')),
-    });
-    if (pattern === undefined) return undefined;
-    rule.titlePattern = pattern;
-  }
-  if (keys.has('problems')) rule.problems = true;
-  return rule;
-}
-
 /** Every page of each agent's list for the action (Active to archive, Archived to delete), with progress and cancel. */
 async function listCandidates(deps: CommandContext, agents: readonly string[], action: CleanupAction): Promise<CleanupCandidate[] | undefined> {
   const section = action === 'archive' ? 'active' : 'archived';
@@ -235,23 +186,6 @@ function preview(
   pick.items = items;
   pick.activeItems = [go];
   return confirmInPick(pick, shown);
-}
-
-/** Shows a preview pick; true when the user goes ahead (Enter), false on Escape. The pick is disposed either way. */
-export function confirmInPick(pick: vscode.QuickPick<vscode.QuickPickItem>, shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    let accepted = false;
-    pick.onDidAccept(() => {
-      accepted = true;
-      pick.hide();
-    });
-    pick.onDidHide(() => {
-      pick.dispose();
-      resolve(accepted);
-    });
-    pick.show();
-    shown?.(pick);
-  });
 }
 
 function previewItem(agent: string, session: SessionInfo, now: number, deps: CommandContext): vscode.QuickPickItem {

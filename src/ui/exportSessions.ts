@@ -7,16 +7,16 @@ import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../acp/types';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import { hasRule, matchesRule, type CleanupCandidate, type CleanupRule } from '../sessions/cleanup';
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
-import { ListCancelledError, type Section } from '../sessions/sessionsModel';
+import type { Section } from '../sessions/sessionsModel';
 import { timelineToMarkdown } from '../transcript/export';
 import { EntityStore } from '../transcript/entityStore';
 import { exportFileStem, readReplay, replayLines, type ReplayHeader } from '../transcript/replayFile';
 import { SpillFile } from '../transcript/spillFile';
 import { Timeline } from '../transcript/timeline';
-import { confirmInPick, pickRule } from './cleanup';
+import { confirmInPick, pickRule } from './rulePick';
 import type { CommandContext } from './commandContext';
 import { quickPickText } from './plainText';
 import type { TranscriptPanels } from './transcriptPanel';
@@ -39,18 +39,16 @@ export interface ExportResult {
 
 const TITLE = () => vscode.l10n.t('Export Sessions');
 
-export function registerExport(deps: CommandContext, panels: () => TranscriptPanels | undefined): vscode.Disposable[] {
-  return [
-    vscode.commands.registerCommand('acpSessions.exportSessions', (request?: unknown) => exportSessions(deps, panels(), isRequest(request) ? request : undefined)),
-    vscode.commands.registerCommand('acpSessions.openExportedTranscript', (file?: unknown) => openExported(deps, panels(), file)),
-  ];
+/** Export Sessions… with the command's argument: a request (tests) or nothing (the user picks). */
+export function exportSessionsCommand(deps: CommandContext, panels: TranscriptPanels, request?: unknown): Promise<ExportResult> {
+  return exportSessions(deps, panels, isRequest(request) ? request : undefined);
 }
 
 function isRequest(value: unknown): value is ExportRequest {
   return typeof value === 'object' && value !== null && typeof (value as ExportRequest).rule === 'object' && typeof (value as ExportRequest).folder === 'string';
 }
 
-export async function exportSessions(deps: CommandContext, panels: TranscriptPanels | undefined, request?: ExportRequest): Promise<ExportResult> {
+async function exportSessions(deps: CommandContext, panels: TranscriptPanels, request?: ExportRequest): Promise<ExportResult> {
   const result: ExportResult = { selected: [], written: [], failed: [], cancelled: false };
   const stop = (why: string) => ({ ...result, stopped: why });
   const names = deps.registry.agents.filter((a) => a.capabilities?.list !== false && a.capabilities?.loadSession !== false).map((a) => a.name);
@@ -72,7 +70,7 @@ export async function exportSessions(deps: CommandContext, panels: TranscriptPan
   const rule = request ? request.rule : await pickRule('archive', step(1), vscode.l10n.t('Sessions that match every rule you check, active and archived (none checked: all of them)'));
   if (!rule) return stop('cancelled');
 
-  const listed = await listBoth(deps, agents);
+  const listed = await listBoth(deps, panels, agents);
   if (!listed) return stop('cancelled');
   await deps.health.checkFolders(listed.map((c) => c.session));
   const now = Date.now();
@@ -95,7 +93,7 @@ export async function exportSessions(deps: CommandContext, panels: TranscriptPan
 }
 
 /** Every page of Active and (where the agent archives) Archived, per agent, with progress and Cancel. */
-async function listBoth(deps: CommandContext, agents: readonly string[]): Promise<CleanupCandidate[] | undefined> {
+async function listBoth(deps: CommandContext, panels: TranscriptPanels, agents: readonly string[]): Promise<CleanupCandidate[] | undefined> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing sessions'), cancellable: true }, async (progress, token) => {
     const candidates: CleanupCandidate[] = [];
     for (const agent of agents) {
@@ -108,7 +106,7 @@ async function listBoth(deps: CommandContext, agents: readonly string[]): Promis
           });
           candidates.push(...sessions.map((session) => ({ agent, session: section === 'archived' ? { ...session, archived: true } : session })));
         } catch (error) {
-          if (error instanceof ListCancelledError || token.isCancellationRequested) return undefined;
+          if (error instanceof panels.host.ListCancelledError || token.isCancellationRequested) return undefined;
           void deps.messages.show('warning', vscode.l10n.t('Could not list the sessions of "{0}": {1}', agent, messageOf(error)));
         }
       }
@@ -261,7 +259,7 @@ function summarize(deps: CommandContext, result: ExportResult, folder: string): 
 }
 
 /** Open Exported Transcript…: a replay file (asked for, or given), shown read-only with no agent. */
-async function openExported(deps: CommandContext, panels: TranscriptPanels | undefined, given: unknown): Promise<void> {
+export async function openExported(deps: CommandContext, panels: TranscriptPanels, given: unknown): Promise<void> {
   let uri = given instanceof vscode.Uri ? given : typeof given === 'string' ? vscode.Uri.file(given) : undefined;
   if (!uri) {
     const picked = await vscode.window.showOpenDialog({
@@ -272,7 +270,7 @@ async function openExported(deps: CommandContext, panels: TranscriptPanels | und
     });
     uri = picked?.[0];
   }
-  if (!uri || !panels) return;
+  if (!uri) return;
   try {
     const file = readReplay(readFileSync(uri.fsPath, 'utf8'));
     panels.openExported(uri.fsPath, file.header, file.updates);

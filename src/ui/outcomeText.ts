@@ -3,7 +3,7 @@
 // where it is shown (src/ui/messages.ts).
 import * as vscode from 'vscode';
 import { AgentDisconnectedError, SessionInUseError } from '../acp/errors';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import { sessionLabel } from '../sessions/format';
 import type { SessionOutcome } from '../sessions/sessionsModel';
 

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { findExecutable } from '../acp/command';
 import type { AgentConfig } from '../acp/types';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import { sessionLabel } from '../sessions/format';
 import { resumeLine } from '../sessions/resume';
 import type { CommandContext } from './commandContext';

@@ -85,16 +85,22 @@ export interface SearchViewState {
   notice?: string;
 }
 
-export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.Disposable {
-  readonly treeView: vscode.TreeView<SearchNode>;
-  private readonly changeEmitter = new vscode.EventEmitter<SearchNode | undefined>();
-  readonly onDidChangeTreeData = this.changeEmitter.event;
+export class SearchView implements vscode.TreeDataProvider<SearchNode> {
   private roots: SearchNode[] = [];
   private sessionNodes: SessionResultNode[] = [];
   state: SearchViewState = { query: '', searching: false, coverage: [], backgroundIndexing: true, filters: {} };
 
-  constructor() {
-    this.treeView = vscode.window.createTreeView(searchViewId, { treeDataProvider: this, showCollapseAll: true });
+  /**
+   * The tree view and its change event are the main bundle's (src/ui/lazySearch.ts): it registers
+   * the view at activation and hands this provider its calls once dist/search.js is loaded.
+   */
+  constructor(
+    readonly treeView: vscode.TreeView<SearchNode>,
+    private readonly changeEmitter: vscode.EventEmitter<SearchNode | undefined>,
+  ) {}
+
+  get onDidChangeTreeData(): vscode.Event<SearchNode | undefined> {
+    return this.changeEmitter.event;
   }
 
   /** The match nodes in order (next / previous match). */
@@ -216,11 +222,6 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode>, vscode.D
     if (node.options.command) item.command = node.options.command;
     item.contextValue = node.id.startsWith('cov/') ? 'searchCoverage' : node.id === 'filters' ? 'searchFilters' : 'searchInfo';
     return item;
-  }
-
-  dispose(): void {
-    this.treeView.dispose();
-    this.changeEmitter.dispose();
   }
 }
 

@@ -41,15 +41,34 @@ export interface SearchApi {
   readonly lastSurvey: Promise<void>;
 }
 
+/** What the main bundle's stand-in (src/ui/lazySearch.ts) calls: the commands, and the Sessions model's changes it forwards. */
+export interface SearchPart extends SearchApi {
+  /** The handler of each search command, by its id (package.json). */
+  readonly commands: Readonly<Record<string, (...args: never[]) => unknown>>;
+  /** A session was deleted (here, by a clean-up run, or gone from the agent's live list). */
+  removed(agent: string, sessionId: string): void;
+  /** A session was archived or unarchived. */
+  archivedChanged(agent: string, sessionId: string, archived: boolean): void;
+  /** The Sessions lists changed. */
+  listsChanged(): void;
+}
+
+/** The Search view as the main bundle registered it at activation (src/ui/lazySearch.ts). */
+export interface SearchViewParts {
+  treeView: vscode.TreeView<SearchNode>;
+  changed: vscode.EventEmitter<SearchNode | undefined>;
+}
+
 export function activateSearch(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
   agents: AgentRegistry,
   model: SessionsModel,
   transcripts: () => SearchTranscripts | undefined,
-  recorder?: MessageRecorder,
-): SearchApi {
-  const view = new SearchView();
+  recorder: MessageRecorder | undefined,
+  viewParts: SearchViewParts,
+): SearchPart {
+  const view = new SearchView(viewParts.treeView, viewParts.changed);
   // Through Messages: agent names reach notifications as plain text, and tests can answer them.
   const messages = new Messages();
   messages.recorder = recorder;
@@ -329,40 +348,39 @@ export function activateSearch(
     });
   };
 
-  context.subscriptions.push(
-    view,
+  const commands: Record<string, (...args: never[]) => unknown> = {
     // With a query (a keybinding's args, another command): searches it without the box.
-    vscode.commands.registerCommand('acpSessions.search', async (text?: unknown) => {
+    'acpSessions.search': async (text?: unknown) => {
       if (typeof text !== 'string') return openQueryBox();
       query = text;
       limit = PAGE;
       await search();
-    }),
-    vscode.commands.registerCommand('acpSessions.search.filter', pickFilters),
-    vscode.commands.registerCommand('acpSessions.search.clearFilters', () => setFilters({})),
-    vscode.commands.registerCommand('acpSessions.search.refresh', async () => {
+    },
+    'acpSessions.search.filter': pickFilters,
+    'acpSessions.search.clearFilters': () => setFilters({}),
+    'acpSessions.search.refresh': async () => {
       stoppedByUser = false;
       await survey();
       await search();
-    }),
-    vscode.commands.registerCommand('acpSessions.search.clear', () => {
+    },
+    'acpSessions.search.clear': () => {
       query = '';
       limit = PAGE;
       void search();
-    }),
-    vscode.commands.registerCommand('acpSessions.search.more', () => {
+    },
+    'acpSessions.search.more': () => {
       limit += PAGE;
       void search();
-    }),
-    vscode.commands.registerCommand('acpSessions.search.openMatch', (node?: SearchNode) => openMatch(node?.kind === 'match' ? node : undefined)),
-    vscode.commands.registerCommand('acpSessions.search.next', () => step(1)),
-    vscode.commands.registerCommand('acpSessions.search.previous', () => step(-1)),
-    vscode.commands.registerCommand('acpSessions.search.indexAgent', confirmAndIndex),
-    vscode.commands.registerCommand('acpSessions.search.cancelIndexing', () => {
+    },
+    'acpSessions.search.openMatch': (node?: SearchNode) => openMatch(node?.kind === 'match' ? node : undefined),
+    'acpSessions.search.next': () => step(1),
+    'acpSessions.search.previous': () => step(-1),
+    'acpSessions.search.indexAgent': confirmAndIndex,
+    'acpSessions.search.cancelIndexing': () => {
       stoppedByUser = true;
       indexing?.cancel();
-    }),
-    vscode.commands.registerCommand('acpSessions.search.clearIndex', async () => {
+    },
+    'acpSessions.search.clearIndex': async () => {
       indexing?.cancel();
       const { index } = await ready;
       await index.clear();
@@ -371,29 +389,12 @@ export function activateSearch(
       view.update({ notice: vscode.l10n.t('The search index is empty: it was cleared.') });
       void search();
       void messages.show('info', vscode.l10n.t('The search index is cleared. Transcripts you open are indexed again; background indexing starts over when the Search view shows.'));
-    }),
+    },
+  };
+
+  context.subscriptions.push(
     view.treeView.onDidChangeVisibility((e) => {
       if (e.visible) void survey();
-    }),
-    // A deleted session (here, by a clean-up run, or gone from the agent's live list) leaves the index at once.
-    model.onDidRemoveSession(({ agent, sessionId }) => {
-      void ready.then(async ({ indexer }) => {
-        await indexer.removed(agent, sessionId);
-        const known = indexer.coverage(agent);
-        if (known && coverage.has(agent)) coverage.set(agent, known);
-        showCoverage();
-      }).catch((error: unknown) => log.warn(`[${agent}] Search index: could not drop ${sessionId}: ${(error as Error)?.message ?? error}`));
-    }),
-    // Archive is a filter, not text: the entry's flag changes, nothing is loaded.
-    model.onDidSetArchived(({ agent, sessionId, archived }) => {
-      void ready.then(({ index }) => index.updateMeta(agent, sessionId, { archived }), () => undefined);
-    }),
-    model.onDidChange(() => {
-      if (followTimer) return;
-      followTimer = setTimeout(() => {
-        followTimer = undefined;
-        void followLists();
-      }, 500);
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('acpSessions.search.backgroundIndexing')) return;
@@ -410,10 +411,33 @@ export function activateSearch(
     },
   );
   if (view.treeView.visible) void survey();
+  // Loaded after the lists (on first use): what they say now, as if each change had been followed.
+  void followLists();
 
   return {
     ready,
     view,
+    commands,
+    // A deleted session leaves the index at once.
+    removed: (agent, sessionId) => {
+      void ready.then(async ({ indexer }) => {
+        await indexer.removed(agent, sessionId);
+        const known = indexer.coverage(agent);
+        if (known && coverage.has(agent)) coverage.set(agent, known);
+        showCoverage();
+      }).catch((error: unknown) => log.warn(`[${agent}] Search index: could not drop ${sessionId}: ${(error as Error)?.message ?? error}`));
+    },
+    // Archive is a filter, not text: the entry's flag changes, nothing is loaded.
+    archivedChanged: (agent, sessionId, archived) => {
+      void ready.then(({ index }) => index.updateMeta(agent, sessionId, { archived }), () => undefined);
+    },
+    listsChanged: () => {
+      if (followTimer) return;
+      followTimer = setTimeout(() => {
+        followTimer = undefined;
+        void followLists();
+      }, 500);
+    },
     get filterPick() {
       return filterPick;
     },

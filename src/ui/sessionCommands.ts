@@ -3,7 +3,7 @@
 // toggles. Which sessions each acts on is decided in one place (src/ui/commandTargets.ts).
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../acp/types';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import { groupBy, sessionLabel } from '../sessions/format';
 import { CapabilityMissingError, type SessionOutcome } from '../sessions/sessionsModel';
 import { cleanUpSessions } from './cleanup';

@@ -3,7 +3,7 @@
 // from a browser or a remote window), and the extension's UriHandler opens such a link's
 // transcript in the window that receives it, or says clearly why it cannot.
 import * as vscode from 'vscode';
-import { messageOf } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
 import { sessionLabel } from '../sessions/format';
 import type { CommandContext } from './commandContext';
 import type { Invocation } from './commandTargets';

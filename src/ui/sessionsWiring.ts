@@ -8,12 +8,10 @@ import { SessionHealth } from '../sessions/health';
 import { LearnedFacts } from '../sessions/lineage';
 import { Pins } from '../sessions/pins';
 import { SessionsModel, type SessionScope } from '../sessions/sessionsModel';
-import type { TranscriptsLike } from './commandContext';
 import { CommandTargets } from './commandTargets';
 import { MessageRecorder, Messages } from './messages';
-import { registerExport } from './exportSessions';
+import { registerExport, type LazyTranscripts } from './lazyTranscripts';
 import { registerPins } from './pinCommands';
-import type { TranscriptPanels } from './transcriptPanel';
 import { claudeRetention } from './retention';
 import { registerResume } from './resumeTerminal';
 import { registerSessionLinks } from './sessionLinks';
@@ -45,7 +43,7 @@ export interface SessionsApi {
 export function activateSessions(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
-  transcripts: () => TranscriptsLike | undefined,
+  transcripts: LazyTranscripts,
 ): { agents: AgentRegistry; sessions: Omit<SessionsApi, 'messages'> & { messages: MessageRecorder | undefined } } {
   const config = () => vscode.workspace.getConfiguration('acpSessions');
   const folders = () =>
@@ -94,7 +92,7 @@ export function activateSessions(
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts, health };
+  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts: () => transcripts, health };
 
   context.subscriptions.push(
     view,
@@ -102,7 +100,7 @@ export function activateSessions(
     ...registerResume(commandContext),
     ...registerSessionLinks(context, commandContext),
     ...registerPins(commandContext, pins),
-    ...registerExport(commandContext, () => transcripts() as TranscriptPanels | undefined),
+    ...registerExport(commandContext, transcripts),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());

@@ -4,13 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../acp/types';
-import { AgentDisconnectedError } from '../acp/errors';
-import { messageOf, type AgentRegistry } from '../sessions/agentRegistry';
+import { messageOf } from '../acp/errors';
+import type { AgentRegistry } from '../sessions/agentRegistry';
 import { sessionLabel } from '../sessions/format';
 import { timelineToMarkdown } from '../transcript/export';
 import { notificationText, plainLine, scriptJson } from './plainText';
-import { SessionTarget } from './commandTargets';
-import { walkthrough } from './walkthrough';
+import type { SessionTarget } from './commandTargets';
+import type { HostParts } from './hostParts';
 import { partsText, type CompactionEntity, type Entity, type EntityKind, type Usage } from '../transcript/model';
 import { EntityStore } from '../transcript/entityStore';
 import { SpillFile } from '../transcript/spillFile';
@@ -20,6 +20,7 @@ import { WebviewFeed } from '../transcript/feed';
 import { TranscriptFind } from '../transcript/find';
 import {
   allowedLink,
+  TRANSCRIPT_VIEW_TYPE,
   type HostAction,
   type HostToWebview,
   type OpenSubagentAction,
@@ -32,9 +33,9 @@ import { Timeline } from '../transcript/timeline';
 import { promptsOf, PromptTimes, type PromptEntry } from '../transcript/prompts';
 import type { ReplayHeader } from '../transcript/replayFile';
 import { resumeTemplate } from './resumeTerminal';
-import { openLocation, ToolDiffs } from './toolLinks';
+import { openLocation } from './toolLinks';
 
-export const TRANSCRIPT_VIEW_TYPE = 'acpSessions.transcript';
+export { TRANSCRIPT_VIEW_TYPE };
 
 /** What a test (or the API) can read about an open transcript, from the host's timeline. */
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
@@ -125,13 +126,13 @@ export class TranscriptPanels implements vscode.Disposable {
   /** When true, every message's JSON size is added to `bytesPosted` (costs a stringify). */
   measureBytes = false;
   private lastActive: TranscriptPanel | undefined;
-  /** The virtual documents of the tool call diffs opened from transcripts. */
-  readonly diffs = new ToolDiffs();
 
   constructor(
     readonly context: vscode.ExtensionContext,
     readonly agents: AgentRegistry,
     readonly log: vscode.LogOutputChannel,
+    /** The main bundle's parts (this class is in dist/transcripts.js, loaded on first use). */
+    readonly host: HostParts,
     readonly options: TranscriptPanelsOptions = {},
   ) {
     const spillDir = options.spillDir;
@@ -141,23 +142,15 @@ export class TranscriptPanels implements vscode.Disposable {
         () => undefined,
       );
     }
-    this.disposables.push(
-      this.diffs,
-      this.changeEmitter,
-      vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, {
-        deserializeWebviewPanel: async (panel, state: unknown) => this.restore(panel, state),
-      }),
-      vscode.commands.registerCommand('acpSessions.transcript.expandAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: true })),
-      vscode.commands.registerCommand('acpSessions.transcript.collapseAllCompactions', () => this.active()?.post({ type: 'setCompactionsOpen', open: false })),
-      vscode.commands.registerCommand('acpSessions.transcript.exportMarkdown', () => this.active()?.exportMarkdown()),
-      vscode.commands.registerCommand('acpSessions.transcript.find', () => this.active()?.post({ type: 'openFind' })),
-    );
+    // The panel serializer and the transcript commands are registered by the main bundle
+    // (src/ui/lazyTranscripts.ts), which loads this one when they first need it.
+    this.disposables.push(this.changeEmitter);
   }
 
   /** Opens the session's transcript, or reveals its tab when it is already open. */
   async open(agentName: string, session: SessionInfo): Promise<void> {
     const existing = this.panels.get(panelKey(agentName, session.sessionId));
-    walkthrough.openedTranscript();
+    this.host.walkthrough.openedTranscript();
     if (existing) {
       existing.reveal();
       return;
@@ -198,9 +191,9 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** The transcript tab in front (or the last one that was): what Go to Prompt and the prompt keys act on. */
-  activeTranscript(): { prompts(): PromptEntry[]; post(message: HostToWebview): void; title(): string } | undefined {
+  activeTranscript(): { prompts(): PromptEntry[]; post(message: HostToWebview): void; title(): string; exportMarkdown(): Promise<void> } | undefined {
     const panel = this.active();
-    return panel && { prompts: () => panel.prompts(), post: (m) => panel.post(m), title: () => panel.titleText() };
+    return panel && { prompts: () => panel.prompts(), post: (m) => panel.post(m), title: () => panel.titleText(), exportMarkdown: () => panel.exportMarkdown() };
   }
 
   /** Marks an open transcript archived or not; an archived session expects no live updates. */
@@ -299,7 +292,7 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** A window reload: rebuild the tab from the agent (session/load again). */
-  private async restore(webviewPanel: vscode.WebviewPanel, raw: unknown): Promise<void> {
+  async restore(webviewPanel: vscode.WebviewPanel, raw: unknown): Promise<void> {
     const state = raw as Partial<WebviewState> | undefined;
     if (state && typeof state.exportedFile === 'string') {
       // An exported copy comes back from its file, never from an agent.
@@ -488,9 +481,9 @@ class TranscriptPanel {
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
         // A crash says nothing about the session; the agent's refusal or a time-out does.
-        if (!(error instanceof AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
+        if (!(error instanceof this.owner.host.AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
         // Only the agent's refusal says the session is archived away; a crash is retried as is.
-        this.problem = this.archived && !(error instanceof AgentDisconnectedError)
+        this.problem = this.archived && !(error instanceof this.owner.host.AgentDisconnectedError)
           ? {
               kind: 'archived-refused',
               message: vscode.l10n.t('Agent "{0}" did not replay this archived session ({1}). Unarchive it to read its transcript.', agentName, messageOf(error)),
@@ -703,7 +696,7 @@ class TranscriptPanel {
         else void this.runAction(message.action as HostAction);
         break;
       case 'compactionRead':
-        walkthrough.readCompaction();
+        this.owner.host.walkthrough.readCompaction();
         break;
       case 'openTool':
         if (typeof message.key === 'string' && typeof message.target === 'string') void this.openTool(message.key, message.target);
@@ -740,7 +733,7 @@ class TranscriptPanel {
     const item = entity.content[index];
     if (item?.type !== 'diff') return;
     const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
-    await this.owner.diffs.open(item, title);
+    await this.owner.host.diffs.open(item, title);
   }
 
   /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */
@@ -769,7 +762,7 @@ class TranscriptPanel {
         // The tree's Rename… for this session: the same validation, Undo and -32002 handling.
         if (this.canRename) {
           const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
-          await vscode.commands.executeCommand('acpSessions.rename', new SessionTarget(this.agentName, { ...this.session, title }));
+          await vscode.commands.executeCommand('acpSessions.rename', new this.owner.host.SessionTarget(this.agentName, { ...this.session, title }));
         }
         break;
       case 'resume':
@@ -848,7 +841,7 @@ class TranscriptPanel {
   /** This session, named for a command (Resume in Terminal, Copy Link). */
   private target(): SessionTarget {
     const title = this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
-    return new SessionTarget(this.agentName, { ...this.session, title, ...(this.archived ? { archived: true } : {}) } as SessionInfo);
+    return new this.owner.host.SessionTarget(this.agentName, { ...this.session, title, ...(this.archived ? { archived: true } : {}) } as SessionInfo);
   }
 
   private get canRename(): boolean {

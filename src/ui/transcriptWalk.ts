@@ -7,23 +7,17 @@ import type { PromptEntry } from '../transcript/prompts';
 import { quickPickText } from './plainText';
 import type { TranscriptPanels } from './transcriptPanel';
 
-export function registerTranscriptWalk(panels: TranscriptPanels): vscode.Disposable[] {
-  const step = (direction: 1 | -1) => {
-    const transcript = panels.activeTranscript();
-    if (!transcript) return;
-    const prompts = transcript.prompts();
-    transcript.post({ type: 'stepPrompt', step: direction, indices: prompts.map((p) => p.index), keys: prompts.map((p) => p.key) });
-  };
-  return [
-    vscode.commands.registerCommand('acpSessions.transcript.previousPrompt', () => step(-1)),
-    vscode.commands.registerCommand('acpSessions.transcript.nextPrompt', () => step(1)),
-    vscode.commands.registerCommand('acpSessions.transcript.goToPrompt', () => goToPrompt(panels)),
-  ];
+/** Previous / Next Prompt in the transcript in front (the commands are registered by src/ui/lazyTranscripts.ts). */
+export function stepPrompt(panels: TranscriptPanels, direction: 1 | -1): void {
+  const transcript = panels.activeTranscript();
+  if (!transcript) return;
+  const prompts = transcript.prompts();
+  transcript.post({ type: 'stepPrompt', step: direction, indices: prompts.map((p) => p.index), keys: prompts.map((p) => p.key) });
 }
 
 type PromptItem = vscode.QuickPickItem & { prompt: PromptEntry };
 
-async function goToPrompt(panels: TranscriptPanels): Promise<void> {
+export async function goToPrompt(panels: TranscriptPanels): Promise<void> {
   const transcript = panels.activeTranscript();
   if (!transcript) return;
   const prompts = transcript.prompts();

@@ -1,11 +1,14 @@
 // The foundation, checked inside a real VS Code: the extension activates on demand, contributes
 // its view container, view, commands and log channel, and ignores agents named by a workspace.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
+import { writeReplay } from '../../src/transcript/replayFile';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../../src/ui/settings';
+import { closeAllTranscripts, until } from './support';
 
 const EXTENSION_ID = 'acp-sessions.acp-sessions';
 
@@ -39,6 +42,41 @@ suite('Foundation', () => {
     const api = await extension().activate();
     assert.equal(extension().isActive, true);
     assert.ok(api, 'activate() returns the extension API');
+  });
+
+  // Right after the activation above: no suite has opened a transcript or searched yet.
+  test('activation reads neither dist/transcripts.js nor dist/search.js; an exported transcript and a search load them and work', async () => {
+    const ext = extension();
+    const api = await ext.activate();
+    const loaded = (bundle: string) => require.cache[join(ext.extensionPath, 'dist', bundle)] !== undefined;
+    assert.ok(loaded('extension.js'), 'the extension runs from dist/extension.js');
+    assert.equal(loaded('transcripts.js'), false, 'activation did not load the transcripts bundle');
+    assert.equal(loaded('search.js'), false, 'activation did not load the search bundle');
+
+    const dir = mkdtempSync(join(tmpdir(), 'acp-foundation-'));
+    try {
+      const file = join(dir, 'replay.ndjson');
+      const updates = [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hello from the replay' } }];
+      writeFileSync(file, writeReplay({ agentName: 'exported-agent', sessionId: 'exported-1', cwd: dir, title: 'Exported', exportedAt: new Date().toISOString() }, updates as never));
+      await vscode.commands.executeCommand('acpSessions.openExportedTranscript', vscode.Uri.file(file));
+      assert.ok(loaded('transcripts.js'), 'opening a transcript loaded the transcripts bundle');
+      const state = await until('the exported transcript shows its replay', () => {
+        const s = api.transcripts.exportedState(file);
+        return s && !s.loading && s.entityCount > 0 ? s : undefined;
+      });
+      assert.equal(state.exported, true);
+      assert.equal(state.kinds.user_message, 1);
+      await closeAllTranscripts(api);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    await vscode.commands.executeCommand('acpSessions.search', 'no such words anywhere');
+    assert.ok(loaded('search.js'), 'searching loaded the search bundle');
+    assert.equal(api.search.view.state.query, 'no such words anywhere');
+    assert.equal(api.search.view.state.result?.sessions.length, 0);
+    await vscode.commands.executeCommand('acpSessions.search.clear');
+    await until('the query is cleared', () => api.search.view.state.query === '');
   });
 
   test('the commands of the foundation are registered', async () => {

@@ -1,7 +1,7 @@
 // What a list shows: loading, error with Retry, empty, or its sessions (optionally grouped by
 // date) followed by "Load more" when the agent has more.
 import * as vscode from 'vscode';
-import { messageOf } from '../../sessions/agentRegistry';
+import { messageOf } from '../../acp/errors';
 import { dateGroup, dateGroupOrder, type DateGroup } from '../../sessions/format';
 import { CapabilityMissingError, type SessionList } from '../../sessions/sessionsModel';
 import type { SessionInfo } from '../../acp/types';

@@ -1,6 +1,6 @@
 // "Load more" at the end of a list whose agent returned a nextCursor.
 import * as vscode from 'vscode';
-import { messageOf } from '../../sessions/agentRegistry';
+import { messageOf } from '../../acp/errors';
 import type { SessionList } from '../../sessions/sessionsModel';
 import { plainBlock } from '../plainText';
 import { TreeNode } from './treeNode';

@@ -39,6 +39,13 @@ export { TRANSCRIPT_VIEW_TYPE };
 
 /** What a test (or the API) can read about an open transcript, from the host's timeline. */
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
+/**
+ * How long a transcript's replay waits for its page to say `ready` at most (see
+ * `TranscriptPanel.pageStarted`): a page that never loads does not hold the replay (and what
+ * reads it: find, export, search) back for longer. VS Code creates a webview in 0.5 to 1.5 s here.
+ */
+const PAGE_WAIT_MS = 3000;
+
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
 
 export interface TranscriptState {
@@ -72,10 +79,14 @@ export interface TranscriptState {
   prompts: PromptEntry[];
   /** Read from an exported replay file, with no agent. */
   exported: boolean;
+  /** What had happened when the first replay began (it waits for one): the page's `ready`, the tab hidden or closed, or PAGE_WAIT_MS gone by. */
+  replayWaitedFor: PageWait | undefined;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
 }
+
+export type PageWait = 'ready' | 'hidden' | 'closed' | 'timeout';
 
 /** What an opened transcript learned about its session, for the tree: only what the agent said. */
 export interface SessionFacts {
@@ -356,6 +367,16 @@ class TranscriptPanel {
   /** A match to show once the replay ended and the webview is ready (Search Sessions). */
   private pendingMatch: TranscriptMatch | undefined;
   private webviewReady = false;
+  /**
+   * Settles once the page has said `ready` (or the tab was hidden or closed, or PAGE_WAIT_MS
+   * went by first): the replay starts then, not while VS Code creates the webview. Both need
+   * the CPU, and a long replay on a machine of two cores slowed the webview's start by up to
+   * half (figure 9: first screen 1.57x the floor session's at 200,000 chunks, 0.96x waiting).
+   */
+  private readonly pageStarted: Promise<void>;
+  private readonly startPage: (why: PageWait) => void;
+  private pageWait: PageWait | undefined;
+  private replayWaitedFor: PageWait | undefined;
   private bytesPosted = 0;
   /** Settles when the current replay ends. */
   replayDone: Promise<void> = Promise.resolve();
@@ -375,6 +396,15 @@ class TranscriptPanel {
     this.resetTimeline();
     panel.iconPath = vscode.Uri.joinPath(owner.context.extensionUri, 'media', 'acp-sessions.svg');
     panel.webview.html = this.html();
+    let started!: () => void;
+    this.pageStarted = new Promise<void>((resolve) => (started = resolve));
+    const timer = setTimeout(() => this.startPage('timeout'), PAGE_WAIT_MS);
+    this.startPage = (why) => {
+      if (this.pageWait) return;
+      this.pageWait = why;
+      clearTimeout(timer);
+      started();
+    };
     this.disposables.push(
       panel.webview.onDidReceiveMessage((message: WebviewToHost) => this.receive(message)),
       panel.onDidChangeViewState(() => {
@@ -382,6 +412,8 @@ class TranscriptPanel {
         if (!panel.visible) {
           this.feed.setNotReady();
           this.webviewReady = false;
+          // No page to make way for until the tab is shown again.
+          this.startPage('hidden');
         }
         if (panel.active) owner.activated(this);
         owner.changed(this);
@@ -461,6 +493,10 @@ class TranscriptPanel {
         this.problem = { kind: 'agent-unavailable', message: vscode.l10n.t('Agent "{0}" disconnected: {1}', agentName, messageOf(error)), actions: ['retry', 'showLog'] };
         this.markChanged();
       });
+      // The replay waits for the page (see pageStarted); the agent was started meanwhile.
+      await this.pageStarted;
+      this.replayWaitedFor ??= this.pageWait;
+      if (cancellation.token.isCancellationRequested || this.disposed) return;
       const timeline = this.timeline;
       this.replayEnd = undefined;
       this.lateUpdates = 0;
@@ -618,6 +654,7 @@ class TranscriptPanel {
       resumed: this.resumed !== undefined,
       replayEnd: this.replayEnd,
       lateUpdates: this.lateUpdates,
+      replayWaitedFor: this.replayWaitedFor,
       messagesPosted: this.messagesPosted,
       bytesPosted: this.bytesPosted,
     };
@@ -646,6 +683,7 @@ class TranscriptPanel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.startPage('closed');
     this.loadCancellation?.cancel();
     this.stopLive();
     this.disconnectSubscription?.dispose();
@@ -674,6 +712,7 @@ class TranscriptPanel {
     if (!message || typeof message !== 'object') return;
     switch (message.type) {
       case 'ready': {
+        this.startPage('ready');
         const start = message.start;
         this.feed.setReady(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined, message.viewport);
         this.webviewReady = true;

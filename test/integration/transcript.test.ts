@@ -145,6 +145,28 @@ suite('Transcript', () => {
     assert.equal(tabs[0].label, 'Long refactor with several context compactions');
   });
 
+  test('a transcript replays once its page said ready; one covered by another tab before its page loaded replays at once, whole', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const [covered, front] = [seed.special.compactions, seed.special.long];
+    // Both tabs in one go: the second covers the first before the first's page can load (a
+    // webview loads over many of the workbench's tasks; the second tab is shown in this one).
+    const info = (id: string) => {
+      const stored = seed.sessions.find((s) => s.sessionId === id)!;
+      return { sessionId: id, cwd: stored.cwd, title: stored.title ?? null, updatedAt: stored.updatedAt };
+    };
+    const opening = [api.transcripts.open(agent, info(covered)), api.transcripts.open(agent, info(front))];
+    await Promise.all(opening);
+    const first = await api.transcripts.whenLoaded(agent, covered);
+    const second = await api.transcripts.whenLoaded(agent, front);
+    assert.equal(first.replayWaitedFor, 'hidden', 'the covered tab did not wait for a page that loads only when it is shown');
+    assert.equal(second.replayWaitedFor, 'ready', 'the tab in front replayed once its page said ready');
+    assert.equal(first.visible, false);
+    assert.equal(first.problem, undefined);
+    assert.equal(first.updateCount, seed.sessions.find((s) => s.sessionId === covered)!.updates.length);
+    assert.equal(second.updateCount, seed.sessions.find((s) => s.sessionId === front)!.updates.length);
+  });
+
   test('opening the same session again reveals its tab instead of opening another', async () => {
     const { store, seed } = await seeded();
     const agent = await useAgent(store);

@@ -42,9 +42,10 @@ export { TRANSCRIPT_VIEW_TYPE };
 /**
  * How long a transcript's replay waits for its page to say `ready` at most (see
  * `TranscriptPanel.pageStarted`): a page that never loads does not hold the replay (and what
- * reads it: find, export, search) back for longer. VS Code creates a webview in 0.5 to 1.5 s here.
+ * reads it: find, export, search) back for longer. VS Code creates a webview in 0.5 to 1.5 s
+ * here, up to 3 s on a loaded machine: well above that, a slow page is still waited for.
  */
-const PAGE_WAIT_MS = 3000;
+const PAGE_WAIT_MS = 10_000;
 
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
 

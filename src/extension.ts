@@ -14,7 +14,7 @@ import { ToolDiffs } from './ui/toolLinks';
 import { lazyBundle } from './ui/lazyBundle';
 import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
 import { isVerdictOnSession } from './sessions/health';
-import { LazySearch, type SearchBundle } from './ui/lazySearch';
+import { LazySearch, searchCommandIds, type SearchBundle } from './ui/lazySearch';
 import type { SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
 import { readAgentConfigs } from './ui/settings';
@@ -105,6 +105,7 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     lazyBundle<SearchBundle>('search.js'),
     (bundle, viewParts) => bundle.createSearch(host, context, log, agents, sessions.model, () => transcripts, sessions.messages, viewParts),
     sessions.model,
+    searchCommandIds(context.extension.packageJSON),
   );
   context.subscriptions.push(search);
 

@@ -11,22 +11,13 @@ import type { SearchPart, SearchViewParts } from './searchWiring';
 /** The exports of dist/search.js. */
 export type SearchBundle = typeof SearchBundleModule;
 
-/** package.json's `acpSessions.search` view and the commands contributed for it. */
+/** package.json's `acpSessions.search` view. */
 const SEARCH_VIEW_ID = 'acpSessions.search';
-const SEARCH_COMMANDS = [
-  'acpSessions.search',
-  'acpSessions.search.filter',
-  'acpSessions.search.clearFilters',
-  'acpSessions.search.refresh',
-  'acpSessions.search.clear',
-  'acpSessions.search.more',
-  'acpSessions.search.openMatch',
-  'acpSessions.search.next',
-  'acpSessions.search.previous',
-  'acpSessions.search.indexAgent',
-  'acpSessions.search.cancelIndexing',
-  'acpSessions.search.clearIndex',
-];
+
+/** The search commands of a manifest (package.json's contributions): `acpSessions.search` and `acpSessions.search.*`. */
+export function searchCommandIds(packageJSON: { contributes?: { commands?: { command: string }[] } }): string[] {
+  return (packageJSON.contributes?.commands ?? []).map((c) => c.command).filter((id) => id === SEARCH_VIEW_ID || id.startsWith(`${SEARCH_VIEW_ID}.`));
+}
 
 /**
  * Search, created with its bundle on first use. Until then the index is not open, nothing is
@@ -42,6 +33,8 @@ export class LazySearch implements vscode.Disposable {
     readonly bundle: LazyBundle<SearchBundle>,
     private readonly create: (bundle: SearchBundle, viewParts: SearchViewParts) => SearchPart,
     model: SessionsModel,
+    /** The search commands contributed in package.json (see searchCommandIds). */
+    commandIds: readonly string[],
   ) {
     const changed = new vscode.EventEmitter<SearchNode | undefined>();
     // The view's provider hands each call on; VS Code asks only while the view shows.
@@ -59,7 +52,7 @@ export class LazySearch implements vscode.Disposable {
       treeView,
       changed,
       treeView.onDidChangeVisibility((e) => e.visible && this.get()),
-      ...SEARCH_COMMANDS.map((id) => vscode.commands.registerCommand(id, (...args: never[]) => this.get().commands[id]?.(...args))),
+      ...commandIds.map((id) => vscode.commands.registerCommand(id, (...args: never[]) => this.get().commands[id]?.(...args))),
       model.onDidRemoveSession(({ agent, sessionId }) => this.get().removed(agent, sessionId)),
       model.onDidSetArchived(({ agent, sessionId, archived }) => this.get().archivedChanged(agent, sessionId, archived)),
       model.onDidChange(() => this.part?.listsChanged()),

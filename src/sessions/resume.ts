@@ -18,7 +18,7 @@ export type ResumeProblem =
   | { kind: 'noCommand' }
   /** The session id is not a plain token. */
   | { kind: 'badSessionId' }
-  /** `${cwd}` was asked for, and the session's folder is not an absolute path. */
+  /** The session's folder (where the terminal starts, and `${cwd}`) is not an absolute path. */
   | { kind: 'badCwd' };
 
 /**
@@ -42,8 +42,23 @@ export function isResumeTemplate(value: unknown): value is string[] {
 export function resumeLine(template: unknown, session: ResumeSession): ResumeLine {
   if (!isResumeTemplate(template)) return { ok: false, problem: { kind: 'noCommand' } };
   if (!isPlainToken(session.sessionId)) return { ok: false, problem: { kind: 'badSessionId' } };
-  const wantsCwd = template.some((a) => a.includes('${cwd}'));
-  if (wantsCwd && !(typeof session.cwd === 'string' && isAbsolute(session.cwd))) return { ok: false, problem: { kind: 'badCwd' } };
+  // Always absolute: a relative folder would be taken from the extension host's own working directory.
+  if (!(typeof session.cwd === 'string' && isAbsolute(session.cwd))) return { ok: false, problem: { kind: 'badCwd' } };
   const line = template.map((a) => a.replace(/\$\{(sessionId|cwd)\}/g, (_, name: string) => (name === 'sessionId' ? session.sessionId : session.cwd)));
   return { ok: true, program: line[0], args: line.slice(1) };
+}
+
+/** What cmd.exe acts on in a batch file's arguments, quotes or not: `&`, `|`, `<`, `>` end or redirect the command, `%` and `!` expand variables, `^` escapes, `"` ends the quoting. */
+const BATCH_SPECIAL = /[&|<>%!^"\r\n]/;
+
+/**
+ * Whether `found` (the resume program as found on PATH) is a batch file whose line substitutes a
+ * value cmd.exe would act on: on Windows an npm `.cmd` shim runs through cmd.exe, which reads its
+ * arguments again. The session id is a plain token already; the folder is what can hold them.
+ */
+export function batchFileProblem(found: string, template: readonly string[], session: ResumeSession, platform: NodeJS.Platform = process.platform): { character: string } | undefined {
+  if (platform !== 'win32' || !/\.(cmd|bat)$/i.test(found)) return undefined;
+  if (!template.some((a) => a.includes('${cwd}'))) return undefined;
+  const character = BATCH_SPECIAL.exec(session.cwd)?.[0];
+  return character === undefined ? undefined : { character };
 }

@@ -8,7 +8,7 @@ import { findExecutable } from '../acp/command';
 import type { AgentConfig } from '../acp/types';
 import { messageOf } from '../acp/errors';
 import { sessionLabel } from '../sessions/format';
-import { resumeLine } from '../sessions/resume';
+import { batchFileProblem, resumeLine } from '../sessions/resume';
 import type { CommandContext } from './commandContext';
 import type { Invocation, SessionRef } from './commandTargets';
 import { plainLine } from './plainText';
@@ -85,6 +85,11 @@ export async function resumeInTerminal(deps: CommandContext, target: SessionRef)
   const program = findExecutable(line.program, env);
   if (!program) {
     void messages.show('error', vscode.l10n.t('Not resumed: "{0}" was not found on the PATH (the resume command of agent "{1}").', line.program, agent));
+    return undefined;
+  }
+  const unsafe = batchFileProblem(program, config?.resume ?? [], session);
+  if (unsafe) {
+    void messages.show('warning', vscode.l10n.t('Not resumed: "{0}" is a batch file, which Windows runs through cmd.exe, and the folder of "{1}" holds "{2}", which cmd.exe would act on.', program, label, unsafe.character));
     return undefined;
   }
   if (target.section === 'archived' || session.archived === true) {

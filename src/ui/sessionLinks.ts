@@ -7,6 +7,9 @@ import { messageOf } from '../acp/errors';
 import { sessionLabel } from '../sessions/format';
 import type { CommandContext } from './commandContext';
 import type { Invocation } from './commandTargets';
+import type { SessionInfo } from '../acp/types';
+import { linkVerdict, type LinkDoubt } from '../sessions/linkPolicy';
+import { plainLine } from './plainText';
 import { terminalName } from './resumeTerminal';
 
 export const LINK_PATH = '/open';
@@ -57,7 +60,12 @@ export function registerSessionLinks(context: vscode.ExtensionContext, deps: Com
   ];
 }
 
-/** Opens a link's transcript, or says why not: no such agent here, no such session on it. */
+/**
+ * Opens a link's transcript as a click on its row would, or says why not. A link does only what
+ * src/sessions/linkPolicy.ts allows at once; anything more (a session no list holds, a folder
+ * not open here, a stopped agent, Restricted Mode) is asked about first in a modal that names the
+ * agent, the folder and the session as plain text, and Escape leaves everything as it was.
+ */
 export async function openLink(deps: CommandContext, uri: vscode.Uri): Promise<void> {
   const link = parseSessionLink(uri);
   const { messages } = deps;
@@ -72,7 +80,22 @@ export async function openLink(deps: CommandContext, uri: vscode.Uri): Promise<v
     return;
   }
   const known = deps.model.find(link.agent, link.sessionId)?.session;
-  const session = known ?? { sessionId: link.sessionId, cwd: link.cwd, title: null };
+  const verdict = linkVerdict({
+    sessionId: link.sessionId,
+    cwd: link.cwd,
+    listed: known,
+    agentRunning: deps.registry.connectedClient(link.agent) !== undefined,
+    trusted: vscode.workspace.isTrusted,
+    folders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+  });
+  if (verdict.kind === 'refuse') {
+    void messages.show('warning', verdict.why === 'badSessionId'
+      ? vscode.l10n.t('Not opened: the link\'s session ID is not a plain token (letters, digits, "_", "-", ".", ":", starting with a letter or digit, at most 200 characters), so it is not passed to agent "{0}".', link.agent)
+      : vscode.l10n.t('Not opened: the link names no absolute folder for the session, so agent "{0}" is not asked to load it.', link.agent));
+    return;
+  }
+  const { session } = verdict;
+  if (verdict.kind === 'ask' && !(await askFirst(deps, link.agent, session, verdict.doubts))) return;
   const transcripts = deps.transcripts();
   if (!transcripts) return;
   try {
@@ -87,4 +110,24 @@ export async function openLink(deps: CommandContext, uri: vscode.Uri): Promise<v
   if (state?.problem) {
     void messages.show('warning', vscode.l10n.t('Agent "{0}" could not open the linked session {1}: {2}', link.agent, link.sessionId, state.problem.message));
   }
+}
+
+/** The modal a link meets when it would do more than a click on a row: true on "Open Session". */
+function askFirst(deps: CommandContext, agent: string, session: SessionInfo, doubts: readonly LinkDoubt[]): Promise<boolean> {
+  const why: Record<LinkDoubt, string> = {
+    notListed: vscode.l10n.t('The agent does not list this session here.'),
+    outsideWorkspace: vscode.l10n.t('The folder is not open in this window.'),
+    agentStopped: vscode.l10n.t('The agent is not running: opening the session starts it.'),
+    untrusted: vscode.l10n.t('This window is in Restricted Mode.'),
+  };
+  const detail = [
+    // One line each, so no value can make a line of its own that reads as another field.
+    vscode.l10n.t('Agent: {0}', plainLine(agent)),
+    vscode.l10n.t('Folder: {0}', plainLine(session.cwd, MAX_PARAM)),
+    vscode.l10n.t('Session: {0}', session.title ? `${plainLine(session.title)} (${session.sessionId})` : session.sessionId),
+    '',
+    ...doubts.map((d) => why[d]),
+    vscode.l10n.t('An agent started in a folder may run that folder\'s hooks, settings and MCP servers. Open it only if you trust the link and the folder.'),
+  ].join('\n');
+  return deps.messages.confirm(vscode.l10n.t('Open the session this link names?'), detail, vscode.l10n.t('Open Session'));
 }

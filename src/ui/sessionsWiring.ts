@@ -14,7 +14,7 @@ import { registerExport, type LazyTranscripts } from './lazyTranscripts';
 import { registerPins } from './pinCommands';
 import { claudeRetention } from './retention';
 import { registerResume } from './resumeTerminal';
-import { registerSessionLinks } from './sessionLinks';
+import { openLink, registerSessionLinks } from './sessionLinks';
 import { registerSessionCommands } from './sessionCommands';
 import { SessionsView } from './sessionsView';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from './settings';
@@ -34,6 +34,8 @@ export interface SessionsApi {
   readonly health: SessionHealth;
   /** Pinned sessions (globalState). */
   readonly pins?: Pins;
+  /** What the URI handler does with a `vscode://…/open` link. */
+  readonly openLink: (uri: vscode.Uri) => Promise<void>;
 }
 
 /**
@@ -119,5 +121,5 @@ export function activateSessions(
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, learned, messages: messages.recorder, health, pins } };
+  return { agents, sessions: { model, view, learned, messages: messages.recorder, health, pins, openLink: (uri) => openLink(commandContext, uri) } };
 }

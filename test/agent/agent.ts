@@ -4,7 +4,7 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
-import { closeSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { Chaos, type RequestPlan } from './chaos';
@@ -37,6 +37,11 @@ try {
   process.exit(2);
 }
 if (strings.stderr !== undefined) process.stderr.write(strings.stderr);
+/** --request-log: one JSON line, written before anything is done about it. */
+function recordRequest(entry: Record<string, unknown>): void {
+  if (opts.requestLog) appendFileSync(opts.requestLog, JSON.stringify(entry) + '\n');
+}
+recordRequest({ event: 'start', pid: process.pid });
 const AGENT_INFO = strings.agentInfo ?? OUR_AGENT_INFO;
 
 const exitPointsReached = new Map<ExitPoint, number>();
@@ -179,6 +184,7 @@ async function storedSessions(): Promise<StoredSession[]> {
 /** What every handler shares: exit points, --hang, --close-stdout-at, --fail, auth, --delay and --malformed-before. */
 function guarded<Context, Result>(method: string, handler: (context: Context) => Promise<Result>, exitPoint?: ExitPoint) {
   return async (context: Context): Promise<Result> => {
+    recordRequest({ method, params: (context as { params?: unknown }).params });
     if (exitPoint) exitAt(exitPoint);
     if (opts.closeStdoutAt === method) {
       flushStdout();

@@ -58,6 +58,8 @@ export interface AgentOptions {
   strings?: string;
   /** How `session/list`'s `cwd` matches a session's folder (see CwdMatch). */
   cwdMatch: CwdMatch;
+  /** A JSON lines file: one line when the process starts and one per request received (method and params), for tests that check what reached the agent. */
+  requestLog?: string;
   /** List entries leave `archived` out even with the standard archive (the schema makes it optional). */
   omitArchivedFlag: boolean;
 }
@@ -153,6 +155,8 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --cwd-match MODE            how session/list's cwd matches: exact (default), loose (drive letter case,
                               trailing separators), prefix (folders below too), ignore (every folder)
   --omit-archived-flag        list entries leave out \`archived\` (standard archive only)
+  --request-log FILE          append one JSON line at start ({event:"start",pid}) and per request
+                              received ({method,params}): what reached the agent
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
 ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
@@ -161,7 +165,7 @@ export class OptionsError extends Error {}
 const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer', 'answer-after',
-  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match',
+  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match', 'request-log',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -268,6 +272,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     malformedBefore: value('malformed-before') || undefined,
     hang,
     closeStdoutAt: value('close-stdout-at') || undefined,
+    requestLog: value('request-log') || undefined,
     authRequired: flag('auth-required'),
     v2: flag('v2'),
     chaos: parseChaos(value),

@@ -90,7 +90,8 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('expected a JSON object');
   const s = value as Record<string, unknown>;
   if (typeof s.sessionId !== 'string' || s.sessionId === '') fail('`sessionId` must be a non-empty string');
-  if (typeof s.cwd !== 'string' || !s.cwd.startsWith('/') && !/^[A-Za-z]:[\\/]/.test(s.cwd)) fail('`cwd` must be an absolute path');
+  // Any folder an agent could report, relative ones too: a client must cope with them (Resume refuses one).
+  if (typeof s.cwd !== 'string' || s.cwd === '') fail('`cwd` must be a non-empty string');
   if (s.title !== undefined && typeof s.title !== 'string') fail('`title` must be a string when present');
   if (typeof s.updatedAt !== 'string' || Number.isNaN(Date.parse(s.updatedAt))) fail('`updatedAt` must be an ISO 8601 date');
   if (typeof s.archived !== 'boolean') fail('`archived` must be a boolean');

@@ -129,4 +129,24 @@ suite('Resume in Terminal', () => {
     assert.ok(message.text.includes(gone), message.text);
     assert.equal(vscode.window.terminals.length, terminals, 'no terminal');
   });
+
+  test('a session whose folder is relative is not resumed, even with no ${cwd} in the command: the terminal would start in the extension host\'s own folder', async function () {
+    this.timeout(60_000);
+    await config().update('scope', 'all', vscode.ConfigurationTarget.Global);
+    // The entry's resume command without ${cwd}: the folder is only where the terminal starts.
+    const name = `Resumable agent ${++counter}`;
+    await config().update('agents', [{ name, command: process.execPath, args: [agentScript, '--store', store], resume: [process.execPath, '--resume-stand-in', '${sessionId}'] }], vscode.ConfigurationTarget.Global);
+    await until(`agent "${name}" is configured`, () => api.agents.agents.some((a) => a.name === name));
+    for (const [sessionId, cwd] of [['l6', '.'], ['l7', 'sub/dir']]) {
+      await writeSession(store, record(sessionId, { cwd }));
+      await vscode.commands.executeCommand('acpSessions.refresh');
+      const row = await until(`the row of ${sessionId} (folder ${cwd})`, () => sessionRow(sessionId));
+      const terminals = vscode.window.terminals.length;
+      const seen = api.sessions.messages.shown.length;
+      await vscode.commands.executeCommand('acpSessions.resumeInTerminal', row);
+      const message = await until('a message is shown', () => api.sessions.messages.shown[seen]);
+      assert.match(message.text, /is not an absolute path/, message.text);
+      assert.equal(vscode.window.terminals.length, terminals, 'no terminal');
+    }
+  });
 });

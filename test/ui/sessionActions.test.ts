@@ -200,7 +200,7 @@ async function notificationWith(text: string): Promise<Locator> {
   return item;
 }
 
-test('a link to an agent this window does not run, or to a session its agent does not have, says so with the link\'s words as text', async () => {
+test('a link to an agent this window does not run says so with the link\'s words as text; one to a session no list holds asks first in VS Code\'s modal, where Escape opens nothing', async () => {
   await ui.wb.runCommand('Notifications: Clear All Notifications');
   const stranger = 'Stranger [Run](command:workbench.action.terminal.new) $(zap)';
   await openElsewhere(await alteredLink(ui.row(OTHER_TITLE), { agent: stranger }));
@@ -213,8 +213,22 @@ test('a link to an agent this window does not run, or to a session its agent doe
   assert.equal(await ui.page.locator('.tab').count(), 0, 'no tab opened');
   await ui.wb.runCommand('Notifications: Clear All Notifications');
 
+  // A session no list holds: VS Code's modal asks first, naming agent, folder and session as text.
+  const nowhere = await alteredLink(ui.row(OTHER_TITLE), { session: 'sess_nowhere' });
+  await openElsewhere(nowhere);
+  let dialog = await ui.dialog(/Open the session this link names\?/);
+  const asked = await dialog.innerText();
+  for (const part of ['Agent: Reference', `Folder: ${ui.folder}`, 'Session: sess_nowhere', 'does not list this session']) assert.ok(asked.includes(part), `the dialog says "${part}": ${asked}`);
+  assert.equal(await dialog.locator('.dialog-message-container a').count(), 0, 'no link in the text of the dialog');
+  // Escape: the dialog goes, and nothing opened.
+  await ui.page.keyboard.press('Escape');
+  await until('the dialog closed', async () => (await ui.page.locator('.monaco-dialog-box').count()) === 0);
+  assert.equal(await ui.page.locator('.tab').count(), 0, 'Escape opened no tab');
+  await ui.wb.screenshot('session-link-asked');
   await openElsewhere(await alteredLink(ui.row(OTHER_TITLE), { session: 'sess_nowhere' }));
-  // The link opens a tab that shows the agent's answer; the notification says it too.
+  dialog = await ui.dialog(/Open the session this link names\?/);
+  await dialog.locator('.monaco-button', { hasText: /^Open Session$/ }).click();
+  // Opened anyway, the tab shows the agent's answer; the notification says it too.
   await until('the linked tab shows the agent\'s answer', async () => (await webview().locator('text=sess_nowhere').count().catch(() => 0)) > 0);
   await ui.wb.screenshot('session-link-missing');
   // F1 goes to the workbench once the tab (a webview that holds the focus) is closed.

@@ -62,9 +62,9 @@ test('temp files of a crashed writer are not listed as sessions', async (t) => {
 
 test('a file that is not a valid session is an error naming the file and the problem', async (t) => {
   const store = await tempStore(t);
-  await writeFile(join(store, 'sess_bad.json'), '{"sessionId":"sess_bad","cwd":"relative/path"}');
+  await writeFile(join(store, 'sess_bad.json'), '{"sessionId":"sess_bad","cwd":42}');
   await writeFile(join(store, 'sess_torn.json'), '{"sessionId":');
-  await assert.rejects(readSession(store, 'sess_bad'), /sess_bad\.json: not a stored session: `cwd` must be an absolute path/);
+  await assert.rejects(readSession(store, 'sess_bad'), /sess_bad\.json: not a stored session: `cwd` must be a non-empty string/);
   await assert.rejects(readSession(store, 'sess_torn'), /sess_torn\.json: not valid JSON/);
   const invalid: string[] = [];
   assert.deepEqual(await listStoredSessions(store, { onInvalid: (file) => invalid.push(file) }), []);

@@ -53,6 +53,8 @@ export interface TranscriptHeader {
   exported?: { file: string };
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
   resumed?: { updatedAt?: string };
+  /** The agent no longer has the session (deleted here, elsewhere, or gone from its live list): what shows is what it replayed. */
+  deleted?: boolean;
   /**
    * How many updates of the conversation arrived after the agent answered `session/load`, when
    * it does not mark the end of its replay (Gemini answers before its replay ends).

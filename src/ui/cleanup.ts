@@ -19,7 +19,7 @@ import { CapabilityMissingError, ListCancelledError, type SessionOutcome } from 
 import { quickPickText } from './plainText';
 import { CLEANUP_TITLE as TITLE, confirmInPick, pickRule } from './rulePick';
 import type { CommandContext } from './commandContext';
-import { describeOutcomes, listedLabels } from './outcomeText';
+import { agentMessage, describeOutcomes, listedLabels } from './outcomeText';
 import { problemText } from './treeNodes/sessionNode';
 
 /** Given by tests (and scripts) instead of the quick pick steps: no preview is shown. */
@@ -277,10 +277,14 @@ function summarize(deps: CommandContext, result: CleanupResult, action: CleanupA
     if (choice !== undo) return undefined;
     const archived = result.done.map((o) => ({ agent: o.agent, session: o.session ?? ({ sessionId: o.sessionId, cwd: '' } as SessionInfo) }));
     const restored = await run(deps, archived, 'unarchive');
-    const message =
+    const parts = [
       restored.failed.length > 0
-        ? vscode.l10n.t('Restored {0} of {1} sessions; {2} could not be unarchived: {3}', restored.done.length, archived.length, restored.failed.length, messageOf(restored.failed[0].error))
-        : vscode.l10n.t('Restored {0} of {1} sessions.', restored.done.length, archived.length);
+        ? vscode.l10n.t('Restored {0} of {1} sessions; {2} could not be unarchived: {3}', restored.done.length, archived.length, restored.failed.length, agentMessage(restored.failed[0].error))
+        : vscode.l10n.t('Restored {0} of {1} sessions.', restored.done.length, archived.length),
+    ];
+    // Deleted or expired since the run (another window, the agent's own clean-up): not a failure.
+    if (restored.gone.length > 0) parts.push(vscode.l10n.t('{0} no longer existed on the agent.', restored.gone.length));
+    const message = parts.join(' ');
     void deps.messages.show(restored.failed.length > 0 ? 'error' : restored.done.length < archived.length ? 'warning' : 'info', message);
     return [...restored.done, ...restored.gone, ...restored.failed];
   });

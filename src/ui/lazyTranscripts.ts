@@ -51,6 +51,10 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
     this.panels?.setArchived(agentName, sessionId, archived);
   }
 
+  setDeleted(agentName: string, sessionId: string): void {
+    this.panels?.setDeleted(agentName, sessionId);
+  }
+
   setTitle(agentName: string, sessionId: string, title: string): void {
     this.panels?.setTitle(agentName, sessionId, title);
   }

@@ -10,7 +10,7 @@ import { cleanUpSessions } from './cleanup';
 import type { CommandContext } from './commandContext';
 import { SessionTarget, type Invocation, type SessionRef } from './commandTargets';
 import { findSession } from './findSession';
-import { describeOutcomes, listedLabels, summaryText, type CommandSummary } from './outcomeText';
+import { agentMessage, describeOutcomes, listedLabels, summaryText, type CommandSummary } from './outcomeText';
 import { quickPickText } from './plainText';
 import { walkthrough } from './walkthrough';
 import { AgentNode } from './treeNodes/agentNode';
@@ -171,9 +171,17 @@ class SessionCommands {
             return [];
           });
           for (const o of outcomes) if (o.status === 'done') transcripts?.setArchived(agent, o.sessionId, false);
-          const failed = outcomes.filter((o) => o.status !== 'done');
+          // Named as the archive named them: the live list may have dropped them since.
+          const named = (o: SessionOutcome): SessionOutcome => (o.session ? o : { ...o, session: items.find((d) => d.sessionId === o.sessionId)?.session });
+          const gone = outcomes.filter((o) => o.status === 'gone').map(named);
+          if (gone.length > 0) {
+            void this.deps.messages.show('warning', gone.length === 1
+              ? vscode.l10n.t('Could not undo the archive of {0}: the agent no longer has it (deleted or expired since).', describeOutcomes(gone))
+              : vscode.l10n.t('Could not undo the archive of {0}: the agent no longer has them (deleted or expired since).', describeOutcomes(gone)));
+          }
+          const failed = outcomes.filter((o) => o.status === 'failed').map(named);
           if (failed.length > 0) {
-            void this.deps.messages.show('error', vscode.l10n.t('Could not undo the archive of {0}: {1}', describeOutcomes(failed), messageOf(failed[0].error)));
+            void this.deps.messages.show('error', vscode.l10n.t('Could not undo the archive of {0}: {1}', describeOutcomes(failed), agentMessage(failed[0].error)));
           }
         }
       });
@@ -284,7 +292,9 @@ class SessionCommands {
     const work = async () => {
       for (const [agent, agentNodes] of groupBy(nodes, (n) => n.agent)) {
         try {
-          for (const outcome of await operation(agent, agentNodes.map((n) => n.session.sessionId))) {
+          for (const found of await operation(agent, agentNodes.map((n) => n.session.sessionId))) {
+            // A session no loaded list holds (a collapsed Archived section) is still named by its title.
+            const outcome = found.session ? found : { ...found, session: agentNodes.find((n) => n.session.sessionId === found.sessionId)?.session };
             summary[outcome.status === 'done' ? 'done' : outcome.status === 'gone' ? 'gone' : 'failed'].push(outcome);
           }
         } catch (error) {

@@ -1,6 +1,7 @@
 // Start-up wiring of the Sessions view: the agent registry from the user's settings, the sessions
 // model, session health, the tree, the command targets and the commands, and the settings they
 // follow. The view itself only provides data (src/ui/sessionsView.ts).
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { boundedLogger } from '../acp/boundedLog';
 import { AgentRegistry } from '../sessions/agentRegistry';
@@ -74,7 +75,8 @@ export function activateSessions(
   const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const health = new SessionHealth(context.globalState);
   const learned = new LearnedFacts();
-  const pins = new Pins(context.globalState);
+  // A folder all windows share, one file a pin (src/sessions/pins.ts says why not the global state).
+  const pins = new Pins(join(context.globalStorageUri.fsPath, 'pins'), { legacy: context.globalState });
   const view = new SessionsView(agents, model, {
     folders,
     groupByDate: config().get<boolean>('groupByDate') === true,
@@ -113,9 +115,14 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
+    // Open transcripts follow what the model learns, whoever caused it (a command, Clean Up,
+    // another window through the agent's live list, a -32002).
+    model.onDidRemoveSession(({ agent, sessionId }) => transcripts.setDeleted(agent, sessionId)),
+    model.onDidSetArchived(({ agent, sessionId, archived }) => transcripts.setArchived(agent, sessionId, archived)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
+    pins,
     health,
     learned,
     // Agents are killed on deactivate; nothing may outlive the extension host.

@@ -59,6 +59,8 @@ export interface TranscriptState {
   loaded: boolean;
   live: boolean;
   archived: boolean;
+  /** The agent no longer has the session: the header says so and no live update is followed. */
+  deleted: boolean;
   updateCount: number;
   entityCount: number;
   kinds: Partial<Record<EntityKind, number>>;
@@ -208,6 +210,11 @@ export class TranscriptPanels implements vscode.Disposable {
     return panel && { prompts: () => panel.prompts(), post: (m) => panel.post(m), title: () => panel.titleText(), exportMarkdown: () => panel.exportMarkdown() };
   }
 
+  /** Marks an open transcript's session deleted: it says so and follows no more live updates. */
+  setDeleted(agentName: string, sessionId: string): void {
+    this.panels.get(panelKey(agentName, sessionId))?.setDeleted();
+  }
+
   /** Marks an open transcript archived or not; an archived session expects no live updates. */
   setArchived(agentName: string, sessionId: string, archived: boolean): void {
     this.panels.get(panelKey(agentName, sessionId))?.setArchived(archived);
@@ -348,6 +355,8 @@ class TranscriptPanel {
   private loaded = false;
   private live = false;
   private archived: boolean;
+  /** The agent no longer has the session (the sessions model said so). */
+  private deleted = false;
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
   /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
@@ -535,7 +544,7 @@ class TranscriptPanel {
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
-      if (!this.archived) this.startLive(client);
+      if (!this.archived && !this.deleted) this.startLive(client);
     } finally {
       if (this.loadCancellation === cancellation) {
         this.loading = false;
@@ -608,8 +617,15 @@ class TranscriptPanel {
     this.markChanged();
   }
 
+  setDeleted(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    this.stopLive();
+    this.markChanged();
+  }
+
   setArchived(archived: boolean): void {
-    if (this.archived === archived) return;
+    if (this.archived === archived || this.deleted) return;
     this.archived = archived;
     if (archived) {
       this.stopLive();
@@ -642,6 +658,7 @@ class TranscriptPanel {
       loaded: this.loaded,
       live: this.live,
       archived: this.archived,
+      deleted: this.deleted,
       updateCount: this.timeline.updateCount,
       entityCount: this.timeline.rows.length,
       kinds,
@@ -919,9 +936,10 @@ class TranscriptPanel {
     }
     if (state.currentModeId) header.currentModeId = state.currentModeId;
     if (this.problem) header.problem = this.problem;
-    if (this.canRename) header.canRename = true;
+    if (this.deleted) header.deleted = true;
+    else if (this.canRename) header.canRename = true;
     if (this.source) header.exported = { file: this.source.file };
-    else if (resumeTemplate(this.agentName)) header.canResume = true;
+    else if (!this.deleted && resumeTemplate(this.agentName)) header.canResume = true;
     if (this.resumed) header.resumed = this.resumed;
     if (this.lateUpdates > 0) header.lateUpdates = this.lateUpdates;
     return header;

@@ -35,6 +35,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   const facts = element('div', 'facts');
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
   if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
+  if (header.deleted) facts.append(fact('trash', t('Deleted'), t('The agent no longer has this session. What is shown is what it replayed before; nothing more will come.'), 'deleted'));
   if (header.archived) facts.append(fact('archive', t('Archived'), undefined, 'archived'));
   if (header.exported) facts.append(fact('file', t('Exported copy, read-only'), header.exported.file, 'exported'));
   if (header.resumed) {
@@ -56,7 +57,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
   if (header.canRename) toolbar.append(button('edit', t('Rename…'), 'rename', 'F2'));
   if (header.canResume) toolbar.append(button('terminal', t('Resume in Terminal'), 'resume'));
-  if (!header.exported) toolbar.append(button('link', t('Copy Link'), 'copyLink'));
+  if (!header.exported && !header.deleted) toolbar.append(button('link', t('Copy Link'), 'copyLink'));
   toolbar.append(button('list-selection', t('Go to Prompt…'), 'goToPrompt'));
   toolbar.append(
     button('unfold', t('Expand All Compactions'), 'expandAll'),
@@ -164,7 +165,7 @@ function statusText(header: TranscriptHeader): string {
   const n = NUMBER_FORMAT.format(header.updateCount);
   if (header.loading) return header.updateCount === 1 ? t('Replaying session… {0} update', n) : t('Replaying session… {0} updates', n);
   const count = header.updateCount === 1 ? t('{0} update replayed', n) : t('{0} updates replayed', n);
-  const after = header.live ? t('following live updates') : header.archived ? t('archived, no live updates') : '';
+  const after = header.live ? t('following live updates') : header.deleted ? t('deleted, no live updates') : header.archived ? t('archived, no live updates') : '';
   return after ? `${count} · ${after}` : count;
 }
 

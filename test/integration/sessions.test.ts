@@ -255,6 +255,24 @@ suite('Sessions tree', () => {
 
   test('archive moves the session to Archived in the tree and on disk; Undo in the notification restores it', () => archiveThenUndo([]));
 
+  test('Undo of an archive whose session the agent\'s live list since dropped names it by its title and says it is gone, not the raw -32002', async () => {
+    const store = await seededStore();
+    const agent = await useAgent(store, ['--air-index']);
+    const row = sessionRow(await settledTree(), 'w2');
+    const message = nextMessage();
+    await vscode.commands.executeCommand('acpSessions.archive', row.node);
+    const shown = await message();
+    assert.equal(shown.text, 'Archived "Title of w2".');
+    // Another process deletes it; the live list drops it from the tree.
+    await writeSession(store, record('w2', workspaceFolder(), 2, { deleted: true, archived: true }));
+    await until('the live list dropped w2', () => api.sessions.model.find(agent, 'w2') === undefined, 30_000);
+    const after = nextMessage();
+    api.sessions.messages.choose(shown, 'Undo');
+    const told = await after();
+    assert.equal(told.text, 'Could not undo the archive of "Title of w2": the agent no longer has it (deleted or expired since).');
+    assert.doesNotMatch(told.text, /-32002|session\/unarchive/);
+  });
+
   test('an agent that crashes after archiving 2 of 5 sessions: the message says which were archived and why the rest were not, and Undo restores the 2', async () => {
     const folder = workspaceFolder();
     const store = await seededStore(['w5', 'w6'].map((id, i) => record(id, folder, 6 + i)));

@@ -9,6 +9,7 @@ import type { AcpSessionsApi } from '../../src/extension';
 import { readReplay } from '../../src/transcript/replayFile';
 import type { ExportResult } from '../../src/ui/exportSessions';
 import { seedStore, type SeedResult } from '../agent/seed';
+import { markSessionDeleted, readSession } from '../agent/store';
 import {
   activateExtension,
   agentScript,
@@ -280,6 +281,51 @@ suite('Transcript', () => {
     api.transcripts.setArchived(agent, id, false);
     assert.equal(api.transcripts.getState(agent, id)?.archived, false);
     assert.equal(api.transcripts.getState(agent, id)?.live, true, 'unarchived: live updates apply again');
+  });
+
+  test('a transcript whose session is deleted from the tree says so and follows no more live updates', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const id = seed.special.long;
+    const node = await sessionNode(agent, id);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', node);
+    assert.equal((await api.transcripts.whenLoaded(agent, id)).live, true);
+    api.sessions.messages.answerNextModal('Delete');
+    await vscode.commands.executeCommand('acpSessions.delete', node);
+    const state = await until('the transcript says its session is deleted', () => {
+      const s = api.transcripts.getState(agent, id);
+      return s?.deleted ? s : undefined;
+    });
+    assert.equal(state.live, false, 'no more live updates');
+    assert.equal((await readSession(store, id))?.deleted, true);
+  });
+
+  test('a transcript whose session another process deletes says so once the agent\'s live list drops it', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--air-index']);
+    const id = seed.special.long;
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    assert.equal((await api.transcripts.whenLoaded(agent, id)).live, true);
+    assert.equal(await markSessionDeleted(store, id), true);
+    const state = await until('the transcript says its session is deleted', () => {
+      const s = api.transcripts.getState(agent, id);
+      return s?.deleted ? s : undefined;
+    }, 30_000);
+    assert.equal(state.live, false);
+  });
+
+  test('a transcript whose archived session Clean Up deletes says so', async () => {
+    const { store, seed } = await seeded();
+    const target = seed.sessions.find((s) => s.archived && s.title)!;
+    assert.ok(target, 'the seed has a titled archived session');
+    const agent = await useAgent(store);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, target.sessionId));
+    await api.transcripts.whenLoaded(agent, target.sessionId);
+    api.sessions.messages.answerNextModal('Delete');
+    const pattern = target.title!.replace(/[*?]/g, '?');
+    await vscode.commands.executeCommand('acpSessions.cleanUp', { agent, action: 'delete', rule: { titlePattern: pattern } });
+    await until('the transcript says its session is deleted', () => api.transcripts.getState(agent, target.sessionId)?.deleted);
+    assert.equal((await readSession(store, target.sessionId))?.deleted, true);
   });
 
   test('closing the tab closes the session on the agent', async () => {

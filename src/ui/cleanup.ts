@@ -45,7 +45,7 @@ export interface CleanupResult {
 
 
 export async function cleanUpSessions(deps: CommandContext, given?: unknown): Promise<CleanupResult> {
-  const request = isRequest(given) ? given : undefined;
+  const request = deps.testMode && isRequest(given) ? given : undefined;
   const result: CleanupResult = { done: [], failed: [], gone: [], cancelled: false };
   const stop = (why: string) => ({ ...result, stopped: why });
 

@@ -28,6 +28,12 @@ export interface CommandContext {
   targets: CommandTargets;
   log: vscode.LogOutputChannel;
   health: SessionHealth;
+  /**
+   * The extension runs its integration tests (ExtensionMode.Test): only then does a command take a
+   * request object that skips its steps and preview (Clean Up, Export). Anyone can run a command
+   * with arguments (another extension, a `command:` link), and none may archive or export unasked.
+   */
+  testMode: boolean;
   /** The transcript panels once they exist (created after the tree). */
   transcripts(): TranscriptsLike | undefined;
 }

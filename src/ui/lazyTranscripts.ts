@@ -93,7 +93,8 @@ export function registerTranscripts(transcripts: LazyTranscripts): vscode.Dispos
 /** Export Sessions… and Open Exported Transcript…: both in dist/transcripts.js. */
 export function registerExport(deps: CommandContext, transcripts: LazyTranscripts): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('acpSessions.exportSessions', (request?: unknown) => transcripts.bundle().exportSessionsCommand(deps, transcripts.get(), request)),
+    // A request (no steps, no preview, a folder given) only from the tests: see CommandContext.testMode.
+    vscode.commands.registerCommand('acpSessions.exportSessions', (request?: unknown) => transcripts.bundle().exportSessionsCommand(deps, transcripts.get(), deps.testMode ? request : undefined)),
     vscode.commands.registerCommand('acpSessions.openExportedTranscript', (file?: unknown) => transcripts.bundle().openExported(deps, transcripts.get(), file)),
   ];
 }

@@ -96,7 +96,8 @@ export function activateSessions(
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts: () => transcripts, health };
+  const testMode = context.extensionMode === vscode.ExtensionMode.Test;
+  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts: () => transcripts, health, testMode };
 
   context.subscriptions.push(
     view,

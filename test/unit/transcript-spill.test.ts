@@ -18,6 +18,7 @@ import type { HostToWebview } from '../../src/transcript/protocol';
 import { writeReplay } from '../../src/transcript/replayFile';
 import { promptsOf } from '../../src/transcript/prompts';
 import { onSpillWriteError, SpillFile, type SpillWriteFailure } from '../../src/transcript/spillFile';
+import { startTimeOf } from '../../src/transcript/spillOwner';
 import { Timeline } from '../../src/transcript/timeline';
 import { UpdateLog, type Unkept } from '../../src/transcript/updateLog';
 import { seedStore, type SeedResult } from '../agent/seed';
@@ -404,3 +405,35 @@ async function losesPastTheBound(t: { after(fn: () => void): void }, kind: 'tmpf
   assert.ok(log.unkept > 0 && log.length + log.unkept === 4000);
   assert.throws(() => [...log], /updates could not be kept: writing .* failed: ENOSPC: no space left on device/);
 }
+
+test('a file whose pid another process has taken since is removed: a file names its process by pid and start time, and only a running process with both keeps it', async (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const own = SpillFile.create(dir, 'entities');
+  t.after(() => own.dispose());
+  // A process that runs (the test runner that started this one), with its start time from /proc.
+  const pid = process.ppid;
+  const start = startTimeOf(pid);
+  assert.ok(start, `/proc/${pid}/stat gives a start time`);
+  const child = spawn(process.execPath, ['-e', '']);
+  const deadPid = child.pid!;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the child did not exit within 10 s')), 10_000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const name = (owner: string, tag: string) => join(dir, `${owner}-0123456789abcdef-${tag}.spill`);
+  const running = name(`${pid}_${start}`, 'updates');
+  const reused = name(`${pid}_${Number(start) + 1}`, 'entities');
+  const ownEarlier = name(`${process.pid}_${Number(start) + 7}`, 'updates');
+  const dead = name(`${deadPid}_${start}`, 'entities');
+  const unknownStart = name(`${pid}_0`, 'entities');
+  const legacyRunning = name(`${pid}`, 'updates');
+  const legacyDead = name(`${deadPid}`, 'updates');
+  for (const path of [running, reused, ownEarlier, dead, unknownStart, legacyRunning, legacyDead]) writeFileSync(path, 'x');
+  assert.match(own.path, new RegExp(`/${process.pid}_${startTimeOf(process.pid)}-[0-9a-f]{16}-entities\\.spill$`), 'our own file names our pid and start time');
+  assert.equal(await SpillFile.removeStale(dir), 4);
+  for (const gone of [reused, ownEarlier, dead, legacyDead]) assert.ok(!existsSync(gone), `${gone} is removed`);
+  for (const kept of [own.path, running, unknownStart, legacyRunning]) assert.ok(existsSync(kept), `${kept} stays`);
+});

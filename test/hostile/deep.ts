@@ -13,6 +13,7 @@ export const DEEP_LEVELS = 10_000;
 export const DEEP_AGENT_NODE_FLAGS = ['--stack-size=4000'];
 
 const MARK = 'the deep update goes here';
+const INFO_MARK = 'the deep info update goes here';
 
 /** JSON text of an object `levels` deep: `{"a":{"a":…1…}}`. */
 export function deepJson(levels: number): string {
@@ -25,10 +26,19 @@ export function deepToolCallLine(levels = DEEP_LEVELS): string {
 }
 
 /**
- * Writes session `sessionId` to `store`: `before` ordinary chunks, the deep tool call, `after`
- * more; returns the ordinary updates' texts in order (what every transcript must still show).
+ * A `session_info_update` with a title of the wrong type (so the client fixes it and no line of
+ * the agent's is kept for it) and a `_meta` `levels` deep.
  */
-export async function writeDeepSession(store: string, sessionId: string, cwd: string, { before = 40, after = 40, levels = DEEP_LEVELS } = {}): Promise<string[]> {
+export function deepInfoLine(levels = DEEP_LEVELS): string {
+  return `{"sessionUpdate":"session_info_update","title":42,"_meta":${deepJson(levels)}}`;
+}
+
+/**
+ * Writes session `sessionId` to `store`: `before` ordinary chunks, the deep tool call (and with
+ * `info`, the deep info update after it), `after` more; returns the ordinary updates' texts in
+ * order (what every transcript must still show).
+ */
+export async function writeDeepSession(store: string, sessionId: string, cwd: string, { before = 40, after = 40, levels = DEEP_LEVELS, info = false } = {}): Promise<string[]> {
   const texts: string[] = [];
   const updates: SessionUpdate[] = [];
   const chunk = (i: number): SessionUpdate => {
@@ -38,13 +48,13 @@ export async function writeDeepSession(store: string, sessionId: string, cwd: st
   };
   for (let i = 0; i < before; i++) updates.push(chunk(i));
   updates.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: MARK } } as SessionUpdate);
+  if (info) updates.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: INFO_MARK } } as SessionUpdate);
   for (let i = before; i < before + after; i++) updates.push(chunk(i));
   await writeSession(store, { sessionId, cwd, title: `Deep ${sessionId}`, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates: [] }, updates);
   const record = await readSession(store, sessionId);
   const sidecar = join(store, record!.updatesFile!);
   const lines = (await readFile(sidecar, 'utf8')).split('\n');
-  const at = lines.findIndex((line) => line.includes(MARK));
-  lines[at] = deepToolCallLine(levels);
-  await writeFile(sidecar, lines.join('\n'));
+  const deep = lines.map((line) => (line.includes(INFO_MARK) ? deepInfoLine(levels) : line.includes(MARK) ? deepToolCallLine(levels) : line));
+  await writeFile(sidecar, deep.join('\n'));
   return texts;
 }

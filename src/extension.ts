@@ -14,6 +14,7 @@ import { ToolDiffs } from './ui/toolLinks';
 import { lazyBundle } from './ui/lazyBundle';
 import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
 import { isVerdictOnSession } from './sessions/health';
+import { removeStaleSpillFiles } from './transcript/spillOwner';
 import { LazySearch, searchCommandIds, type SearchBundle } from './ui/lazySearch';
 import type { SearchApi } from './ui/searchWiring';
 import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
@@ -73,6 +74,13 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
   const diffs = new ToolDiffs();
   context.subscriptions.push(diffs);
   const host: HostParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError, diffs };
+  const spillDir = join(context.globalStorageUri.fsPath, 'transcripts');
+  // The files of extension hosts that ended without removing them (a crash, a kill) go now, in
+  // every window, whether or not a transcript opens; asynchronous, so activation does not wait.
+  void removeStaleSpillFiles(spillDir).then(
+    (removed) => removed && log.info(`Removed ${removed} transcript files left by an extension host that stopped.`),
+    () => undefined,
+  );
   // The transcript panels come with dist/transcripts.js when first needed; by then the tree and
   // the search their options call on exist.
   const transcripts = new LazyTranscripts(lazyBundle<TranscriptsBundle>('transcripts.js'), (bundle) => bundle.createTranscriptPanels(context, agents, log, host, {
@@ -96,7 +104,8 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
     // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
     replayed: (agentName, session, batches) => search.get().replayed(agentName, session, batches),
-    spillDir: join(context.globalStorageUri.fsPath, 'transcripts'),
+    spillDir,
+    recorder: sessions.messages,
   }));
   context.subscriptions.push(transcripts, ...registerTranscripts(transcripts));
   const { agents, sessions } = activateSessions(context, log, transcripts);

@@ -152,10 +152,50 @@ export function sessionUpdateOfLine(line: string, problems: Problems): SessionUp
 }
 
 /**
- * A `session/update` payload as listeners get it: `session_info_update`'s `title`, `updatedAt`
- * and `archived` of the wrong type are dropped (= unchanged). Other kinds pass unchanged.
+ * How deep objects and arrays may nest in an update (the update itself is level 1): far deeper
+ * than any shape of the protocol (a tool's `rawInput` of a few levels), far shallower than what
+ * the engine's recursive copies survive (v8.serialize, JSON.stringify and the structured clone to
+ * the webview throw "Maximum call stack size exceeded" from about 2,000 levels).
+ */
+export const MAX_UPDATE_DEPTH = 64;
+
+/** Whether objects or arrays in `value` nest deeper than `levels` (a plain value is level 0, `{}` level 1). */
+export function nestsDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
+}
+
+/** A copy of `value` in which every object or array past `levels` is null. */
+function cutDeeperThan(value: unknown, levels: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (levels <= 0) return null;
+  if (Array.isArray(value)) return value.map((item) => cutDeeperThan(item, levels - 1));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = cutDeeperThan((value as Record<string, unknown>)[key], levels - 1);
+    // An own `__proto__` (JSON.parse makes one) stays a key, not the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy;
+}
+
+/**
+ * A `session/update` payload as listeners get it: anything nested deeper than
+ * MAX_UPDATE_DEPTH is cut there (null); `session_info_update`'s `title`, `updatedAt` and
+ * `archived` of the wrong type are dropped (= unchanged). Other kinds pass unchanged.
  */
 export function checkSessionUpdate(update: SessionUpdate, problems: Problems): SessionUpdate {
+  if (nestsDeeperThan(update, MAX_UPDATE_DEPTH)) {
+    problems.add(`a value nested deeper than ${MAX_UPDATE_DEPTH} levels (cut there)`);
+    update = cutDeeperThan(update, MAX_UPDATE_DEPTH) as SessionUpdate;
+  }
   if (update.sessionUpdate === 'subagent_update') return checkSubagentUpdate(update, problems);
   if (update.sessionUpdate !== 'session_info_update') return update;
   const copy = { ...(update as unknown as Record<string, unknown>) };

@@ -6,12 +6,14 @@
 // by its offset and length, and read back when a row is shown, found, exported or indexed. An entity
 // changed after it was written is changed in memory and written again at the file's end when it
 // leaves the cache (the old bytes are left behind: the file is only ever appended to).
-// Per row the heap keeps its key, kind and place in the file: 17 bytes.
+// Per row the heap keeps its key, kind and place in the file: 17 bytes. An entity that cannot be
+// written (V8 cannot serialize it) stays on the heap; one refused by a file on a full disk that
+// keeps all it may in memory is lost, and reads back as a row that says so, never as an error.
 import { entityChars } from './feed';
 import type { Entity, EntityKind } from './model';
 import type { EntityRows } from './rows';
 import { decodeRecord, encodeRecord } from './spillCodec';
-import type { SpillFile } from './spillFile';
+import { SpillFileFullError, type SpillFile } from './spillFile';
 
 export type { EntityRows };
 
@@ -29,6 +31,10 @@ const KINDS: readonly EntityKind[] = ['user_message', 'agent_message', 'thought'
 const KIND_CODES = new Map<EntityKind, number>(KINDS.map((kind, code) => [kind, code]));
 /** Never written to the file (or changed since): `offsets` holds this. */
 const UNWRITTEN = -1;
+/** Could not be written, so held for good (in `unwritable`). */
+const PINNED = -2;
+/** Refused by a full disk's file: reads back as a row that says so. */
+const LOST = -3;
 
 interface Slot {
   entity: Entity;
@@ -49,6 +55,12 @@ export class EntityStore implements EntityRows {
   private heldChars = 0;
   /** The key number used last: using it again needs no reordering. */
   private lastUsed = -1;
+  /** Entities the file cannot hold (V8 could not serialize them), by key number: never evicted. */
+  private readonly unwritable = new Map<number, Entity>();
+  /** The kinds lost rows were, by key number (their stand-ins say it). */
+  private readonly lostKinds = new Map<number, number>();
+  /** Why rows were lost (the full disk's refusal), and how many. */
+  private lost: { count: number; reason: string } | undefined;
 
   constructor(
     private readonly file?: SpillFile,
@@ -62,6 +74,11 @@ export class EntityStore implements EntityRows {
   /** How many entities are on the heap now (tests, the benchmark's notes). */
   get heldCount(): number {
     return this.held.size;
+  }
+
+  /** How many rows a full disk cost (each reads back as a row that says so), and why. */
+  get lostRows(): { count: number; reason: string } | undefined {
+    return this.lost;
   }
 
   /** Whether the entity with this key number is on the heap now (tests). */
@@ -113,6 +130,7 @@ export class EntityStore implements EntityRows {
       this.use(n, slot);
       return slot.entity;
     }
+    if (this.offsets[index] < UNWRITTEN) return this.readRow(index);
     const entity = this.readRow(index);
     this.hold(n, { entity, chars: entityChars(entity), dirty: false });
     return entity;
@@ -132,10 +150,14 @@ export class EntityStore implements EntityRows {
 
   /** The entity with key number `n`, to change: held, and written again when it leaves the cache. */
   change(n: number): Entity | undefined {
+    const pinned = this.unwritable.get(n);
+    if (pinned) return pinned;
     let slot = this.held.get(n);
     if (!slot) {
       const index = this.indexOfKeyNumber(n);
       if (index < 0) return undefined;
+      // A lost row's stand-in is not changed: the rest of its updates are lost with it.
+      if (this.offsets[index] === LOST) return undefined;
       const entity = this.readRow(index);
       slot = { entity, chars: entityChars(entity), dirty: true };
       this.hold(n, slot);
@@ -162,6 +184,8 @@ export class EntityStore implements EntityRows {
       this.heldChars -= slot.chars;
       this.held.delete(n);
     }
+    this.unwritable.delete(n);
+    this.lostKinds.delete(n);
     for (const array of [this.keyNumbers, this.kinds, this.offsets, this.lengths]) array.copyWithin(index, index + 1, this.count);
     this.count--;
     if (this.lastUsed === n) this.lastUsed = -1;
@@ -185,6 +209,8 @@ export class EntityStore implements EntityRows {
   /** Forgets the entities (no rows from now on: a reader finds none rather than a closed file) and removes the file. */
   dispose(): void {
     this.held.clear();
+    this.unwritable.clear();
+    this.lostKinds.clear();
     this.heldChars = 0;
     this.count = 0;
     this.lastUsed = -1;
@@ -193,6 +219,11 @@ export class EntityStore implements EntityRows {
 
   private readRow(index: number): Entity {
     const offset = this.offsets[index];
+    if (offset === PINNED) return this.unwritable.get(this.keyNumbers[index])!;
+    if (offset === LOST) {
+      const n = this.keyNumbers[index];
+      return lostRow(`e${n}`, KINDS[this.lostKinds.get(n) ?? KIND_CODES.get('unknown')!], this.lost?.reason ?? '');
+    }
     if (!this.file || offset === UNWRITTEN) throw new Error(`row ${index} is neither held nor written`);
     return decodeRecord(this.file.read(offset, this.lengths[index]), 0) as Entity;
   }
@@ -225,8 +256,23 @@ export class EntityStore implements EntityRows {
       if (!slot.dirty || file.disposed) continue;
       const index = this.indexOfKeyNumber(n);
       if (index < 0) continue;
-      this.offsets[index] = file.size;
-      this.lengths[index] = encodeRecord(slot.entity, file);
+      const offset = file.size;
+      try {
+        this.lengths[index] = encodeRecord(slot.entity, file);
+        this.offsets[index] = offset;
+      } catch (error) {
+        if (error instanceof SpillFileFullError) {
+          // Its stand-in is of no kind that prompts or the export read as the conversation; its own kind names it.
+          this.lostKinds.set(n, this.kinds[index]);
+          this.kinds[index] = KIND_CODES.get('unknown')!;
+          this.offsets[index] = LOST;
+          this.lost = { count: (this.lost?.count ?? 0) + 1, reason: error.message };
+        } else {
+          // Nothing was appended (the serializer threw before): kept on the heap instead.
+          this.offsets[index] = PINNED;
+          this.unwritable.set(n, slot.entity);
+        }
+      }
     }
   }
 
@@ -242,4 +288,9 @@ export class EntityStore implements EntityRows {
     this.offsets = grown(this.offsets, (n) => new Float64Array(n));
     this.lengths = grown(this.lengths, (n) => new Uint32Array(n));
   }
+}
+
+/** What a row lost to a full disk reads back as: a row that says so, of the kind that cannot mislead (no prompt, no text of the conversation). */
+function lostRow(key: string, kind: EntityKind, reason: string): Entity {
+  return { kind: 'unknown', key, sessionUpdate: kind, problem: `this row could not be kept: ${reason}`, json: '' };
 }

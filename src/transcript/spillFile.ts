@@ -1,11 +1,14 @@
 // A temporary file of ours that holds what a transcript need not keep on the heap: appended to,
-// read back by range, removed when its tab closes. Named `<pid>-<random>-<tag>.spill` in a
-// directory of ours, so the files of an extension host that crashed are found and removed at the
-// next start-up while those of another running window are left alone. Plain Node, no `vscode`.
+// read back by range, removed when its tab closes. Named after its process (spillOwner.ts) in a
+// directory of ours, so the files of an extension host that crashed are found and removed while
+// those of another running window are left alone. A write that fails (a full disk) is never
+// silent: the first error is kept and told once (onSpillWriteError), what was not written stays
+// readable from memory up to a bound, and an append past that bound is refused with an error that
+// names the cause. Plain Node, no `vscode`.
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readSync, rmSync, write, writeSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ownerTag, removeStaleSpillFiles } from './spillOwner';
 
 /** Appends are written once this many bytes wait: one system call per megabyte, not per row. */
 const WRITE_BYTES = 1 << 20;
@@ -13,7 +16,49 @@ const WRITE_BYTES = 1 << 20;
 const READ_AHEAD_BYTES = 1 << 20;
 /** Bytes handed to the thread pool and not written yet, at most: past this a write waits (the disk is behind). */
 const MAX_IN_FLIGHT_BYTES = 16 << 20;
-const NAME = /^(\d+)-[0-9a-f]+-[a-z]+\.spill$/;
+/**
+ * What a file keeps in memory once a write failed, by default: the bytes whose write failed (or
+ * that came after) stay readable up to this much, and appends past it are refused.
+ */
+export const DEFAULT_KEEP_BYTES = 64 << 20;
+
+/** A file's first failed write, as told to `onSpillWriteError` listeners. */
+export interface SpillWriteFailure {
+  /** The folder the file is in: the disk that is full, for the user. */
+  dir: string;
+  path: string;
+  error: NodeJS.ErrnoException;
+}
+
+const failureListeners = new Set<(failure: SpillWriteFailure) => void>();
+
+/** Calls `listener` once for each file's first failed write (after the write, not inside it). */
+export function onSpillWriteError(listener: (failure: SpillWriteFailure) => void): { dispose(): void } {
+  failureListeners.add(listener);
+  return { dispose: () => failureListeners.delete(listener) };
+}
+
+/** An append refused: a write of this file failed before and it keeps as much in memory as it may. */
+export class SpillFileFullError extends Error {
+  constructor(readonly path: string, readonly writeError: NodeJS.ErrnoException, keepBytes: number) {
+    super(`${failureText(path, writeError)}; no more than ${sizeText(keepBytes)} of it are kept in memory`);
+    this.name = 'SpillFileFullError';
+  }
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 1 << 20 ? `${Math.round(bytes / (1 << 20))} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/** `writing /dir/file failed: ENOSPC: no space left on device, write` */
+function failureText(path: string, error: NodeJS.ErrnoException): string {
+  return `writing ${path} failed: ${error.message}`;
+}
+
+export interface SpillFileOptions {
+  /** What the file keeps in memory after a failed write (DEFAULT_KEEP_BYTES). */
+  keepBytes?: number;
+}
 
 export class SpillFile {
   private fd: number | undefined;
@@ -37,36 +82,41 @@ export class SpillFile {
   private chunkBytes = 0;
   /** The last range read, with what followed it. */
   private window: { start: number; data: Buffer } | undefined;
+  /** The first write that failed: nothing is written to the disk after it. */
+  private failure: NodeJS.ErrnoException | undefined;
+  /** Bytes not on the disk (their write failed, or came after one that did), by offset: read from here. */
+  private readonly kept: { offset: number; data: Buffer }[] = [];
+  private keptBytes = 0;
+  private readonly keepBytes: number;
 
-  private constructor(readonly path: string, fd: number) {
+  private constructor(readonly path: string, fd: number, options: SpillFileOptions) {
     this.fd = fd;
+    this.keepBytes = options.keepBytes ?? DEFAULT_KEEP_BYTES;
   }
 
   /** A new, empty file in `dir` (created, with its parents, when missing), readable by this user only. */
-  static create(dir: string, tag: string): SpillFile {
+  static create(dir: string, tag: string, options: SpillFileOptions = {}): SpillFile {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const path = join(dir, `${process.pid}-${randomBytes(8).toString('hex')}-${tag}.spill`);
-    return new SpillFile(path, openSync(path, 'wx+', 0o600));
+    const path = join(dir, `${ownerTag()}-${randomBytes(8).toString('hex')}-${tag}.spill`);
+    return new SpillFile(path, openSync(path, 'wx+', 0o600), options);
   }
 
   /**
-   * Removes the files in `dir` left by extension hosts that are no longer running (a crash, a
-   * kill): a file names its process. Returns how many were removed.
+   * A file at `path` that exists already, opened to read and write and removed on dispose (tests:
+   * a link to /dev/full, whose every write fails with ENOSPC).
    */
-  static async removeStale(dir: string): Promise<number> {
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch {
-      return 0;
-    }
-    let removed = 0;
-    for (const name of names) {
-      const match = NAME.exec(name);
-      if (!match || isRunning(Number(match[1]))) continue;
-      await rm(join(dir, name), { force: true }).then(() => removed++, () => undefined);
-    }
-    return removed;
+  static open(path: string, options: SpillFileOptions = {}): SpillFile {
+    return new SpillFile(path, openSync(path, 'r+'), options);
+  }
+
+  /** Removes the files in `dir` left by extension hosts that are no longer running (see spillOwner.ts). */
+  static removeStale(dir: string): Promise<number> {
+    return removeStaleSpillFiles(dir);
+  }
+
+  /** The first write of this file that failed, if one did. */
+  get writeError(): NodeJS.ErrnoException | undefined {
+    return this.failure;
   }
 
   get disposed(): boolean {
@@ -88,10 +138,12 @@ export class SpillFile {
 
   /**
    * Room for an append of up to `bytes`, to encode in place from `reservedAt` of the buffer
-   * returned, at the file's `size`; `commit` says how much was written.
+   * returned, at the file's `size`; `commit` says how much was written. After a failed write,
+   * throws SpillFileFullError (nothing appended) when the bytes kept in memory would pass the bound.
    */
   reserve(bytes: number): Buffer {
     this.open();
+    if (this.failure && this.keptBytes + this.chunkBytes + bytes > this.keepBytes) throw new SpillFileFullError(this.path, this.failure, this.keepBytes);
     if (this.chunk && this.chunkBytes + bytes > this.chunk.length) this.writePending(false);
     if (!this.chunk) this.chunk = Buffer.allocUnsafe(Math.max(WRITE_BYTES, bytes));
     return this.chunk;
@@ -113,9 +165,11 @@ export class SpillFile {
       return window.data.subarray(offset - window.start, offset - window.start + length);
     }
     if (offset >= this.written) {
-      if (!this.chunk || offset + length > this.size) throw new Error(`${this.path}: ${length} bytes at ${offset} are not there`);
+      if (!this.chunk || offset + length > this.size) throw new Error(this.missing(`${length} bytes at ${offset} are not there`));
       return this.chunk.subarray(offset - this.written, offset - this.written + length);
     }
+    const kept = this.keptAt(offset, length);
+    if (kept) return kept;
     // Everything before the first write under way is on disk.
     const durable = this.inFlight.length ? this.inFlight[0].offset : this.written;
     if (offset + length > durable) {
@@ -124,20 +178,33 @@ export class SpillFile {
       }
       // Written at once (a flush) after a write still under way: on disk, but not what follows it.
       const exact = Buffer.allocUnsafe(length);
-      if (readAll(this.open(), exact, offset) < length) throw new Error(`${this.path}: ${length} bytes at ${offset} are not there`);
+      if (readAll(this.open(), exact, offset) < length) throw new Error(this.missing(`${length} bytes at ${offset} are not there`));
       return exact;
     }
-    const data = Buffer.allocUnsafe(Math.max(length, Math.min(READ_AHEAD_BYTES, durable - offset)));
+    // Not past what is on the disk: a range kept in memory starts later.
+    const end = Math.min(durable, this.kept.find((k) => k.offset > offset)?.offset ?? durable);
+    const data = Buffer.allocUnsafe(Math.max(length, Math.min(READ_AHEAD_BYTES, end - offset)));
     const got = readAll(this.open(), data, offset);
-    if (got < length) throw new Error(`${this.path}: ${length} bytes at ${offset} asked, ${got} there`);
-    this.window = { start: offset, data: data.subarray(0, got) };
+    if (got < length) throw new Error(this.missing(`${length} bytes at ${offset} asked, ${got} there`));
+    this.window = { start: offset, data: data.subarray(0, Math.min(got, end - offset)) };
     return data.subarray(0, length);
   }
 
-  /** Writes what waits, now: on disk when this returns (writes under way are written again, the same bytes at the same place). */
+  /**
+   * Writes what waits, now: on disk when this returns (writes under way are written again, the
+   * same bytes at the same place), unless a write failed: then it stays in memory.
+   */
   flush(): void {
     this.writePending(true);
-    for (const w of this.inFlight) writeAll(this.open(), w.data, 0, w.offset);
+    if (this.failure) return;
+    for (const w of this.inFlight) {
+      try {
+        writeAll(this.open(), w.data, 0, w.offset);
+      } catch (error) {
+        this.failed(error as NodeJS.ErrnoException);
+        return;
+      }
+    }
   }
 
   /** Hands what waits to the thread pool (or writes it at once: `sync`, or the disk is behind). */
@@ -149,26 +216,85 @@ export class SpillFile {
     this.chunkBytes = 0;
     const offset = this.written;
     this.written += data.length;
+    // After a failed write, nothing more goes to the disk: a write that fails part way leaves a
+    // file whose later records could not be trusted.
+    if (this.failure) return this.keep(offset, data);
     if (sync || this.inFlightBytes + data.length > MAX_IN_FLIGHT_BYTES) {
-      writeAll(fd, data, 0, offset);
+      try {
+        writeAll(fd, data, 0, offset);
+      } catch (error) {
+        this.failed(error as NodeJS.ErrnoException);
+        this.keep(offset, data);
+      }
       return;
     }
     const entry = { offset, data };
     this.inFlight.push(entry);
     this.inFlightBytes += data.length;
-    const done = (): void => {
+    const done = (error?: NodeJS.ErrnoException | null): void => {
       this.inFlight.splice(this.inFlight.indexOf(entry), 1);
       this.inFlightBytes -= data.length;
+      // Its bytes were given out already: they stay readable, whatever the bound.
+      if (error && this.closing === undefined && this.fd !== undefined) {
+        this.failed(error);
+        this.keep(offset, data);
+      }
       if (this.closing !== undefined && this.inFlight.length === 0) this.closeNow(this.closing);
     };
     const step = (from: number): void => {
       write(fd, data, from, data.length - from, offset + from, (error, n) => {
-        if (error || this.closing !== undefined) return done();
+        if (error || this.closing !== undefined) return done(error);
         if (from + n < data.length) return step(from + n);
         done();
       });
     };
     step(0);
+  }
+
+  /** Keeps the first failed write and tells it (once per file, after this call returns). */
+  private failed(error: NodeJS.ErrnoException): void {
+    if (this.failure) return;
+    this.failure = error;
+    const failure: SpillWriteFailure = { dir: dirname(this.path), path: this.path, error };
+    queueMicrotask(() => {
+      for (const listener of [...failureListeners]) {
+        try {
+          listener(failure);
+        } catch {
+          // A listener's trouble is its own: the others are told all the same.
+        }
+      }
+    });
+  }
+
+  /** `data`, written at `offset`, stays in memory (in offset order: a failed write may end after a later one). */
+  private keep(offset: number, data: Buffer): void {
+    let i = this.kept.length;
+    while (i > 0 && this.kept[i - 1].offset > offset) i--;
+    this.kept.splice(i, 0, { offset, data });
+    this.keptBytes += data.length;
+    // A read ahead of the disk may hold what followed: those bytes were not written.
+    this.window = undefined;
+  }
+
+  /** The range from memory when it is in a range kept there. */
+  private keptAt(offset: number, length: number): Buffer | undefined {
+    const kept = this.kept;
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (kept[mid].offset <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    const k = kept[lo - 1];
+    if (!k || offset + length > k.offset + k.data.length) return undefined;
+    return k.data.subarray(offset - k.offset, offset - k.offset + length);
+  }
+
+  /** An error for bytes that are not there, naming the failed write when there was one (it is the cause). */
+  private missing(what: string): string {
+    return `${this.path}: ${what}${this.failure ? ` (${failureText(this.path, this.failure)})` : ''}`;
   }
 
   /** Closes and removes the file. */
@@ -179,6 +305,8 @@ export class SpillFile {
     this.chunk = undefined;
     this.chunkBytes = 0;
     this.window = undefined;
+    this.kept.length = 0;
+    this.keptBytes = 0;
     // A write under way still uses the descriptor: closing it now could let a file opened
     // meanwhile take its number and the write. Closed (and removed again) when the last ends.
     if (this.inFlight.length > 0) this.closing = fd;
@@ -216,15 +344,4 @@ function readAll(fd: number, into: Buffer, position: number): number {
     done += n;
   }
   return done;
-}
-
-/** Whether a process with this id runs (one we may not signal runs too). */
-function isRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

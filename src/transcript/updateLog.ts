@@ -6,11 +6,13 @@
 // what was just parsed (V8's serializer was two thirds of the spill files' share of the extension
 // host's time at 200,000 chunks); the line is decoded, parsed and checked again only when read.
 // Any other update (an exported file opened again, a line that needed fixing) is V8's
-// serialization, a batch at a time. Plain Node, no `vscode`.
+// serialization, a batch at a time. An update that cannot be kept (nested too deep to copy, or
+// past what a file on a full disk keeps in memory) costs that update alone: it is counted and
+// told (`onUnkept`), and every later push works. Plain Node, no `vscode`.
 import { deserialize, serialize } from 'node:v8';
 import type { SessionUpdate } from '../acp/types';
-import { Problems, sessionUpdateOfLine } from '../acp/validate';
-import type { SpillFile } from './spillFile';
+import { MAX_UPDATE_DEPTH, nestsDeeperThan, Problems, sessionUpdateOfLine } from '../acp/validate';
+import { SpillFileFullError, type SpillFile } from './spillFile';
 
 /**
  * Updates without a line wait in memory until this many are written at once: enough to make the
@@ -28,22 +30,52 @@ const LINE_RECORD = 1;
 /** As the client decodes the agent's lines (a BOM is kept, bad bytes become U+FFFD): the line read back is the line parsed. */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
+/** Why updates were not kept, as `onUnkept` hears it: the first reason of a kind is enough to say. */
+export interface Unkept {
+  /** How many updates this time. */
+  count: number;
+  /** Why, in a sentence part for the log (`nested deeper than 64 levels`, the full disk's error). */
+  reason: string;
+  /** The file's disk is full: what was kept is not the whole transcript. */
+  diskFull: boolean;
+}
+
 export class UpdateLog implements Iterable<SessionUpdate> {
   private readonly memory: SessionUpdate[] = [];
   private pending: SessionUpdate[] = [];
   private count = 0;
+  private unkeptCount = 0;
+  /** The refusal of the full disk's file, when updates were lost to it: the iteration names it. */
+  private lostToDisk: { count: number; error: Error } | undefined;
 
-  constructor(private readonly file?: SpillFile) {}
+  constructor(
+    private readonly file?: SpillFile,
+    /** Told each time updates could not be kept (never throws into the push). */
+    private readonly onUnkept?: (unkept: Unkept) => void,
+  ) {}
 
+  /** The updates kept: what iterating yields. */
   get length(): number {
     return this.count;
+  }
+
+  /** How many updates pushed were not kept. */
+  get unkept(): number {
+    return this.unkeptCount;
   }
 
   /**
    * Keeps `update`; `line`, when given, is the agent's line it was parsed from and parses to the
    * same update (see `SessionUpdateListener`): with a file, those bytes are what is written.
+   * Never throws: an update that cannot be kept is counted and told instead.
    */
   push(update: SessionUpdate, line?: Uint8Array): void {
+    // What no export could write (JSON.stringify throws on it) and no file could hold; the
+    // client cuts such updates where they enter, so only an update from elsewhere gets here.
+    if (line === undefined && nestsDeeperThan(update, MAX_UPDATE_DEPTH)) {
+      this.lose(1, `an update (${String(update.sessionUpdate).slice(0, 50)}) nested deeper than ${MAX_UPDATE_DEPTH} levels`);
+      return;
+    }
     this.count++;
     if (!this.file) {
       this.memory.push(update);
@@ -56,10 +88,13 @@ export class UpdateLog implements Iterable<SessionUpdate> {
     }
     // Those waiting came first.
     this.write();
-    this.writeRecord(LINE_RECORD, line);
+    this.writeRecord(LINE_RECORD, line, 1);
   }
 
-  /** The updates so far, in order; those received while iterating are not included. */
+  /**
+   * The updates so far, in order; those received while iterating are not included. Throws, naming
+   * the cause, when updates were lost to a full disk: what is left is not the transcript.
+   */
   *[Symbol.iterator](): Iterator<SessionUpdate> {
     const count = this.count;
     if (!this.file) {
@@ -67,6 +102,7 @@ export class UpdateLog implements Iterable<SessionUpdate> {
       return;
     }
     this.write();
+    if (this.lostToDisk) throw new Error(`${this.lostToDisk.count} of this transcript's updates could not be kept: ${this.lostToDisk.error.message}`);
     const file = this.file;
     const end = file.size;
     let yielded = 0;
@@ -100,20 +136,57 @@ export class UpdateLog implements Iterable<SessionUpdate> {
 
   private write(): void {
     if (!this.file || this.pending.length === 0 || this.file.disposed) return;
-    const data = serialize(this.pending);
+    const batch = this.pending;
+    // Taken first: a batch that fails must not stay to fail every later push.
     this.pending = [];
-    this.writeRecord(BATCH_RECORD, data);
+    let data: Buffer;
+    try {
+      data = serialize(batch);
+    } catch {
+      // One update the serializer cannot copy: the others are written one by one, without it.
+      for (const update of batch) {
+        let one: Buffer;
+        try {
+          one = serialize([update]);
+        } catch (error) {
+          this.count--;
+          this.lose(1, `an update (${String(update.sessionUpdate).slice(0, 50)}) V8 could not serialize: ${(error as Error)?.message ?? error}`);
+          continue;
+        }
+        this.writeRecord(BATCH_RECORD, one, 1);
+      }
+      return;
+    }
+    this.writeRecord(BATCH_RECORD, data, batch.length);
   }
 
-  /** A record of `kind` holding `data`, copied straight into the file's write buffer. */
-  private writeRecord(kind: number, data: Uint8Array): void {
+  /** A record of `kind` holding `data` (`updates` of them), copied straight into the file's write buffer. */
+  private writeRecord(kind: number, data: Uint8Array, updates: number): void {
     if (!this.file || this.file.disposed) return;
-    const buffer = this.file.reserve(HEADER_BYTES + data.length);
+    let buffer: Buffer;
+    try {
+      buffer = this.file.reserve(HEADER_BYTES + data.length);
+    } catch (error) {
+      if (!(error instanceof SpillFileFullError)) throw error;
+      this.count -= updates;
+      this.lostToDisk = { count: (this.lostToDisk?.count ?? 0) + updates, error };
+      this.lose(updates, error.message, true);
+      return;
+    }
     const at = this.file.reservedAt;
     buffer[at] = kind;
     buffer.writeUInt32LE(data.length, at + 1);
     buffer.set(data, at + HEADER_BYTES);
     this.file.commit(HEADER_BYTES + data.length);
+  }
+
+  private lose(count: number, reason: string, diskFull = false): void {
+    this.unkeptCount += count;
+    try {
+      this.onUnkept?.({ count, reason, diskFull });
+    } catch {
+      // The teller's trouble is not the log's: the next push works all the same.
+    }
   }
 }
 

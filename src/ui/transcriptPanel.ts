@@ -15,6 +15,8 @@ import { partsText, type CompactionEntity, type Entity, type EntityKind, type Us
 import { EntityStore } from '../transcript/entityStore';
 import { SpillFile } from '../transcript/spillFile';
 import { UpdateLog } from '../transcript/updateLog';
+import type { MessageRecorder } from './messages';
+import { UnkeptUpdates, watchSpillFailures } from './transcriptTrouble';
 import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
 import { TranscriptFind } from '../transcript/find';
@@ -82,6 +84,8 @@ export interface TranscriptState {
   prompts: PromptEntry[];
   /** Read from an exported replay file, with no agent. */
   exported: boolean;
+  /** Updates received that could not be kept (the header says how many). */
+  unkeptUpdates: number;
   /** What had happened when the first replay began (it waits for one): the page's `ready`, the tab hidden or closed, or PAGE_WAIT_MS gone by. */
   replayWaitedFor: PageWait | undefined;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
@@ -120,9 +124,11 @@ export interface TranscriptPanelsOptions {
   replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
   /**
    * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
-   * extension hosts no longer running are removed at start). Unset: everything on the heap.
+   * extension hosts no longer running are removed at activation). Unset: everything on the heap.
    */
   spillDir?: string;
+  /** The Test mode's recorder of messages (a full disk under spillDir is told through them). */
+  recorder?: MessageRecorder;
 }
 
 /** A place to show in a transcript: the first match of `text` at or after entity `index` (Search Sessions). */
@@ -149,13 +155,7 @@ export class TranscriptPanels implements vscode.Disposable {
     readonly host: HostParts,
     readonly options: TranscriptPanelsOptions = {},
   ) {
-    const spillDir = options.spillDir;
-    if (spillDir) {
-      void SpillFile.removeStale(spillDir).then(
-        (removed) => removed && log.info(`Removed ${removed} transcript files left by an extension host that stopped.`),
-        () => undefined,
-      );
-    }
+    this.disposables.push(watchSpillFailures(log, options.recorder));
     // The panel serializer and the transcript commands are registered by the main bundle
     // (src/ui/lazyTranscripts.ts), which loads this one when they first need it.
     this.disposables.push(this.changeEmitter);
@@ -349,6 +349,7 @@ class TranscriptPanel {
   private readonly times = new PromptTimes();
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
+  private unkept!: UnkeptUpdates;
   readonly key: string;
   private readonly finder = new TranscriptFind(() => this.timeline.rows, (message) => this.post(message));
   private loading = false;
@@ -402,6 +403,7 @@ class TranscriptPanel {
     private readonly source?: { file: string; updates: SessionUpdate[] },
   ) {
     this.key = source ? exportedKey(source.file) : panelKey(agentName, session.sessionId);
+    this.unkept = new UnkeptUpdates(owner.log, `Transcript of ${session.sessionId}${source ? ` (${source.file})` : ''}`);
     this.archived = (session as SessionInfo & { archived?: boolean }).archived === true;
     this.resetTimeline();
     panel.iconPath = vscode.Uri.joinPath(owner.context.extensionUri, 'media', 'acp-sessions.svg');
@@ -456,7 +458,8 @@ class TranscriptPanel {
   /** Replays the session from the start into a fresh timeline. */
   load(): Promise<void> {
     const run = this.runLoad();
-    this.replayDone = run.catch(() => undefined);
+    // Said, not swallowed: a replay that throws must not leave its tab loading for good with no word.
+    this.replayDone = run.catch((error: unknown) => this.owner.log.error(`Transcript of ${this.session.sessionId}: the replay failed: ${(error as Error)?.stack ?? error}`));
     return this.replayDone;
   }
 
@@ -470,7 +473,12 @@ class TranscriptPanel {
     this.feed.snapshot();
     const { agentName, session } = this;
     if (this.source) {
-      for (const update of this.source.updates) this.apply(this.timeline, update);
+      try {
+        for (const update of this.source.updates) this.apply(this.timeline, update);
+      } catch (error) {
+        this.owner.log.warn(`Transcript of ${session.sessionId} (${this.source.file}) could not be shown: ${messageOf(error)}`);
+        this.problem = { kind: 'load-failed', message: vscode.l10n.t('The transcript could not be loaded: {0}', messageOf(error)), actions: ['showLog'] };
+      }
       this.loading = false;
       this.loaded = true;
       this.markChanged();
@@ -669,6 +677,7 @@ class TranscriptPanel {
       canRename: this.canRename,
       prompts: this.prompts(),
       exported: this.source !== undefined,
+      unkeptUpdates: this.unkept.total,
       resumed: this.resumed !== undefined,
       replayEnd: this.replayEnd,
       lateUpdates: this.lateUpdates,
@@ -879,7 +888,12 @@ class TranscriptPanel {
     this.timeline?.rows.dispose();
     this.updates.dispose();
     this.timeline = new Timeline(this.feed.collector, new EntityStore(this.spillFile('entities')));
-    this.updates = new UpdateLog(this.spillFile('updates'));
+    this.unkept.clear();
+    // An update that cannot be kept costs that update (counted, logged, in the header), never the tab.
+    this.updates = new UpdateLog(this.spillFile('updates'), (unkept) => {
+      this.unkept.add(unkept);
+      this.markChanged();
+    });
     this.times.clear();
   }
 
@@ -922,7 +936,7 @@ class TranscriptPanel {
       loading: this.loading,
       updateCount: this.timeline.updateCount,
       live: this.live,
-      notices: state.notices,
+      notices: this.unkept.notices(state.notices),
     };
     // After a resuming load the agent's date is the new one, not the one listed before.
     const updatedAt = this.resumed?.updatedAt ?? state.updatedAt ?? this.session.updatedAt ?? undefined;

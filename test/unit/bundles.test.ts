@@ -26,6 +26,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/ui/settings.ts': 'reads the settings',
   'src/ui/rulePick.ts': 'quick pick steps, no state',
   'src/acp/validate.ts': 'pure checks of what an agent sent; its Problems are per call (the update log checks the lines it reads back as the client did)',
+  'src/transcript/spillOwner.ts': 'how a spill file names its process, and the clean-up at activation: pure but for a memo of this process\'s start time, the same in every copy',
   'src/ui/toolLinks.ts': 'ToolDiffs is made once, by extension.ts, and handed over in src/ui/hostParts.ts; the rest are pure functions',
 };
 

@@ -16,11 +16,14 @@ import { TranscriptFind } from '../../src/transcript/find';
 import type { CompactionEntity, Entity, MessageEntity } from '../../src/transcript/model';
 import type { HostToWebview } from '../../src/transcript/protocol';
 import { writeReplay } from '../../src/transcript/replayFile';
-import { SpillFile } from '../../src/transcript/spillFile';
+import { promptsOf } from '../../src/transcript/prompts';
+import { onSpillWriteError, SpillFile, type SpillWriteFailure } from '../../src/transcript/spillFile';
+import { startTimeOf } from '../../src/transcript/spillOwner';
 import { Timeline } from '../../src/transcript/timeline';
-import { UpdateLog } from '../../src/transcript/updateLog';
+import { UpdateLog, type Unkept } from '../../src/transcript/updateLog';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
+import { fullDisk } from './fullDisk';
 
 /** Every entity of `batches`, in one array. */
 async function entitiesOf(batches: AsyncIterable<readonly Entity[]>): Promise<Entity[]> {
@@ -284,4 +287,153 @@ test('updates and entities read back with their keys in the order they came, wha
   store.push({ kind: 'agent_message', key: 'e6', parts: [] }, 6);
   assert.ok(entities.every((_, n) => !store.isHeld(n)), 'every one was written to the file');
   for (let i = 0; i < entities.length; i++) assert.equal(JSON.stringify(store.peek(i)), JSON.stringify(entities[i]), `entity ${i}`);
+});
+
+/** 4,000 rows of prompts and answers (about 4 MB), as a long replay sends them. */
+function longReplay(rows = 4000): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  for (let i = 0; i < rows; i++) {
+    const role = i % 2 ? 'agent_message_chunk' : 'user_message_chunk';
+    updates.push({ sessionUpdate: role, messageId: `m${i}`, content: { type: 'text', text: `row ${i} zebra${i} ${'é'.repeat(500)}` } } as SessionUpdate);
+  }
+  return updates;
+}
+
+/** Resolves with the first failed write told for one of `paths` (deadline 10 s). */
+function toldFailure(paths: string[]): { failures: SpillWriteFailure[]; first: Promise<SpillWriteFailure> } {
+  const failures: SpillWriteFailure[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const first = new Promise<SpillWriteFailure>((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no failed write of ${paths.join(', ')} was told within 10 s`)), 10_000);
+    const watch = onSpillWriteError((failure) => {
+      if (!paths.includes(failure.path)) return;
+      failures.push(failure);
+      clearTimeout(timer);
+      resolve(failure);
+    });
+    // Listening a while longer: a second telling for the same file would be counted.
+    setTimeout(() => watch.dispose(), 10_000).unref();
+  });
+  return { failures, first };
+}
+
+test('on a full disk a spilled transcript keeps what it could not write in memory: every row, prompt, find and export reads as in memory, and the first error is told once per file, naming the folder', async (t) => {
+  for (const kind of ['tmpfs', '/dev/full'] as const) await readsBackOnAFullDisk(t, kind);
+});
+
+async function readsBackOnAFullDisk(t: { after(fn: () => void): void }, kind: 'tmpfs' | '/dev/full'): Promise<void> {
+  const disk = fullDisk(t, kind);
+  const entityFile = disk.create('entities');
+  const updateFile = disk.create('updates');
+  const told = [toldFailure([entityFile.path]), toldFailure([updateFile.path])];
+  const spilled = new Timeline(undefined, new EntityStore(entityFile, TINY));
+  const memory = new Timeline();
+  const unkept: Unkept[] = [];
+  const log = new UpdateLog(updateFile, (u) => unkept.push(u));
+  t.after(() => {
+    spilled.rows.dispose();
+    log.dispose();
+  });
+  const updates = longReplay();
+  for (const u of updates) {
+    spilled.apply(u);
+    memory.apply(u);
+    log.push(u);
+  }
+  // Read while writes are under way, failing, and after.
+  assert.deepEqual(spilled.rows.peek(3999), memory.entities[3999]);
+  await Promise.all(told.map((f) => f.first));
+  assert.equal(entityFile.writeError?.code, 'ENOSPC', `${disk.kind}: the first error is kept`);
+  assert.equal(spilled.rows.length, 4000);
+  for (let i = 0; i < 4000; i++) assert.deepEqual(spilled.rows.peek(i), memory.entities[i], `${disk.kind}: row ${i}`);
+  assert.deepEqual(promptsOf(spilled.rows).map((p) => p.index), promptsOf(memory.entities).map((p) => p.index), 'the prompt list');
+  const fromFile = await findAll(() => spilled.rows, 'zebra3999');
+  assert.equal(fromFile.at(-1)!.total, 1, 'find reaches the last row');
+  const header = { title: 'T', agentName: 'Reference', sessionId: 's', cwd: '/w' };
+  assert.equal(timelineToMarkdown(header, spilled.rows, spilled.state), timelineToMarkdown(header, memory.entities, memory.state), 'the Markdown export');
+  assert.deepEqual([...log], updates, 'the update log, for Export Sessions');
+  assert.deepEqual(unkept, [], 'nothing lost within the bound');
+  assert.deepEqual(await entitiesOf(spilled.rows.batches()), memory.entities, 'the search index\'s batches');
+  // Told once per file (not once per failed write), with the folder that is full.
+  for (const { failures } of told) {
+    assert.equal(failures.length, 1, `${disk.kind}: told once`);
+    assert.equal(failures[0].dir, disk.dir);
+    assert.equal(failures[0].error.code, 'ENOSPC');
+  }
+}
+
+test('past what a file on a full disk keeps in memory, rows read back as rows that say why, and the update log\'s reading names the full disk instead of giving part of the transcript', async (t) => {
+  for (const kind of ['tmpfs', '/dev/full'] as const) await losesPastTheBound(t, kind);
+});
+
+async function losesPastTheBound(t: { after(fn: () => void): void }, kind: 'tmpfs' | '/dev/full'): Promise<void> {
+  const disk = fullDisk(t, kind);
+  const keep = { keepBytes: 512 * 1024 };
+  const entityFile = disk.create('entities', keep);
+  const updateFile = disk.create('updates', keep);
+  const entitiesFailed = toldFailure([entityFile.path]).first;
+  const updatesFailed = toldFailure([updateFile.path]).first;
+  const store = new EntityStore(entityFile, TINY);
+  const spilled = new Timeline(undefined, store);
+  const unkept: Unkept[] = [];
+  const log = new UpdateLog(updateFile, (u) => unkept.push(u));
+  t.after(() => {
+    store.dispose();
+    log.dispose();
+  });
+  const updates = longReplay();
+  // A first part (more than a megabyte each: a write of each file), while the disk's refusal
+  // comes back from the thread pool; then the rest, past the bound.
+  for (const u of updates.slice(0, 2500)) {
+    spilled.apply(u);
+    log.push(u);
+  }
+  await Promise.all([entitiesFailed, updatesFailed]);
+  for (const u of updates.slice(2500)) {
+    spilled.apply(u);
+    log.push(u);
+  }
+  assert.equal(spilled.rows.length, 4000, 'every update made its row');
+  const rows = await entitiesOf(spilled.rows.batches());
+  const lost = rows.filter((e) => e.kind === 'unknown');
+  assert.ok(lost.length > 1000 && lost.length < 4000, `${lost.length} rows lost, the others kept`);
+  assert.ok(store.lostRows && store.lostRows.count === lost.length);
+  for (const row of lost) assert.match((row as { problem?: string }).problem ?? '', /could not be kept: writing .* failed: ENOSPC.*kept in memory/);
+  assert.ok(promptsOf(spilled.rows).length < 2000, 'a lost prompt is not in the prompt list');
+  assert.ok(unkept.length > 0, `the log told its losses (${log.unkept}; ${updateFile.writeError?.message})`);
+  assert.ok(unkept.every((u) => u.diskFull && /ENOSPC/.test(u.reason)), 'the log told its losses');
+  assert.ok(log.unkept > 0 && log.length + log.unkept === 4000);
+  assert.throws(() => [...log], /updates could not be kept: writing .* failed: ENOSPC: no space left on device/);
+}
+
+test('a file whose pid another process has taken since is removed: a file names its process by pid and start time, and only a running process with both keeps it', async (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  const own = SpillFile.create(dir, 'entities');
+  t.after(() => own.dispose());
+  // A process that runs (the test runner that started this one), with its start time from /proc.
+  const pid = process.ppid;
+  const start = startTimeOf(pid);
+  assert.ok(start, `/proc/${pid}/stat gives a start time`);
+  const child = spawn(process.execPath, ['-e', '']);
+  const deadPid = child.pid!;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the child did not exit within 10 s')), 10_000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const name = (owner: string, tag: string) => join(dir, `${owner}-0123456789abcdef-${tag}.spill`);
+  const running = name(`${pid}_${start}`, 'updates');
+  const reused = name(`${pid}_${Number(start) + 1}`, 'entities');
+  const ownEarlier = name(`${process.pid}_${Number(start) + 7}`, 'updates');
+  const dead = name(`${deadPid}_${start}`, 'entities');
+  const unknownStart = name(`${pid}_0`, 'entities');
+  const legacyRunning = name(`${pid}`, 'updates');
+  const legacyDead = name(`${deadPid}`, 'updates');
+  for (const path of [running, reused, ownEarlier, dead, unknownStart, legacyRunning, legacyDead]) writeFileSync(path, 'x');
+  assert.match(own.path, new RegExp(`/${process.pid}_${startTimeOf(process.pid)}-[0-9a-f]{16}-entities\\.spill$`), 'our own file names our pid and start time');
+  assert.equal(await SpillFile.removeStale(dir), 4);
+  for (const gone of [reused, ownEarlier, dead, legacyDead]) assert.ok(!existsSync(gone), `${gone} is removed`);
+  for (const kept of [own.path, running, unknownStart, legacyRunning]) assert.ok(existsSync(kept), `${kept} stays`);
 });

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SessionUpdate } from '../../src/acp/types';
 import { SpillFile } from '../../src/transcript/spillFile';
-import { UpdateLog } from '../../src/transcript/updateLog';
+import { UpdateLog, type Unkept } from '../../src/transcript/updateLog';
 import { storedSession, writeAll } from '../agent/fixtures';
+import { DEEP_AGENT_NODE_FLAGS, DEEP_LEVELS, deepJson, writeDeepSession } from '../hostile/deep';
 import { referenceAgent, scriptedAgent, startClient, tempDir } from './acp-helpers';
 
 const CWD = '/work/project-a';
@@ -138,4 +139,58 @@ test('a logged line is checked again when read: fields of the wrong type are dro
   const bad = spilledLog(t).log;
   bad.push(update, Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}'));
   assert.throws(() => [...bad], /not a session\/update/);
+});
+
+test('an update nested too deep for V8 to copy, or holding what it cannot, costs that update alone: every later push is kept, and each loss is counted and told once', (t) => {
+  const deep = { sessionUpdate: 'tool_call', toolCallId: 'deep', title: 'deep', rawInput: JSON.parse(deepJson(DEEP_LEVELS)) } as unknown as SessionUpdate;
+  // Not deep, but not a value V8 serializes either.
+  const uncopyable = { sessionUpdate: 'future_update', payload: { run: () => 1 } } as unknown as SessionUpdate;
+  const chunk = (i: number) => ({ sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: `chunk ${i}` } }) as SessionUpdate;
+  for (const spilled of [true, false]) {
+    const told: Unkept[] = [];
+    const log = new UpdateLog(spilled ? SpillFile.create(tempDir(t, 'update-log-'), 'updates') : undefined, (unkept) => told.push(unkept));
+    t.after(() => log.dispose());
+    const kept: SessionUpdate[] = [];
+    // More than a batch before, between and after: the batch that held each one is written all the same.
+    for (let i = 0; i < 300; i++) {
+      if (i === 10) log.push(deep);
+      if (i === 150 && spilled) log.push(uncopyable);
+      log.push(chunk(i));
+      kept.push(chunk(i));
+    }
+    assert.equal(log.length, 300, `${spilled ? 'spilled' : 'in memory'}: the others are kept`);
+    assert.deepEqual([...log], kept, 'and read back in order');
+    assert.equal(log.unkept, spilled ? 2 : 1);
+    assert.deepEqual(told.map((u) => u.count), spilled ? [1, 1] : [1], 'each told once');
+    assert.match(told[0].reason, /tool_call\) nested deeper than 64 levels/);
+    if (spilled) assert.match(told[1].reason, /future_update\) V8 could not serialize/);
+    assert.ok(told.every((u) => !u.diskFull));
+    // What the log holds can be exported: JSON.stringify copies every update.
+    for (const update of log) JSON.stringify(update);
+  }
+});
+
+test('a replay of the reference agent holding an update 10,000 levels deep: the client cuts it at 64 levels with one warning, and the log keeps every update, each one JSON can write', async (t) => {
+  const store = join(tempDir(t), 'store');
+  const texts = await writeDeepSession(store, 'deep', CWD);
+  const agent = referenceAgent(store);
+  const { client, log: clientLog } = await startClient(t, { ...agent, args: [...DEEP_AGENT_NODE_FLAGS, ...(agent.args ?? [])] });
+  const { log } = spilledLog(t);
+  const delivered: SessionUpdate[] = [];
+  await client.loadSession('deep', CWD, (update, line) => {
+    delivered.push(update);
+    log.push(update, line);
+  });
+  assert.equal(delivered.length, texts.length + 1, 'every update, the deep one too');
+  const read = [...log];
+  assert.equal(read.length, delivered.length, 'the log kept them all');
+  const deep = read.find((u) => u.sessionUpdate === 'tool_call') as unknown as { rawInput: unknown };
+  let levels = 0;
+  for (let v: unknown = deep.rawInput; v !== null && typeof v === 'object'; v = (v as { a: unknown }).a) levels++;
+  assert.equal(levels, 63, 'cut where the update is 64 levels deep (the update, then 63 of rawInput)');
+  for (const update of read) JSON.stringify(update);
+  assert.deepEqual(read.filter((u) => u.sessionUpdate !== 'tool_call').map((u) => (u as { content: { text: string } }).content.text), texts);
+  const warnings = clientLog.text().split('\n').filter((l) => /nested deeper than 64 levels/.test(l));
+  assert.equal(warnings.length, 1, `one warning:\n${clientLog.text().slice(0, 2000)}`);
+  assert.doesNotMatch(clientLog.text(), /listener failed/);
 });

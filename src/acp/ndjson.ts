@@ -128,10 +128,19 @@ export class MessageTracer {
   private write(level: TraceLevel, text: string, label: string, data: unknown): void {
     // Tracing is something the user turned on on purpose, so it logs at info and shows by default.
     if (level === 'verbose' && data !== undefined) {
-      this.log.info(`[${this.agentName}] ${text}\n${label}: ${JSON.stringify(data, null, 4)}`);
+      this.log.info(`[${this.agentName}] ${text}\n${label}: ${printable(data)}`);
     } else {
       this.log.info(`[${this.agentName}] ${text}`);
     }
+  }
+}
+
+/** The traced value as indented JSON; a value nested too deep to print must not cost the message it came with. */
+function printable(data: unknown): string {
+  try {
+    return JSON.stringify(data, null, 4);
+  } catch {
+    return '(not shown: nested too deep to print)';
   }
 }
 

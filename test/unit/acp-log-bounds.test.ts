@@ -51,3 +51,14 @@ test('an agent flooding stderr gets at most 50 lines a second into the log, then
   const dropped = summaries.reduce((n, e) => n + Number(/\] (\d+) more/.exec(e.message)![1]), 0);
   assert.equal(stderrLines.length + dropped, 10001, 'every line is either logged or counted');
 });
+
+test('traced traffic nested too deep to print is logged as such, and the reply still arrives', async (t) => {
+  const log = new CapturingLog();
+  const config = scriptedAgent('deeptalker', `
+    handlers['session/list'] = (m) => process.stdout.write('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"sessions":[],"_meta":' + '{"a":'.repeat(9999) + '1' + '}'.repeat(9999) + '}}\\n');
+  `);
+  const { client } = await startClient(t, config, { log: boundedLogger(log), trace: () => 'verbose' });
+  const listed = await client.listSessions({});
+  assert.deepEqual(listed.sessions, []);
+  assert.ok(log.entries.some((e) => /Received response 'session\/list[^]*Result: \(not shown: nested too deep to print\)/.test(e.message)), log.entries.map((e) => e.message.slice(0, 120)).join('\n'));
+});

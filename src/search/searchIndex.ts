@@ -8,7 +8,7 @@
 // until a page is full. A session whose file is damaged or gone is dropped (indexed again), never
 // the query. Plain Node (no `vscode`).
 import { closeSync, openSync, readSync } from 'node:fs';
-import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Entity } from '../transcript/model';
@@ -18,7 +18,7 @@ import { FORMAT_VERSION, keyOf, MANIFEST, readManifest, type BlockRef, type Entr
 import { candidateBlocks, matchSession, passes, type SearchOptions, type SearchResult, type SessionResult } from './match';
 import type { ParsedQuery } from './query';
 import { recordsOf } from './records';
-import { acquireLock, DIR_MODE, FILE_MODE, IndexDiskFullError, isDiskFull, LockBusyError, merge, newOwnerId, PendingChanges, registerOwner, removeStrays, stampOf, unregisterOwner, type MetaPatch } from './windows';
+import { acquireLock, DIR_MODE, FILE_MODE, IndexDiskFullError, isDiskFull, LockBusyError, merge, newOwnerId, PendingChanges, registerOwner, removeStrays, secureFolder, stampOf, unregisterOwner, type MetaPatch } from './windows';
 
 export { BLOCK_CHARS, type IndexRecord } from './blocks';
 export { FORMAT_VERSION, type IndexedSession, type SessionMeta } from './manifest';
@@ -72,6 +72,8 @@ export class SearchIndex {
   /** Files already reported damaged (one log line each). */
   private readonly reported = new Set<string>();
   private fullSaid = false;
+  /** The manifest on disk holds entries that are not valid: written again even without changes. */
+  private rewrite = false;
   private writeFailureSaid = false;
 
   private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {
@@ -87,7 +89,7 @@ export class SearchIndex {
   static async open(dir: string, options: SearchIndexOptions = {}): Promise<SearchIndex> {
     const index = new SearchIndex(dir, options);
     await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    await index.secure();
+    await secureFolder(dir);
     await registerOwner(dir, index.owner).catch((error: unknown) => options.log?.warn(`Search index: could not note this window in ${dir}: ${(error as Error).message}`));
     // Under the lock, so that no window's write lands between reading the manifest and removing what it does not name.
     const release = await acquireLock(dir, index.owner).catch(() => undefined);
@@ -113,6 +115,8 @@ export class SearchIndex {
         }
       }
       if (dropped > 0) {
+        // Written again without them, even when no entry of a session is left to drop (a `null`).
+        index.rewrite = true;
         options.log?.warn(`Search index: ${dropped} of its entries were damaged or named a missing file and were left out; their sessions will be indexed again.`);
         index.scheduleWrite();
       }
@@ -122,14 +126,6 @@ export class SearchIndex {
     }
     index.stamp = await stampOf(join(dir, MANIFEST));
     return index;
-  }
-
-  /** Folder 0700, files 0600: the indexed text is this user's alone (older versions made them 0755 and 0644). */
-  private async secure(): Promise<void> {
-    const info = await stat(this.dir);
-    if ((info.mode & 0o077) === 0 || process.platform === 'win32') return;
-    await chmod(this.dir, DIR_MODE);
-    for (const name of await readdir(this.dir)) await chmod(join(this.dir, name), FILE_MODE).catch(() => undefined);
   }
 
   /** Called after every change (indexed, removed, metadata, cleared, another window's). Returns an unsubscribe. */
@@ -144,7 +140,7 @@ export class SearchIndex {
     return () => this.dropListeners.delete(listener);
   }
 
-  /** The last write failed because the disk is full (cleared by the next write that succeeds). */
+  /** A write failed because the disk is full (cleared once the manifest is written again). */
   get diskFull(): boolean {
     return this.fullSaid;
   }
@@ -271,7 +267,6 @@ export class SearchIndex {
       if (isDiskFull(error)) throw this.full();
       throw error;
     }
-    this.fullSaid = false;
     if (generation !== this.generation) {
       await rm(join(this.dir, file), { force: true });
       return;
@@ -370,6 +365,8 @@ export class SearchIndex {
   async clear(): Promise<void> {
     this.generation++;
     await Promise.all([...this.writing.values()].map((w) => w.catch(() => undefined)));
+    // A manifest write under way would bring back what it had read.
+    await this.manifestWrite;
     this.entries.clear();
     this.blooms.clear();
     this.changes = new PendingChanges();
@@ -549,7 +546,7 @@ export class SearchIndex {
 
   /** This window's changes applied to the manifest on disk, under the lock (windows.ts). */
   private async writeManifest(): Promise<void> {
-    if (this.changes.empty) return;
+    if (this.changes.empty && !this.rewrite) return;
     let release: (() => Promise<void>) | undefined;
     try {
       release = await acquireLock(this.dir, this.owner);
@@ -562,8 +559,11 @@ export class SearchIndex {
       this.changes.settle(written);
       // What this window changed while the manifest was written stays on top of what was written.
       this.adopt(merge(merged.entries, this.changes).entries, merged.entries);
-      for (const file of [...merged.orphans, ...merged.losers]) await rm(join(this.dir, file), { force: true });
+      this.rewrite = false;
+      // A file another window still has open may not go yet (Windows): it is a stray for the next open.
+      for (const file of [...merged.orphans, ...merged.losers]) await rm(join(this.dir, file), { force: true }).catch(() => undefined);
       this.writeFailureSaid = false;
+      this.fullSaid = false;
       for (const listener of this.listeners) listener();
     } catch (error) {
       // The changes stay: the next change, or this retry, writes them.

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { LOCK_NAME, MANIFEST, ownerOfFile, type Entry, type SessionMeta } from './manifest';
 
 const LOCK = LOCK_NAME;
@@ -29,6 +29,14 @@ const OTHER_HOST_MS = 24 * 3_600_000;
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
+
+/** Folder 0700, files 0600: the indexed text is this user's alone (older versions made them 0755 and 0644). */
+export async function secureFolder(dir: string): Promise<void> {
+  const info = await stat(dir);
+  if ((info.mode & 0o077) === 0 || process.platform === 'win32') return;
+  await chmod(dir, DIR_MODE);
+  for (const name of await readdir(dir)) await chmod(join(dir, name), FILE_MODE).catch(() => undefined);
+}
 
 export function newOwnerId(): string {
   return randomBytes(4).toString('hex');

@@ -94,6 +94,8 @@ export class SearchIndex {
     // Under the lock, so that no window's write lands between reading the manifest and removing what it does not name.
     const release = await acquireLock(dir, index.owner).catch(() => undefined);
     try {
+      // Stamped before it is read: a write in between makes the next search read it again.
+      index.stamp = await stampOf(join(dir, MANIFEST));
       const read = await readManifest(dir);
       let dropped = 0;
       if (read.kind === 'ok') {
@@ -124,7 +126,6 @@ export class SearchIndex {
     } finally {
       await release?.();
     }
-    index.stamp = await stampOf(join(dir, MANIFEST));
     return index;
   }
 

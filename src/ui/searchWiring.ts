@@ -335,7 +335,9 @@ export function activateSearch(
   const pickFilters = async () => {
     const { index } = await ready.catch(() => ({ index: undefined }));
     const folders = new Set((vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
-    for (const s of index?.sessions() ?? []) folders.add(s.cwd);
+    // Folders of configured agents' sessions only, as the results are.
+    const configured = new Set(agents.agents.map((a) => a.name));
+    for (const s of index?.sessions() ?? []) if (configured.has(s.agent)) folders.add(s.cwd);
     const { items, checked } = filterItems(agents.agents.map((a) => a.name), [...folders].sort(), view.state.filters);
     const pick = vscode.window.createQuickPick<FilterItem | vscode.QuickPickItem>();
     pick.title = vscode.l10n.t('Filter Search Results');

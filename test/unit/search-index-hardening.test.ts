@@ -16,7 +16,7 @@ import { SearchIndex, type SearchResult, type SessionMeta } from '../../src/sear
 import type { Entity } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { markSessionDeleted } from '../agent/store';
-import { cleanUpAfterEach, onCleanUp, record, setupModel, store, tempDir } from './sessionsFixture';
+import { cleanUpAfterEach, onCleanUp, record, setupModel, store, tempDir, until } from './sessionsFixture';
 
 const SELF = fileURLToPath(import.meta.url);
 /** Set in a child process of this file: it plays another window (or fills a full disk) instead of running the tests. */
@@ -315,6 +315,29 @@ if (CHILD) {
       for (const name of stale) assert.ok(!left.includes(name), `${name} is removed`);
       assert.ok(!left.includes(`owner-${goneOwner}.json`));
       for (const name of inFlight) assert.ok(left.includes(name), `${name} of the running window stays`);
+    });
+
+    test('the lock of a window that died is broken at once; a running window\'s lock is waited for, and the write done once it is let go', async () => {
+      const { hostname } = await import('node:os');
+      const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+      const dir = join(tempDir('acp-search-lock-'), 'index');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'index.lock'), JSON.stringify({ token: 'deadbeef.00000000', pid: dead, host: hostname() }));
+      const index = await opened(dir);
+      const started = Date.now();
+      await index.indexRecords(meta('one'), [{ where: 'you', index: 0, text: 'serval one' }]);
+      await index.flush();
+      assert.ok(Date.now() - started < 2_000, `not kept waiting (${Date.now() - started} ms)`);
+      assert.deepEqual(readManifest(dir).sessions.map((s) => s.sessionId), ['one']);
+      assert.ok(!existsSync(join(dir, 'index.lock')), 'the lock is let go');
+      // Held by a window that runs (this process): the write waits, gives up for now, and tries again.
+      writeFileSync(join(dir, 'index.lock'), JSON.stringify({ token: 'cafebabe.00000000', pid: process.pid, host: hostname() }));
+      await index.indexRecords(meta('two'), [{ where: 'you', index: 0, text: 'serval two' }]);
+      await index.flush();
+      assert.deepEqual(readManifest(dir).sessions.map((s) => s.sessionId), ['one'], 'nothing written under another window\'s lock');
+      const { rmSync } = await import('node:fs');
+      rmSync(join(dir, 'index.lock'));
+      await until('the manifest is written once the lock is let go', () => readManifest(dir).sessions.length === 2);
     });
 
     test('two Node processes index into one folder at once: every session of both is kept and found', async () => {

@@ -142,10 +142,16 @@ export function encodeBlock(block: Block): EncodedBlock {
   return { bloom, data: blockBytes(block), chars: block.text.length - block.overlap };
 }
 
+/** A block's bytes read back; throws when they are not a block as written (a damaged file). */
 export function decodeBlock(data: Uint8Array): DecodedBlock {
   const plain = inflateRawSync(data);
+  if (plain.length < 4) throw new Error('a block shorter than its header');
   const headerLength = plain.readUInt32LE(0);
-  const header = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as { o: number; r: RecordRow[] };
+  if (4 + headerLength > plain.length) throw new Error('a block shorter than its header');
+  const header = JSON.parse(plain.toString('utf8', 4, 4 + headerLength)) as { o?: unknown; r?: unknown };
   const text = plain.toString('utf8', 4 + headerLength);
-  return { records: header.r, overlap: header.o, text };
+  const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  const rowOk = (r: unknown) => Array.isArray(r) && r.length === 4 && r.every(isCount) && r[0] < WHERE_CODE.length && r[2] <= r[3] && r[3] <= text.length;
+  if (!isCount(header.o) || header.o > text.length || !Array.isArray(header.r) || !header.r.every(rowOk)) throw new Error('a block whose header is not one the index writes');
+  return { records: header.r as RecordRow[], overlap: header.o, text };
 }

@@ -10,7 +10,7 @@ import { isResourceNotFound } from '../acp/errors';
 import type { SessionsModel } from '../sessions/sessionsModel';
 import type { Entity } from '../transcript/model';
 import { Timeline } from '../transcript/timeline';
-import type { SearchIndex, SessionMeta } from './searchIndex';
+import { IndexDiskFullError, type IndexedSession, type SearchIndex, type SessionMeta } from './searchIndex';
 
 /** What loading a session does on an agent, as far as measured. */
 export type LoadEffect =
@@ -73,18 +73,26 @@ export class SearchIndexer {
   /** Sessions the agent no longer has: a replay or load of them still on its way is not indexed. */
   private readonly gone = new Set<string>();
 
-  constructor(private readonly options: IndexerOptions) {}
+  constructor(private readonly options: IndexerOptions) {
+    // A session whose file was found damaged or gone is no longer indexed: the coverage says so, and the next survey indexes it again.
+    options.index.onDidDrop((session) => this.dropped(session));
+  }
 
   /** A transcript's replay ended: its text is indexed later, in slices (the tab is not kept waiting). */
   replayed(agent: string, session: SessionInfo & { archived: boolean }, batches: AsyncIterable<readonly Entity[]>): Promise<void> {
     const meta = metaOf(agent, session, session.archived);
     // Begun at once, not behind other work: the batches are read from the tab's file, which goes
     // when the tab closes. Each batch waits for the encoder, so only one is held at a time.
-    const run = yieldNow().then(() => (this.isGone(agent, session.sessionId) ? undefined : this.options.index.indexBatches(meta, batches))).catch((error: unknown) => {
-      this.options.log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
+    const run = yieldNow().then(async () => {
+      if (this.isGone(agent, session.sessionId)) return;
+      await this.options.index.indexBatches(meta, batches);
+      // Counted once its text is written, not before: a failed write leaves it missing.
+      const known = this.coverageByAgent.get(agent);
+      if (known && this.options.index.get(agent, session.sessionId)) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
+    }).catch((error: unknown) => {
+      // A full disk is said once by the index, not once per session.
+      if (!(error instanceof IndexDiskFullError)) this.options.log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
     });
-    const known = this.coverageByAgent.get(agent);
-    if (known) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
     return run;
   }
 
@@ -100,6 +108,8 @@ export class SearchIndexer {
    */
   async survey(agent: string, isCancelled: () => boolean = () => false): Promise<AgentCoverage> {
     const { agents, model, index } = this.options;
+    // What other windows indexed or deleted since counts here too.
+    await index.refresh().catch(() => undefined);
     const client = await agents.getClient(agent);
     const effect = loadEffect(client.agentInfo?.name);
     const coverage: AgentCoverage = { agent, indexed: 0, stale: [], missing: [], busy: 0, noLoad: !client.capabilities.loadSession, effect };
@@ -122,12 +132,10 @@ export class SearchIndexer {
         } else coverage.missing.push(session);
         if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) coverage.busy++;
       }
-      // Sessions of this agent in the listed scope that the agent no longer lists were deleted.
-      const scope = model.scope;
+      // The lists above are of every folder (listAll has no cwd), whatever the Sessions view's
+      // scope: a session of this agent they do not hold was deleted, wherever its folder is.
       for (const entry of index.sessions(agent)) {
-        if (seen.has(entry.sessionId)) continue;
-        if (scope.kind === 'folders' && !scope.folders.includes(entry.cwd)) continue;
-        await index.remove(agent, entry.sessionId);
+        if (!seen.has(entry.sessionId)) await this.removed(agent, entry.sessionId);
       }
     } catch (error) {
       coverage.error = (error as Error)?.message ?? String(error);
@@ -155,7 +163,8 @@ export class SearchIndexer {
       try {
         await client.loadSession(session.sessionId, session.cwd, (update) => timeline.apply(update));
       } catch (error) {
-        if (isResourceNotFound(error)) await index.remove(agent, session.sessionId);
+        // -32002: the agent no longer has it; it leaves the index and the coverage alike.
+        if (isResourceNotFound(error)) await this.removed(agent, session.sessionId);
         else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
         continue;
       }
@@ -163,7 +172,14 @@ export class SearchIndexer {
         await client.closeSession(session.sessionId).catch((error: unknown) => log.warn(`[${agent}] session/close of ${session.sessionId} after indexing failed: ${(error as Error)?.message ?? error}`));
       }
       if (this.isGone(agent, session.sessionId)) continue;
-      await index.indexEntities(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.entities);
+      try {
+        await index.indexEntities(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.entities);
+      } catch (error) {
+        // A full disk fails every session after this one too (the index said so once).
+        if (error instanceof IndexDiskFullError) break;
+        log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
+        continue;
+      }
       indexed++;
       const known = this.coverageByAgent.get(agent);
       if (known) this.recount(known, session.sessionId, session.updatedAt ?? undefined);
@@ -197,6 +213,22 @@ export class SearchIndexer {
       if (counted && coverage.listed !== undefined) coverage.listed = Math.max(0, coverage.listed - 1);
     }
     await this.options.index.remove(agent, sessionId);
+  }
+
+  /** Entries of agents that are no longer configured leave the index. */
+  pruneAgents(configured: readonly string[]): void {
+    const names = new Set(configured);
+    for (const agent of [...this.coverageByAgent.keys()]) if (!names.has(agent)) this.coverageByAgent.delete(agent);
+    const removed = this.options.index.removeAgentsOtherThan(configured);
+    if (removed > 0) this.options.log.info(`Search index: ${removed} sessions of agents no longer configured left the index.`);
+  }
+
+  private dropped(session: IndexedSession): void {
+    const coverage = this.coverageByAgent.get(session.agent);
+    if (!coverage || coverage.listed === undefined) return;
+    if ([...coverage.missing, ...coverage.stale].some((s) => s.sessionId === session.sessionId)) return;
+    coverage.indexed = Math.max(0, coverage.indexed - 1);
+    coverage.missing.push({ sessionId: session.sessionId, cwd: session.cwd, title: session.title ?? null, updatedAt: session.updatedAt ?? null, archived: session.archived } as SessionInfo);
   }
 
   private isGone(agent: string, sessionId: string): boolean {

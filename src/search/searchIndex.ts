@@ -1,129 +1,30 @@
 // The search index: a cache of the text of replays the extension received, kept in a folder of
-// the extension's storage, rebuildable, never the truth. Per session one file: the Bloom filters
-// of its blocks (about BLOCK_CHARS characters of text each; see blocks.ts), then the blocks. A manifest
-// (`index.json`, with the format's version) lists each session's metadata and where its blocks
-// are. A query keeps the filters in memory (about one bit per character indexed), picks the blocks
-// that may hold every gram of a term, and reads, inflates and matches only those, newest session
-// first, until a page is full. Plain Node (no `vscode`).
+// the extension's storage (this user's alone), rebuildable, never the truth. Per session one file:
+// the Bloom filters of its blocks (about BLOCK_CHARS characters of text each; see blocks.ts), then
+// the blocks. A manifest (`index.json`, with the format's version; manifest.ts) lists each
+// session's metadata and where its blocks are; every window of the profile shares it (windows.ts).
+// A query keeps the filters in memory (about one bit per character indexed), picks the blocks that
+// may hold every gram of a term, and reads, inflates and matches only those, newest session first,
+// until a page is full. A session whose file is damaged or gone is dropped (indexed again), never
+// the query. Plain Node (no `vscode`).
 import { closeSync, openSync, readSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { searchText } from '../transcript/find';
 import type { Entity } from '../transcript/model';
-import { decodeBlock, WHERE_CODE, type EncodedBlock, type IndexRecord, type RecordRow } from './blocks';
+import { decodeBlock, type EncodedBlock, type IndexRecord } from './blocks';
 import { EncoderWorker, InlineEncoder, type SessionEncoder } from './encoder';
-import { bloomHasAll } from './grams';
-import type { ParsedQuery, SearchFilters, Term, Where } from './query';
-import { fold } from './text';
+import { FORMAT_VERSION, keyOf, MANIFEST, readManifest, type BlockRef, type Entry, type IndexedSession, type Manifest, type SessionMeta } from './manifest';
+import { candidateBlocks, matchSession, passes, type SearchOptions, type SearchResult, type SessionResult } from './match';
+import type { ParsedQuery } from './query';
+import { recordsOf } from './records';
+import { acquireLock, DIR_MODE, FILE_MODE, IndexDiskFullError, isDiskFull, LockBusyError, merge, newOwnerId, PendingChanges, registerOwner, removeStrays, secureFolder, stampOf, unregisterOwner, type MetaPatch } from './windows';
 
 export { BLOCK_CHARS, type IndexRecord } from './blocks';
-
-/** Bumped whenever the files' layout or the grams change: an index of another version is rebuilt. */
-export const FORMAT_VERSION = 4;
-const MANIFEST = 'index.json';
-
-export interface SessionMeta {
-  agent: string;
-  sessionId: string;
-  title?: string;
-  cwd: string;
-  /** The agent's `updatedAt` when the text was indexed: another value later means re-index. */
-  updatedAt?: string;
-  archived: boolean;
-}
-
-export interface IndexedSession extends SessionMeta {
-  /** When it was indexed (ISO). */
-  indexedAt: string;
-  /** Characters of text indexed. */
-  chars: number;
-}
-
-interface BlockRef {
-  /** Byte offsets in the session's file. */
-  bloomOff: number;
-  bloomLen: number;
-  off: number;
-  len: number;
-}
-
-interface Entry extends IndexedSession {
-  file: string;
-  blocks: BlockRef[];
-}
-
-interface Manifest {
-  version: number;
-  sessions: Entry[];
-}
-
-/** One match: a line of context with the words highlighted, where it was said, and its entity. */
-export interface SearchMatch {
-  where: Where;
-  /** The entity's place in the transcript's timeline. */
-  index: number;
-  /** One line of context (plain text, agent's words: untrusted). */
-  line: string;
-  /** [start, end) of each highlighted word in `line`. */
-  highlights: [number, number][];
-  /** The matched text as written, for the transcript's find. */
-  text: string;
-}
-
-export interface SessionResult {
-  session: IndexedSession;
-  matches: SearchMatch[];
-  /** More matches than `matches` holds. */
-  more: boolean;
-}
-
-export interface SearchResult {
-  sessions: SessionResult[];
-  /** Every candidate session was checked (false: `limit` was reached first). */
-  complete: boolean;
-  /** Sessions of the index the filters let through. */
-  searched: number;
-}
-
-export interface SearchOptions {
-  /** Most sessions to return (a page). */
-  limit?: number;
-  /** Most matches listed per session. */
-  matchesPerSession?: number;
-  now?: number;
-  isCancelled?: () => boolean;
-}
-
-const WHERE_OF: Partial<Record<Entity['kind'], Where>> = {
-  user_message: 'you',
-  agent_message: 'agent',
-  session_message: 'agent',
-  plan: 'agent',
-  subagent: 'agent',
-  thought: 'thoughts',
-  tool_call: 'tools',
-  compaction: 'compactions',
-};
-
-/** The searchable text of a timeline's entities (what the transcript's find searches). */
-export function recordsOf(entities: readonly Entity[], first = 0): IndexRecord[] {
-  const records: IndexRecord[] = [];
-  for (let i = 0; i < entities.length; i++) {
-    const entity = entities[i];
-    const index = first + i;
-    const where = WHERE_OF[entity.kind];
-    if (!where) continue;
-    // Only the summary of a compaction (its status is not text anybody said).
-    const text = entity.kind === 'compaction' ? searchText(entity).replace(/^[^\n]*\n[^\n]*\n/, '') : searchText(entity);
-    if (text.trim()) records.push({ where, index, text });
-  }
-  return records;
-}
-
-function keyOf(agent: string, sessionId: string): string {
-  return `${agent}\u0000${sessionId}`;
-}
+export { FORMAT_VERSION, type IndexedSession, type SessionMeta } from './manifest';
+export type { SearchMatch, SearchOptions, SearchResult, SessionResult } from './match';
+export { recordsOf } from './records';
+export { IndexDiskFullError } from './windows';
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -147,46 +48,102 @@ export interface SessionWriter {
 const ENTITY_BATCH = 256;
 
 export class SearchIndex {
-  private readonly entries = new Map<string, Entry>();
-  /** Blooms by entry key, loaded on the first search. */
+  /** This window's view: the manifest on disk as last read or written, with this window's changes since. */
+  private entries = new Map<string, Entry>();
+  /** Blooms by file, loaded on the first search that needs them. */
   private readonly blooms = new Map<string, Uint8Array[]>();
-  private bloomsLoaded: Promise<void> | undefined;
+  private bloomsLoading: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
+  private readonly dropListeners = new Set<(session: IndexedSession) => void>();
   /** Per session, the write under way: a later one waits for it. */
   private readonly writing = new Map<string, Promise<unknown>>();
   private manifestTimer: ReturnType<typeof setTimeout> | undefined;
   private manifestWrite: Promise<void> = Promise.resolve();
+  private removals: Promise<void> = Promise.resolve();
   private generation = 0;
   private readonly worker: EncoderWorker | undefined;
+  /** This window, in the names of the files it writes (see windows.ts). */
+  private readonly owner = newOwnerId();
+  /** What this window changed since it last wrote the manifest. */
+  private changes = new PendingChanges();
+  /** Files the manifest on disk names (as last read or written): deleted only through a manifest write. */
+  private committed = new Set<string>();
+  private stamp = '';
+  /** Files already reported damaged (one log line each). */
+  private readonly reported = new Set<string>();
+  private fullSaid = false;
+  /** The manifest on disk holds entries that are not valid: written again even without changes. */
+  private rewrite = false;
+  private writeFailureSaid = false;
 
   private constructor(readonly dir: string, private readonly options: SearchIndexOptions) {
     if (options.worker) this.worker = new EncoderWorker(options.worker, options.log);
   }
 
-  /** Opens (or creates) the index in `dir`; an index of another format version is removed first. */
+  /**
+   * Opens (or creates) the index in `dir`, readable by this user alone. Entries that are not
+   * valid, or whose file is gone, are left out (their sessions are indexed again); an index of
+   * another format version is removed first. What no manifest names and no running window owns
+   * is removed.
+   */
   static async open(dir: string, options: SearchIndexOptions = {}): Promise<SearchIndex> {
     const index = new SearchIndex(dir, options);
-    await mkdir(dir, { recursive: true });
-    let manifest: Manifest | undefined;
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await secureFolder(dir);
+    await registerOwner(dir, index.owner).catch((error: unknown) => options.log?.warn(`Search index: could not note this window in ${dir}: ${(error as Error).message}`));
+    // Under the lock, so that no window's write lands between reading the manifest and removing what it does not name.
+    const release = await acquireLock(dir, index.owner).catch(() => undefined);
     try {
-      manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Manifest;
-    } catch {
-      manifest = undefined;
-    }
-    if (manifest && manifest.version === FORMAT_VERSION && Array.isArray(manifest.sessions)) {
-      for (const entry of manifest.sessions) index.entries.set(keyOf(entry.agent, entry.sessionId), entry);
-      await index.removeStrayFiles();
-    } else {
-      if (manifest) options.log?.info(`Search index: format ${String(manifest.version)} found, ${FORMAT_VERSION} needed; rebuilding.`);
-      await index.removeAllFiles();
+      // Stamped before it is read: a write in between makes the next search read it again.
+      index.stamp = await stampOf(join(dir, MANIFEST));
+      const read = await readManifest(dir);
+      let dropped = 0;
+      if (read.kind === 'ok') {
+        const present = new Set(await readdir(dir));
+        dropped = read.dropped;
+        for (const [key, entry] of read.entries) {
+          if (present.has(entry.file)) index.entries.set(key, entry);
+          else {
+            index.changes.drop(key, entry.file);
+            dropped++;
+          }
+        }
+        index.committed = new Set([...read.entries.values()].map((e) => e.file));
+      } else if (read.kind !== 'none') {
+        options.log?.info(read.kind === 'version' ? `Search index: format ${String(read.version)} found, ${FORMAT_VERSION} needed; rebuilding.` : `Search index: its manifest cannot be read (${read.reason}); rebuilding.`);
+        if (release) {
+          await rm(join(dir, MANIFEST), { force: true });
+          await removeStrays(dir, new Set(), index.owner, 'rebuild');
+        }
+      }
+      if (dropped > 0) {
+        // Written again without them, even when no entry of a session is left to drop (a `null`).
+        index.rewrite = true;
+        options.log?.warn(`Search index: ${dropped} of its entries were damaged or named a missing file and were left out; their sessions will be indexed again.`);
+        index.scheduleWrite();
+      }
+      if (release && read.kind !== 'version' && read.kind !== 'unreadable') await removeStrays(dir, new Set([...index.entries.values()].map((e) => e.file)), index.owner, 'open');
+    } finally {
+      await release?.();
     }
     return index;
   }
 
-  /** Called after every change (indexed, removed, metadata, cleared). Returns an unsubscribe. */
+  /** Called after every change (indexed, removed, metadata, cleared, another window's). Returns an unsubscribe. */
   onDidChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** A session's entry was dropped because its file was damaged or gone: it is no longer indexed. */
+  onDidDrop(listener: (session: IndexedSession) => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
+  }
+
+  /** A write failed because the disk is full (cleared once the manifest is written again). */
+  get diskFull(): boolean {
+    return this.fullSaid;
   }
 
   get(agent: string, sessionId: string): IndexedSession | undefined {
@@ -300,10 +257,17 @@ export class SearchIndex {
       refs[i].len = data.length;
       offset += data.length;
     });
-    const file = `${createHash('sha1').update(key).digest('hex').slice(0, 20)}-${randomBytes(4).toString('hex')}.bin`;
+    // The owner in the name: until a manifest lists it, the file is this window's (windows.ts).
+    const file = `${createHash('sha1').update(key).digest('hex').slice(0, 20)}-${this.owner}${randomBytes(4).toString('hex')}.bin`;
     const temp = join(this.dir, `${file}.tmp`);
-    await writeFile(temp, Buffer.concat([...blooms, ...datas]));
-    await rename(temp, join(this.dir, file));
+    try {
+      await writeFile(temp, Buffer.concat([...blooms, ...datas]), { mode: FILE_MODE });
+      await rename(temp, join(this.dir, file));
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      if (isDiskFull(error)) throw this.full();
+      throw error;
+    }
     if (generation !== this.generation) {
       await rm(join(this.dir, file), { force: true });
       return;
@@ -322,42 +286,122 @@ export class SearchIndex {
     if (meta.title) entry.title = meta.title;
     if (meta.updatedAt) entry.updatedAt = meta.updatedAt;
     this.entries.set(key, entry);
-    this.blooms.set(key, blooms);
-    if (previous) await rm(join(this.dir, previous.file), { force: true });
+    this.changes.put(key, entry);
+    this.blooms.set(file, blooms);
+    // One no manifest named yet is this window's alone; one it names leaves with the next manifest write.
+    if (previous) this.forget(previous.file);
     this.changed();
+  }
+
+  /** A file this window no longer needs: removed now if no manifest names it. */
+  private forget(file: string): void {
+    this.blooms.delete(file);
+    if (!this.committed.has(file)) this.unlink(file);
+  }
+
+  /** Removes a file in the background (`flush` waits for it). */
+  private unlink(file: string): void {
+    this.removals = this.removals.then(() => rm(join(this.dir, file), { force: true })).catch(() => undefined);
+  }
+
+  private full(): IndexDiskFullError {
+    const error = new IndexDiskFullError(this.dir);
+    if (!this.fullSaid) {
+      this.fullSaid = true;
+      this.options.log?.warn(`Search index: ${error.message}; sessions are not indexed until there is room.`);
+      for (const listener of this.listeners) listener();
+    }
+    return error;
   }
 
   /** A listed session's title, date or archived state changed (archive is a filter, not new text). */
-  updateMeta(agent: string, sessionId: string, patch: Partial<Pick<SessionMeta, 'title' | 'archived' | 'cwd'>>): void {
-    const entry = this.entries.get(keyOf(agent, sessionId));
+  updateMeta(agent: string, sessionId: string, patch: MetaPatch): void {
+    const key = keyOf(agent, sessionId);
+    const entry = this.entries.get(key);
     if (!entry) return;
-    let changed = false;
-    if (patch.title !== undefined && patch.title !== entry.title) (entry.title = patch.title), (changed = true);
-    if (patch.archived !== undefined && patch.archived !== entry.archived) (entry.archived = patch.archived), (changed = true);
-    if (patch.cwd !== undefined && patch.cwd !== entry.cwd) (entry.cwd = patch.cwd), (changed = true);
-    if (changed) this.changed();
+    const changes: MetaPatch = {};
+    if (patch.title !== undefined && patch.title !== entry.title) changes.title = entry.title = patch.title;
+    if (patch.archived !== undefined && patch.archived !== entry.archived) changes.archived = entry.archived = patch.archived;
+    if (patch.cwd !== undefined && patch.cwd !== entry.cwd) changes.cwd = entry.cwd = patch.cwd;
+    if (Object.keys(changes).length === 0) return;
+    this.changes.patch(key, changes);
+    this.changed();
   }
 
-  /** The session left the agent (deleted): its text leaves the index. */
+  /** The session left the agent (deleted): its text leaves the index, also where another window indexed it. */
   async remove(agent: string, sessionId: string): Promise<void> {
     const key = keyOf(agent, sessionId);
     await this.writing.get(key)?.catch(() => undefined);
+    this.changes.delete(key);
     const entry = this.entries.get(key);
-    if (!entry) return;
+    if (!entry) {
+      this.scheduleWrite();
+      return;
+    }
     this.entries.delete(key);
-    this.blooms.delete(key);
-    await rm(join(this.dir, entry.file), { force: true });
+    this.forget(entry.file);
     this.changed();
   }
 
-  /** Removes everything (the Clear command). */
+  /** Forgets the entries of agents not in `agents` (no longer configured); returns how many. */
+  removeAgentsOtherThan(agents: readonly string[]): number {
+    const kept = new Set(agents);
+    let removed = 0;
+    for (const [key, entry] of this.entries) {
+      if (kept.has(entry.agent)) continue;
+      this.entries.delete(key);
+      this.changes.delete(key);
+      this.forget(entry.file);
+      removed++;
+    }
+    if (removed > 0) this.changed();
+    return removed;
+  }
+
+  /**
+   * Removes everything (the Clear command), for every window: the manifest becomes empty and
+   * every file goes but another running window's writes in flight. Works whatever the folder
+   * holds, and even when another window holds the lock too long.
+   */
   async clear(): Promise<void> {
     this.generation++;
     await Promise.all([...this.writing.values()].map((w) => w.catch(() => undefined)));
+    // A manifest write under way would bring back what it had read.
+    await this.manifestWrite;
     this.entries.clear();
     this.blooms.clear();
-    await this.removeAllFiles();
+    this.changes = new PendingChanges();
+    const release = await acquireLock(this.dir, this.owner).catch(() => undefined);
+    try {
+      await this.writeManifestFile({ version: FORMAT_VERSION, sessions: [] });
+      this.committed.clear();
+      await removeStrays(this.dir, new Set(), this.owner, 'clear');
+    } finally {
+      await release?.();
+    }
     this.changed();
+  }
+
+  /** Takes in what other windows wrote since (the manifest's stamp changed). */
+  async refresh(): Promise<void> {
+    const stamp = await stampOf(join(this.dir, MANIFEST));
+    if (stamp === this.stamp) return;
+    const read = await readManifest(this.dir);
+    // Another version's or a damaged manifest: this window's next write replaces it.
+    if (read.kind !== 'ok' && read.kind !== 'none') return;
+    this.stamp = stamp;
+    const disk = read.kind === 'ok' ? read.entries : new Map<string, Entry>();
+    const merged = merge(disk, this.changes);
+    this.adopt(merged.entries, disk);
+    for (const file of merged.losers) this.forget(file);
+    for (const listener of this.listeners) listener();
+  }
+
+  private adopt(entries: Map<string, Entry>, disk: ReadonlyMap<string, Entry>): void {
+    this.entries = entries;
+    this.committed = new Set([...disk.values()].map((e) => e.file));
+    const named = new Set([...entries.values()].map((e) => e.file));
+    for (const file of this.blooms.keys()) if (!named.has(file)) this.blooms.delete(file);
   }
 
   /** Writes the manifest now (it is otherwise written shortly after each change). */
@@ -369,12 +413,15 @@ export class SearchIndex {
       this.manifestWrite = this.manifestWrite.then(() => this.writeManifest());
     }
     await this.manifestWrite;
+    await this.removals;
   }
 
   async dispose(): Promise<void> {
     this.listeners.clear();
+    this.dropListeners.clear();
     await this.flush();
     await this.worker?.dispose();
+    await unregisterOwner(this.dir, this.owner).catch(() => undefined);
   }
 
   /** The sessions matching `query`, newest first, up to `limit`, each with its first matches. */
@@ -383,14 +430,16 @@ export class SearchIndex {
     const perSession = options.matchesPerSession ?? 20;
     const result: SearchResult = { sessions: [], complete: true, searched: 0 };
     if (query.terms.length === 0) return result;
-    await (this.bloomsLoaded ??= this.loadBlooms());
-    const candidates = [...this.entries.entries()].filter(([, e]) => passes(e, query.filters, options.now ?? Date.now()));
+    await this.refresh().catch((error: unknown) => this.options.log?.warn(`Search index: could not read its manifest: ${(error as Error).message}`));
+    await this.loadBlooms();
+    const agents = options.agents && new Set(options.agents);
+    const candidates = [...this.entries.entries()].filter(([, e]) => (!agents || agents.has(e.agent)) && passes(e, query.filters, options.now ?? Date.now()));
     result.searched = candidates.length;
     candidates.sort(([, a], [, b]) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
     let sliceStart = performance.now();
     for (const [key, entry] of candidates) {
       if (options.isCancelled?.()) break;
-      const blooms = this.blooms.get(key);
+      const blooms = this.blooms.get(entry.file);
       if (!blooms) continue;
       const wanted = candidateBlocks(blooms, query.terms);
       if (!wanted) continue;
@@ -398,7 +447,13 @@ export class SearchIndex {
         result.complete = false;
         break;
       }
-      const found = await this.verify(entry, wanted, query, perSession);
+      // Each session in its own guard: a damaged one is dropped (and indexed again), the others answer.
+      let found: SessionResult | undefined;
+      try {
+        found = this.verify(entry, wanted, query, perSession);
+      } catch (error) {
+        this.damaged(key, entry, error);
+      }
       if (found) result.sessions.push(found);
       // Long searches leave the event loop room every few milliseconds.
       if (performance.now() - sliceStart > 8) {
@@ -409,99 +464,66 @@ export class SearchIndex {
     return result;
   }
 
-  private async verify(entry: Entry, blocks: number[], query: ParsedQuery, perSession: number): Promise<SessionResult | undefined> {
-    const where = query.filters.where?.length ? new Set(query.filters.where) : undefined;
-    const seen = new Array<boolean>(query.terms.length).fill(false);
-    const matches: SearchMatch[] = [];
-    let more = false;
-    let fd: number;
-    try {
-      // Synchronous: a block is read from the page cache in microseconds; the search yields between sessions.
-      fd = openSync(join(this.dir, entry.file), 'r');
-    } catch (error) {
-      this.options.log?.warn(`Search index: ${entry.file} is missing (${(error as Error).message}); its session is left out.`);
-      return undefined;
+  /** A session whose file is gone or damaged: its entry leaves (here and, with the next write, on disk), logged once. */
+  private damaged(key: string, entry: Entry, error: unknown): void {
+    if (this.entries.get(key) !== entry) return;
+    const missing = (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+    if (!this.reported.has(entry.file)) {
+      this.reported.add(entry.file);
+      this.options.log?.warn(`Search index: ${missing ? `${entry.file} is missing` : `${entry.file} is damaged (${(error as Error)?.message ?? error})`}; session ${entry.sessionId} of ${entry.agent} is left out and will be indexed again.`);
     }
+    this.entries.delete(key);
+    this.blooms.delete(entry.file);
+    this.changes.drop(key, entry.file);
+    // Damaged, it is of no use to any window; the manifest no longer names it after the next write.
+    if (!missing) this.unlink(entry.file);
+    for (const listener of this.dropListeners) listener(publicEntry(entry));
+    this.changed();
+  }
+
+  private verify(entry: Entry, blocks: number[], query: ParsedQuery, perSession: number): SessionResult | undefined {
+    // Synchronous: a block is read from the page cache in microseconds; the search yields between sessions.
+    const fd = openSync(join(this.dir, entry.file), 'r');
     try {
-      for (const b of blocks) {
+      const found = matchSession(blocks, query, perSession, (b) => {
         const ref = entry.blocks[b];
         const buffer = Buffer.allocUnsafe(ref.len);
-        readSync(fd, buffer, 0, ref.len, ref.off);
-        const { records, overlap, text } = decodeBlock(buffer);
-        const hits: { at: number; end: number; record: RecordRow }[] = [];
-        query.terms.forEach((term, t) => {
-          term.pattern.lastIndex = 0;
-          for (let m = term.pattern.exec(text); m; m = term.pattern.exec(text)) {
-            if (m[0].length === 0) {
-              term.pattern.lastIndex++;
-              continue;
-            }
-            // Wholly inside the repeat of the block before: found there.
-            if (m.index + m[0].length <= overlap) continue;
-            const record = recordAt(records, m.index);
-            if (!record || (where && !where.has(WHERE_CODE[record[0]]))) continue;
-            seen[t] = true;
-            hits.push({ at: m.index, end: m.index + m[0].length, record });
-          }
-        });
-        hits.sort((a, b) => a.at - b.at);
-        let last: SearchMatch | undefined;
-        let lastEnd = -1;
-        let lastStart = -1;
-        for (const hit of hits) {
-          // A hit inside the line shown last is highlighted there.
-          if (last && hit.at >= lastStart && hit.end <= lastEnd && last.index === hit.record[1]) {
-            last.highlights.push([hit.at - lastStart + (last.line.startsWith('…') ? 1 : 0), hit.end - lastStart + (last.line.startsWith('…') ? 1 : 0)]);
-            continue;
-          }
-          if (matches.length >= perSession) {
-            more = true;
-            break;
-          }
-          const [start, end] = lineAround(text, hit.at, hit.end, hit.record[2], hit.record[3]);
-          const prefix = start > hit.record[2] && text[start - 1] !== '\n' ? '…' : '';
-          last = {
-            where: WHERE_CODE[hit.record[0]],
-            index: hit.record[1],
-            line: prefix + text.slice(start, end).replace(/[\r\n\t\u2028\u2029]/g, ' '),
-            highlights: [[hit.at - start + prefix.length, hit.end - start + prefix.length]],
-            text: text.slice(hit.at, hit.end),
-          };
-          lastStart = start;
-          lastEnd = end;
-          matches.push(last);
-        }
-        if (more && seen.every(Boolean)) break;
-      }
+        if (readSync(fd, buffer, 0, ref.len, ref.off) < ref.len) throw new Error('the file is shorter than its blocks');
+        return decodeBlock(buffer);
+      });
+      return found && { session: publicEntry(entry), ...found };
     } finally {
       closeSync(fd);
     }
-    if (!seen.every(Boolean)) return undefined;
-    return { session: publicEntry(entry), matches, more };
   }
 
   /**
-   * Reads every session's filters. Synchronous reads from the page cache, a few milliseconds of
-   * them per task: three awaited thread-pool round trips per file (open, read, close) made this
-   * wait on a loaded machine's scheduler 3,000 times for 1,000 sessions.
+   * Reads the filters of every session that has none loaded yet. Synchronous reads from the page
+   * cache, a few milliseconds of them per task: three awaited thread-pool round trips per file
+   * (open, read, close) made this wait on a loaded machine's scheduler 3,000 times for 1,000 sessions.
    */
-  private async loadBlooms(): Promise<void> {
+  private loadBlooms(): Promise<void> {
+    return (this.bloomsLoading ??= this.readBlooms().finally(() => (this.bloomsLoading = undefined)));
+  }
+
+  private async readBlooms(): Promise<void> {
     let sliceStart = performance.now();
-    for (const [key, entry] of this.entries) {
-      if (this.blooms.has(key) || entry.blocks.length === 0) continue;
+    for (const [key, entry] of [...this.entries]) {
+      if (this.blooms.has(entry.file) || this.entries.get(key) !== entry) continue;
       const total = entry.blocks.reduce((n, b) => n + b.bloomLen, 0);
       try {
-        const fd = openSync(join(this.dir, entry.file), 'r');
-        try {
-          const buffer = new Uint8Array(total);
-          if (readSync(fd, buffer, 0, total, 0) < total) throw new Error('the file is shorter than its filters');
-          this.blooms.set(key, entry.blocks.map((b) => buffer.subarray(b.bloomOff, b.bloomOff + b.bloomLen)));
-        } finally {
-          closeSync(fd);
+        const buffer = new Uint8Array(total);
+        if (total > 0) {
+          const fd = openSync(join(this.dir, entry.file), 'r');
+          try {
+            if (readSync(fd, buffer, 0, total, 0) < total) throw new Error('the file is shorter than its filters');
+          } finally {
+            closeSync(fd);
+          }
         }
+        this.blooms.set(entry.file, entry.blocks.map((b) => buffer.subarray(b.bloomOff, b.bloomOff + b.bloomLen)));
       } catch (error) {
-        this.options.log?.warn(`Search index: cannot read ${entry.file} (${(error as Error).message}); its session will be indexed again.`);
-        this.entries.delete(key);
+        this.damaged(key, entry, error);
       }
       if (performance.now() - sliceStart > 8) {
         await yieldNow();
@@ -511,36 +533,60 @@ export class SearchIndex {
   }
 
   private changed(): void {
-    if (!this.manifestTimer) {
-      this.manifestTimer = setTimeout(() => {
-        this.manifestTimer = undefined;
-        this.manifestWrite = this.manifestWrite.then(() => this.writeManifest());
-      }, 300);
-    }
+    this.scheduleWrite();
     for (const listener of this.listeners) listener();
   }
 
+  private scheduleWrite(delay = 300): void {
+    if (this.manifestTimer) return;
+    this.manifestTimer = setTimeout(() => {
+      this.manifestTimer = undefined;
+      this.manifestWrite = this.manifestWrite.then(() => this.writeManifest());
+    }, delay);
+  }
+
+  /** This window's changes applied to the manifest on disk, under the lock (windows.ts). */
   private async writeManifest(): Promise<void> {
-    const manifest: Manifest = { version: FORMAT_VERSION, sessions: [...this.entries.values()] };
-    const temp = join(this.dir, `${MANIFEST}.${randomBytes(4).toString('hex')}.tmp`);
+    if (this.changes.empty && !this.rewrite) return;
+    let release: (() => Promise<void>) | undefined;
     try {
-      await writeFile(temp, JSON.stringify(manifest));
-      await rename(temp, join(this.dir, MANIFEST));
+      release = await acquireLock(this.dir, this.owner);
+      const read = await readManifest(this.dir);
+      const disk = read.kind === 'ok' ? read.entries : new Map<string, Entry>();
+      const written = this.changes.snapshot();
+      const merged = merge(disk, written);
+      await this.writeManifestFile({ version: FORMAT_VERSION, sessions: [...merged.entries.values()] });
+      this.stamp = await stampOf(join(this.dir, MANIFEST));
+      this.changes.settle(written);
+      // What this window changed while the manifest was written stays on top of what was written.
+      this.adopt(merge(merged.entries, this.changes).entries, merged.entries);
+      this.rewrite = false;
+      // A file another window still has open may not go yet (Windows): it is a stray for the next open.
+      for (const file of [...merged.orphans, ...merged.losers]) await rm(join(this.dir, file), { force: true }).catch(() => undefined);
+      this.writeFailureSaid = false;
+      this.fullSaid = false;
+      for (const listener of this.listeners) listener();
     } catch (error) {
-      this.options.log?.warn(`Search index: could not write its manifest: ${(error as Error).message}`);
-      await rm(temp, { force: true });
+      // The changes stay: the next change, or this retry, writes them.
+      if (error instanceof LockBusyError) this.scheduleWrite(2_000);
+      else if (isDiskFull(error)) this.full();
+      else if (!this.writeFailureSaid) {
+        this.writeFailureSaid = true;
+        this.options.log?.warn(`Search index: could not write its manifest: ${(error as Error).message}`);
+      }
+    } finally {
+      await release?.().catch(() => undefined);
     }
   }
 
-  private async removeAllFiles(): Promise<void> {
-    for (const name of await readdir(this.dir)) await rm(join(this.dir, name), { force: true, recursive: true });
-  }
-
-  /** Files no entry names (a write cut short by a crash). */
-  private async removeStrayFiles(): Promise<void> {
-    const known = new Set([...this.entries.values()].map((e) => e.file));
-    for (const name of await readdir(this.dir)) {
-      if (name !== MANIFEST && !known.has(name)) await rm(join(this.dir, name), { force: true, recursive: true });
+  private async writeManifestFile(manifest: Manifest): Promise<void> {
+    const temp = join(this.dir, `${MANIFEST}.${this.owner}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await writeFile(temp, JSON.stringify(manifest), { mode: FILE_MODE });
+      await rename(temp, join(this.dir, MANIFEST));
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
     }
   }
 }
@@ -550,54 +596,3 @@ function publicEntry(entry: Entry): IndexedSession {
   return session;
 }
 
-function passes(entry: Entry, filters: SearchFilters, now: number): boolean {
-  if (filters.agents?.length && !filters.agents.some((a) => a.toLowerCase() === entry.agent.toLowerCase())) return false;
-  if (filters.archived !== undefined && entry.archived !== filters.archived) return false;
-  if (filters.folder && !fold(entry.cwd).includes(fold(filters.folder))) return false;
-  if (filters.newerThanMs !== undefined || filters.olderThanMs !== undefined) {
-    const at = entry.updatedAt ? Date.parse(entry.updatedAt) : NaN;
-    if (Number.isNaN(at)) return false;
-    if (filters.newerThanMs !== undefined && now - at > filters.newerThanMs) return false;
-    if (filters.olderThanMs !== undefined && now - at < filters.olderThanMs) return false;
-  }
-  return true;
-}
-
-/** The blocks that may hold some term, or undefined when some term is in none of them. */
-function candidateBlocks(blooms: readonly Uint8Array[], terms: readonly Term[]): number[] | undefined {
-  const wanted = new Set<number>();
-  for (const term of terms) {
-    let any = false;
-    for (let b = 0; b < blooms.length; b++) {
-      if (bloomHasAll(blooms[b], term.grams)) {
-        wanted.add(b);
-        any = true;
-      }
-    }
-    if (!any) return undefined;
-  }
-  return [...wanted].sort((a, b) => a - b);
-}
-
-function recordAt(records: readonly RecordRow[], at: number): RecordRow | undefined {
-  let lo = 0;
-  let hi = records.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (records[mid][2] <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  const r = records[lo];
-  return r && at >= r[2] && at < r[3] ? r : undefined;
-}
-
-/** The line around [at, end), within [min, max): about 24 characters before and 120 after. */
-function lineAround(text: string, at: number, end: number, min: number, max: number): [number, number] {
-  let start = Math.max(min, at - 24);
-  const newlineBefore = text.lastIndexOf('\n', at - 1);
-  if (newlineBefore >= start) start = newlineBefore + 1;
-  let stop = Math.min(max, Math.max(end, at + 120));
-  const newlineAfter = text.indexOf('\n', end);
-  if (newlineAfter >= 0 && newlineAfter < stop) stop = newlineAfter;
-  return [start, Math.max(stop, end)];
-}

@@ -78,11 +78,15 @@ export function activateSearch(
   view.update({ backgroundIndexing: background() });
   const dir = vscode.Uri.joinPath(context.globalStorageUri, 'search-index').fsPath;
   const worker = vscode.Uri.joinPath(context.extensionUri, 'dist', 'searchWorker.js').fsPath;
-  const ready = SearchIndex.open(dir, { log, worker }).then((index) => {
-    const indexer = new SearchIndexer({ index, agents, model, log, isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined });
-    return { index, indexer };
-  });
-  ready.catch((error: unknown) => log.error(`Search index: could not open ${dir}: ${(error as Error)?.message ?? error}`));
+  const openIndex = () => {
+    const opening = SearchIndex.open(dir, { log, worker }).then((index) => {
+      const indexer = new SearchIndexer({ index, agents, model, log, isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined });
+      followIndex(index);
+      return { index, indexer };
+    });
+    opening.catch((error: unknown) => log.error(`Search index: could not open ${dir}: ${(error as Error)?.message ?? error}`));
+    return opening;
+  };
 
   let query = '';
   let limit = PAGE;
@@ -98,7 +102,8 @@ export function activateSearch(
     try {
       const { index } = await ready;
       const parsed = parseQuery(query, view.state.filters);
-      const result = await index.search(parsed, { limit, isCancelled: () => mine !== generation });
+      // Only sessions of configured agents: an entry of an agent removed from the settings is never shown.
+      const result = await index.search(parsed, { limit, agents: agents.agents.map((a) => a.name), isCancelled: () => mine !== generation });
       if (mine !== generation) return;
       current = -1;
       const error = parsed.unknown.length ? vscode.l10n.t('Not understood: {0}.', plainLine(parsed.unknown.join(' '), 200)) : undefined;
@@ -110,16 +115,28 @@ export function activateSearch(
 
   // Results follow the index: a session indexed or changed while a query is shown is searched again.
   let researchTimer: ReturnType<typeof setTimeout> | undefined;
-  void ready.then(({ index }) => {
+  const researchSoon = () => {
+    if (researchTimer || !query) return;
+    researchTimer = setTimeout(() => {
+      researchTimer = undefined;
+      void search();
+    }, 500);
+  };
+  function followIndex(index: SearchIndex): void {
+    let fullSaid = false;
     const stop = index.onDidChange(() => {
-      if (researchTimer || !query) return;
-      researchTimer = setTimeout(() => {
-        researchTimer = undefined;
-        void search();
-      }, 500);
+      // Said once, until a write succeeds again: not "could not index" for every session.
+      if (index.diskFull !== fullSaid) {
+        fullSaid = index.diskFull;
+        if (fullSaid) view.update({ notice: vscode.l10n.t('The disk holding the search index is full: sessions are not indexed until there is room.') });
+      }
+      researchSoon();
     });
-    context.subscriptions.push({ dispose: stop });
-  }, () => undefined);
+    // A session whose file was damaged or gone was dropped: indexed again by the next survey.
+    const stopDrops = index.onDidDrop(() => surveySoon());
+    context.subscriptions.push({ dispose: stop }, { dispose: stopDrops });
+  }
+  let ready = openIndex();
 
   // --- coverage and background indexing ------------------------------------------------------
   let indexing: vscode.CancellationTokenSource | undefined;
@@ -157,6 +174,7 @@ export function activateSearch(
   const survey = (): Promise<void> => {
     surveying ??= (async () => {
       const { indexer } = await ready;
+      indexer.pruneAgents(agents.agents.map((a) => a.name));
       for (const agent of agents.agents) {
         const source = new vscode.CancellationTokenSource();
         indexing = source;
@@ -317,7 +335,9 @@ export function activateSearch(
   const pickFilters = async () => {
     const { index } = await ready.catch(() => ({ index: undefined }));
     const folders = new Set((vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
-    for (const s of index?.sessions() ?? []) folders.add(s.cwd);
+    // Folders of configured agents' sessions only, as the results are.
+    const configured = new Set(agents.agents.map((a) => a.name));
+    for (const s of index?.sessions() ?? []) if (configured.has(s.agent)) folders.add(s.cwd);
     const { items, checked } = filterItems(agents.agents.map((a) => a.name), [...folders].sort(), view.state.filters);
     const pick = vscode.window.createQuickPick<FilterItem | vscode.QuickPickItem>();
     pick.title = vscode.l10n.t('Filter Search Results');
@@ -382,8 +402,14 @@ export function activateSearch(
     },
     'acpSessions.search.clearIndex': async () => {
       indexing?.cancel();
-      const { index } = await ready;
-      await index.clear();
+      const opened = await ready.catch(() => undefined);
+      if (opened) await opened.index.clear();
+      else {
+        // The index could not open: Clear still empties its folder, and opens it anew.
+        await vscode.workspace.fs.delete(vscode.Uri.file(dir), { recursive: true, useTrash: false }).then(undefined, () => undefined);
+        ready = openIndex();
+        await ready;
+      }
       coverage.clear();
       showCoverage();
       view.update({ notice: vscode.l10n.t('The search index is empty: it was cleared.') });
@@ -414,8 +440,18 @@ export function activateSearch(
   // Loaded after the lists (on first use): what they say now, as if each change had been followed.
   void followLists();
 
+  context.subscriptions.push(
+    agents.onDidChangeAgents(() => {
+      // Results of an agent no longer configured leave at once; its entries with the next survey.
+      void search();
+      surveySoon();
+    }),
+  );
+
   return {
-    ready,
+    get ready() {
+      return ready;
+    },
     view,
     commands,
     // A deleted session leaves the index at once.

@@ -3,9 +3,11 @@
 // be free of side effects is only offered (nothing loads before the user agrees), Cancel stops the
 // background indexing and keeps what it did, Clear Search Index empties it, a deleted session
 // leaves the index at once (its row, a clean-up run, the agent's live list), archive changes only
-// the filter, a newer updatedAt is indexed again, and the filter picker filters the results.
+// the filter, a newer updatedAt is indexed again, and the filter picker filters the results. What
+// the index did not write itself (issue 30): a session deleted outside the Sessions view's scope,
+// an agent no longer configured, a damaged file in the index folder.
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
@@ -294,6 +296,47 @@ suite('Search Sessions', () => {
     assert.deepEqual(await indexedIds(agent), ['l1', 'l2']);
     assert.ok(await markSessionDeleted(store, 'l2'), 'another process deletes l2');
     await until('l2 left the index', async () => (await indexedIds(agent)).join() === 'l1');
+  });
+
+  test('a session deleted outside the Sessions view\'s scope (another folder, by another process) leaves the index with the next survey, and is no longer found', async () => {
+    const elsewhere = tempDir('acp-search-elsewhere-');
+    const { store, agent } = await indexedAndFound([record('o1', HOUR, [say('user', 'the zebra here')]), record('o2', 2 * HOUR, [say('user', 'a zebra elsewhere')], { cwd: elsewhere })], 'zebra');
+    assert.equal(api.sessions.model.scope.kind, 'folders', 'the Sessions view shows the workspace only');
+    assert.ok(await markSessionDeleted(store, 'o2'), 'another process deletes o2');
+    await refresh();
+    assert.deepEqual(await indexedIds(agent), ['o1']);
+    await search('zebra');
+    assert.deepEqual(results().map((r) => r.sessionId), ['o1']);
+  });
+
+  test('an agent no longer configured: its results are not shown at once, and its entries leave the index with the next survey', async () => {
+    const { agent: before } = await indexedAndFound([record('g1', HOUR, [say('user', 'the okapi one')]), record('g2', 2 * HOUR, [say('agent', 'okapi two')])], 'okapi');
+    // Another agent replaces it in the settings.
+    const store = await storeOf([record('h1', HOUR, [say('user', 'nothing alike')])]);
+    await useAgent(store);
+    await until(`${before} is no longer configured`, () => !api.agents.agents.some((a) => a.name === before));
+    await search('okapi');
+    assert.deepEqual(results(), [], 'no result of an agent that is not configured');
+    await refresh();
+    assert.deepEqual(await indexedIds(before), []);
+  });
+
+  test('a session whose file in the index is damaged is left out, the others are still found, and it is indexed again', async () => {
+    const { agent } = await indexedAndFound([record('z1', HOUR, [say('user', 'the tapir one')]), record('z2', 2 * HOUR, [say('agent', 'tapir two')])], 'tapir');
+    const { index } = await engine();
+    await index.flush();
+    const manifest = JSON.parse(readFileSync(join(index.dir, 'index.json'), 'utf8')) as { sessions: { sessionId: string; file: string; blocks: { off: number }[] }[] };
+    const damaged = manifest.sessions.find((s) => s.sessionId === 'z1')!;
+    const bytes = readFileSync(join(index.dir, damaged.file));
+    for (const at of [damaged.blocks[0].off, damaged.blocks[0].off + 1]) bytes[at] ^= 0xff;
+    writeFileSync(join(index.dir, damaged.file), bytes);
+    await search('tapir');
+    assert.equal(api.search.view.state.error, undefined, 'the search did not fail');
+    assert.deepEqual(results().map((r) => r.sessionId), ['z2']);
+    assert.equal(index.get(agent, 'z1'), undefined, 'z1 no longer counts as indexed');
+    // Shown with a query, the view surveys again soon and indexes what is missing in the background.
+    await until('z1 is indexed again and found', () => index.get(agent, 'z1') !== undefined && results().length === 2, 30_000);
+    assert.deepEqual(results().map((r) => r.sessionId), ['z1', 'z2']);
   });
 
   test('archive changes only the filter (no new load); a session whose updatedAt changed is indexed again', async () => {

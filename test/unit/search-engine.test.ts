@@ -174,7 +174,8 @@ describe('Search Sessions: the index', () => {
     writeFileSync(join(dir, 'index.json'), JSON.stringify({ version: FORMAT_VERSION + 1, sessions: [] }));
     const reopened = await SearchIndex.open(dir);
     assert.equal(reopened.sessions().length, 0);
-    assert.deepEqual(readdirSync(dir), []);
+    // What is left is each open index's record of itself (src/search/windows.ts).
+    assert.deepEqual(readdirSync(dir).filter((name) => !/^owner-[0-9a-f]{8}\.json$/.test(name)), []);
     await reopened.indexRecords({ agent: 'a', sessionId: 's2', cwd: '/x', archived: false }, [{ where: 'agent', index: 0, text: 'new format' }]);
     await reopened.clear();
     assert.equal(reopened.sessions().length, 0);

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { registerAddAgent } from './ui/addAgent';
 import { localizeFormat } from './ui/l10n';
 import { registerWalkthrough, walkthrough } from './ui/walkthrough';
-import { AgentDisconnectedError, messageOf } from './acp/errors';
+import { AgentDisconnectedError, isResourceNotFound, messageOf } from './acp/errors';
 import type { AgentRegistry } from './sessions/agentRegistry';
 import { formatText } from './sessions/format';
 import { ListCancelledError } from './sessions/sessionsModel';
@@ -100,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): AcpSessionsApi | und
     loaded: (agentName, sessionId, error) => {
       if (error === undefined) void sessions.health.recordLoadSuccess(agentName, sessionId);
       else if (isVerdictOnSession(error)) void sessions.health.recordLoadFailure(agentName, sessionId, messageOf(error));
+      // -32002: the agent no longer has it; the tree, search, pins and this tab hear it from the model.
+      if (isResourceNotFound(error)) sessions.model.sessionNotFound(agentName, sessionId);
     },
     learned: (agentName, sessionId, facts) => sessions.learned.learned(agentName, sessionId, facts),
     // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.

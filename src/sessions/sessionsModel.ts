@@ -504,6 +504,14 @@ export class SessionsModel implements Disposable {
   }
 
   /** Deletes sessions; each that succeeds disappears from every list. Cancelled: the rest are not sent. */
+  /**
+   * The agent answered -32002 about a session outside this model's writes (a transcript's load):
+   * it no longer has it, so every list drops it and whoever follows the model hears of it.
+   */
+  sessionNotFound(agent: string, sessionId: string): void {
+    this.remove(agent, sessionId);
+  }
+
   async delete(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
     const client = await this.registry.getClient(agent);
     if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');

@@ -314,6 +314,21 @@ suite('Transcript', () => {
     assert.equal(state.live, false);
   });
 
+  test('a transcript whose load the agent answers -32002 (deleted behind the tree\'s back) says so, and the tree drops the row', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store);
+    const id = seed.special.long;
+    const node = await sessionNode(agent, id);
+    // Another process deletes it; this agent has no live list, so the tree still shows it.
+    assert.equal(await markSessionDeleted(store, id), true);
+    assert.ok(api.sessions.model.find(agent, id), 'still listed before the load');
+    await vscode.commands.executeCommand('acpSessions.openTranscript', node);
+    const state = await api.transcripts.whenLoaded(agent, id);
+    assert.equal(state.problem?.kind, 'load-failed');
+    await until('the transcript says its session is deleted', () => api.transcripts.getState(agent, id)?.deleted);
+    await until('the tree dropped the row', () => api.sessions.model.find(agent, id) === undefined);
+  });
+
   test('a transcript whose archived session Clean Up deletes says so', async () => {
     const { store, seed } = await seeded();
     const target = seed.sessions.find((s) => s.archived && s.title)!;

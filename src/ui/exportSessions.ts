@@ -3,7 +3,7 @@
 // folder the user chooses as Markdown and as the agent's replay (NDJSON of its `session/update`
 // notifications after a header line), with progress and Cancel, never overwriting a file.
 // Open Exported Transcript… shows such a replay as a read-only transcript, with no agent.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../acp/types';
@@ -13,9 +13,10 @@ import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/fo
 import type { Section } from '../sessions/sessionsModel';
 import { timelineToMarkdown } from '../transcript/export';
 import { EntityStore } from '../transcript/entityStore';
-import { exportFileStem, readReplay, replayLines, type ReplayHeader } from '../transcript/replayFile';
+import { exportFileStem, replayLines, type ReplayHeader } from '../transcript/replayFile';
 import { SpillFile } from '../transcript/spillFile';
 import { Timeline } from '../transcript/timeline';
+import { openExportedFile } from './exportedTranscript';
 import { confirmInPick, pickRule } from './rulePick';
 import type { CommandContext } from './commandContext';
 import { quickPickText } from './plainText';
@@ -271,11 +272,5 @@ export async function openExported(deps: CommandContext, panels: TranscriptPanel
     uri = picked?.[0];
   }
   if (!uri) return;
-  try {
-    const file = readReplay(readFileSync(uri.fsPath, 'utf8'));
-    panels.openExported(uri.fsPath, file.header, file.updates);
-    if (file.skipped > 0) void deps.messages.show('warning', vscode.l10n.t('{0} lines of {1} were not session updates of this session and were left out.', file.skipped, uri.fsPath));
-  } catch (error) {
-    void deps.messages.show('error', vscode.l10n.t('Could not open {0} as an exported transcript: {1}', uri.fsPath, messageOf(error)));
-  }
+  await openExportedFile(deps.messages, panels, uri.fsPath);
 }

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeReplay } from '../../src/transcript/replayFile';
+import { collectReplay, openReplay } from '../../src/transcript/replayReader';
+import { exportFailureText } from '../../src/ui/exportFiles';
 import type { ExportResult } from '../../src/ui/exportSessions';
 import type { ShownMessage } from '../../src/ui/messages';
 import { writeSession, type StoredSession } from '../agent/store';
@@ -237,5 +239,24 @@ suite('Exported transcripts', () => {
     }
     assert.ok(existsSync(result.written[0].markdown) && existsSync(result.written[0].replay));
     assert.match(readFileSync(result.written[0].markdown, 'utf8'), /長い/);
+    // Not open: its updates went to a log on disk as they came, and were written from there.
+    const opened = await openReplay(result.written[0].replay, { maxFileBytes: 1 << 20, maxLineBytes: 1 << 20 });
+    assert.deepEqual(await collectReplay(opened), [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }]);
+    assert.equal(opened.header.title, title);
+  });
+
+  test('an export that fails on a full disk names the cause: a real ENOSPC (a write to /dev/full) reads "the disk is full"', async () => {
+    const fd = openSync('/dev/full', 'w');
+    let error: unknown;
+    try {
+      writeSync(fd, 'x');
+    } catch (e) {
+      error = e;
+    } finally {
+      closeSync(fd);
+    }
+    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+    assert.match(exportFailureText(error), /^the disk is full \(ENOSPC: no space left on device/);
+    assert.equal(exportFailureText(new Error('other')), 'other');
   });
 });

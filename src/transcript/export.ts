@@ -17,17 +17,47 @@ const ROLE_HEADINGS = { user_message: 'User', agent_message: 'Agent', thought: '
 
 /** `entities`: an array, or a timeline's rows (read back from its file one by one). */
 export function timelineToMarkdown(header: ExportHeader, entities: EntityRows, state?: SessionState): string {
-  const out: string[] = [];
-  out.push(`# ${inline(header.title || header.sessionId)}`, '');
-  out.push(`- Agent: ${inline(header.agentName)}`);
-  out.push(`- Session: ${code(header.sessionId)}`);
-  out.push(`- Folder: ${inline(header.cwd)}`);
-  if (header.updatedAt) out.push(`- Updated: ${inline(header.updatedAt)}`);
-  if (header.archived) out.push('- Archived');
-  if (state?.usage) out.push(`- Context: ${state.usage.used} of ${state.usage.size} tokens`);
-  out.push('');
-  for (let i = 0; i < entities.length; i++) out.push(...entityToMarkdown(peekRow(entities, i)!), '');
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  let text = '';
+  for (const chunk of timelineMarkdownChunks(header, entities, state)) text += chunk;
+  return text;
+}
+
+/**
+ * The same document a piece at a time (an entity each), for a writer that never holds it whole:
+ * runs of three or more newlines become two and trailing whitespace goes, as over the whole text.
+ */
+export function* timelineMarkdownChunks(header: ExportHeader, entities: EntityRows, state?: SessionState): Generator<string> {
+  const head: string[] = [];
+  head.push(`# ${inline(header.title || header.sessionId)}`, '');
+  head.push(`- Agent: ${inline(header.agentName)}`);
+  head.push(`- Session: ${code(header.sessionId)}`);
+  head.push(`- Folder: ${inline(header.cwd)}`);
+  if (header.updatedAt) head.push(`- Updated: ${inline(header.updatedAt)}`);
+  if (header.archived) head.push('- Archived');
+  if (state?.usage) head.push(`- Context: ${state.usage.used} of ${state.usage.size} tokens`);
+  head.push('');
+  const normal = new Normalizer();
+  yield normal.push(head.join('\n'));
+  for (let i = 0; i < entities.length; i++) yield normal.push('\n' + [...entityToMarkdown(peekRow(entities, i)!), ''].join('\n'));
+  yield normal.end();
+}
+
+/** `text.replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'` over pieces: the trailing whitespace of what came so far waits for what follows. */
+class Normalizer {
+  private held = '';
+
+  push(piece: string): string {
+    const text = this.held + piece;
+    // Scanned back by hand: a search for /\s*$/ is quadratic in a long run of spaces inside.
+    let end = text.length;
+    while (end > 0 && /\s/.test(text[end - 1])) end--;
+    this.held = text.slice(end);
+    return text.slice(0, end).replace(/\n{3,}/g, '\n\n');
+  }
+
+  end(): string {
+    return '\n';
+  }
 }
 
 function entityToMarkdown(entity: Entity): string[] {

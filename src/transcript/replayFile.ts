@@ -1,6 +1,7 @@
 // An exported replay: the agent's `session/update` notifications of one session as NDJSON, one
 // JSON-RPC notification a line, after a header line that says what it is. Reading one back gives
 // the same updates, so the same timeline. Pure, no `vscode`.
+import { createHash } from 'node:crypto';
 import type { SessionUpdate } from '../acp/types';
 
 /** The header line's marker and version. */
@@ -50,7 +51,7 @@ export class ReplayFileError extends Error {
   }
 }
 
-/** Reads a replay file's text; throws ReplayFileError when it is not one. */
+/** Reads a replay held as text (a file is read with `openReplay`, bounded); throws ReplayFileError when it is not one. */
 export function readReplay(text: string): ReplayFile {
   const lines = text.split(/\r?\n/);
   let header: unknown;
@@ -59,7 +60,7 @@ export function readReplay(text: string): ReplayFile {
   } catch {
     throw new ReplayFileError('the first line is not JSON');
   }
-  if (!isHeader(header)) throw new ReplayFileError(`the first line is not an ${REPLAY_FORMAT} header`);
+  if (!isReplayHeader(header)) throw new ReplayFileError(`the first line is not an ${REPLAY_FORMAT} header`);
   if (header.version > REPLAY_VERSION) throw new ReplayFileError(`version ${header.version} is newer than this extension reads (${REPLAY_VERSION})`);
   const updates: SessionUpdate[] = [];
   let skipped = 0;
@@ -82,7 +83,7 @@ export function readReplay(text: string): ReplayFile {
   return { header, updates, skipped };
 }
 
-function isHeader(value: unknown): value is ReplayHeader {
+export function isReplayHeader(value: unknown): value is ReplayHeader {
   const h = value as Partial<ReplayHeader> | null;
   return (
     !!h && typeof h === 'object' && h.format === REPLAY_FORMAT && typeof h.version === 'number' &&
@@ -96,10 +97,59 @@ function isUpdate(value: unknown): value is SessionUpdate {
 }
 
 /**
- * A file name from a session's title: letters, digits, spaces, `-`, `_` and `.` kept, everything
- * else (separators, controls, reserved characters) a `-`; bounded; never empty, hidden or `..`.
+ * The most UTF-8 bytes of a stem: a file name is at most 255 bytes on the common file systems,
+ * and " (999)" and ".acp.ndjson" go after the stem.
+ */
+export const MAX_STEM_BYTES = 255 - ' (999)'.length - '.acp.ndjson'.length;
+/** An id longer than this (in bytes) is cut and a hash of the whole id added, so it stays told apart. */
+const MAX_ID_BYTES = 120;
+/** Windows' device names, which no file may be called, whatever its extension (`CON.md`, `nul.acp.ndjson`). */
+const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\s*\.|\s*$)/i;
+
+/**
+ * A file name from a session's title and id: letters, digits, spaces, `-`, `_` and `.` kept,
+ * everything else (separators, controls, reserved characters) a `-`; never empty, hidden or `..`;
+ * at most MAX_STEM_BYTES in UTF-8 with the id always whole at its end (the title is what is cut);
+ * a Windows device name gets a `_` in front.
  */
 export function exportFileStem(title: string, sessionId: string): string {
-  const base = `${title} ${sessionId}`.normalize('NFC').replace(/[^\p{L}\p{N} _.-]+/gu, '-').replace(/\s+/g, ' ').trim().slice(0, 100).replace(/^[.\s-]+|[.\s]+$/g, '');
-  return base || 'session';
+  const id = boundId(clean(sessionId));
+  const room = MAX_STEM_BYTES - utf8Bytes(id) - (id ? 1 : 0);
+  const head = clean(title);
+  const cut = trimEnds(cutToBytes(head, Math.max(0, room)));
+  let stem = trimEnds([cut, id].filter(Boolean).join(' '));
+  if (!stem) stem = 'session';
+  return RESERVED.test(stem) ? `_${stem}` : stem;
+}
+
+function clean(text: string): string {
+  return text.normalize('NFC').replace(/[^\p{L}\p{N} _.-]+/gu, '-').replace(/\s+/g, ' ').trim();
+}
+
+function trimEnds(text: string): string {
+  return text.replace(/^[.\s-]+|[.\s]+$/g, '');
+}
+
+function boundId(id: string): string {
+  if (utf8Bytes(id) <= MAX_ID_BYTES) return id;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 12);
+  return `${trimEnds(cutToBytes(id, MAX_ID_BYTES - hash.length - 1))}-${hash}`;
+}
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The longest start of `text` of at most `max` UTF-8 bytes, cut between code points (never inside a surrogate pair). */
+function cutToBytes(text: string, max: number): string {
+  if (utf8Bytes(text) <= max) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    const size = utf8Bytes(char);
+    if (bytes + size > max) break;
+    bytes += size;
+    end += char.length;
+  }
+  return text.slice(0, end);
 }

@@ -3,19 +3,14 @@
 // folder the user chooses as Markdown and as the agent's replay (NDJSON of its `session/update`
 // notifications after a header line), with progress and Cancel, never overwriting a file.
 // Open Exported Transcript… shows such a replay as a read-only transcript, with no agent.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionInfo, SessionUpdate } from '../acp/types';
+import type { SessionInfo } from '../acp/types';
 import { messageOf } from '../acp/errors';
 import { hasRule, matchesRule, type CleanupCandidate, type CleanupRule } from '../sessions/cleanup';
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../sessions/format';
 import type { Section } from '../sessions/sessionsModel';
-import { timelineToMarkdown } from '../transcript/export';
-import { EntityStore } from '../transcript/entityStore';
-import { exportFileStem, readReplay, replayLines, type ReplayHeader } from '../transcript/replayFile';
-import { SpillFile } from '../transcript/spillFile';
-import { Timeline } from '../transcript/timeline';
+import { openExportedFile } from './exportedTranscript';
+import { exportFailureText, exportSession } from './exportFiles';
 import { confirmInPick, pickRule } from './rulePick';
 import type { CommandContext } from './commandContext';
 import { quickPickText } from './plainText';
@@ -150,12 +145,12 @@ async function write(deps: CommandContext, panels: TranscriptPanels | undefined,
         if (token.isCancellationRequested) break;
         progress.report({ increment: 100 / total, message: `${result.written.length + result.failed.length + 1}/${total}` });
         try {
-          const updates = await replayOf(deps, panels, agent, session, cancellation.token);
-          if (token.isCancellationRequested) break;
-          result.written.push({ agent, sessionId: session.sessionId, ...writeFiles(folder, agent, session, updates, panels?.options.spillDir) });
+          const written = await exportSession(deps, panels, folder, agent, session, cancellation.token);
+          if (!written || token.isCancellationRequested) break;
+          result.written.push({ agent, sessionId: session.sessionId, ...written });
         } catch (error) {
           if (token.isCancellationRequested) break;
-          result.failed.push({ agent, sessionId: session.sessionId, error: messageOf(error) });
+          result.failed.push({ agent, sessionId: session.sessionId, error: exportFailureText(error) });
         }
       }
     } finally {
@@ -164,91 +159,6 @@ async function write(deps: CommandContext, panels: TranscriptPanels | undefined,
     }
     result.cancelled = token.isCancellationRequested;
   });
-}
-
-/**
- * The session's `session/update` notifications: those an open tab already received (loading it
- * again on the same connection would replay into that tab), else a `session/load`, closed after.
- */
-async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Iterable<SessionUpdate>> {
-  // Read from the tab's file as they are written: the session is never whole on the heap.
-  const open = panels?.updatesOf(agent, session.sessionId);
-  if (open) return open;
-  const client = await deps.registry.getClient(agent);
-  const updates: SessionUpdate[] = [];
-  await client.loadSession(session.sessionId, session.cwd, (update) => updates.push(update), token);
-  if (client.capabilities.close) await client.closeSession(session.sessionId).catch(() => undefined);
-  return updates;
-}
-
-/** `<stem>.md` and `<stem>.acp.ndjson`, with a stem neither file has yet; created exclusively (never overwritten). */
-function writeFiles(folder: string, agent: string, session: SessionInfo, updates: Iterable<SessionUpdate>, spillDir: string | undefined): { markdown: string; replay: string } {
-  const header: Omit<ReplayHeader, 'format' | 'version' | 'updates'> = {
-    agentName: agent,
-    sessionId: session.sessionId,
-    cwd: session.cwd,
-    ...(session.title ? { title: session.title } : {}),
-    ...(session.updatedAt ? { updatedAt: session.updatedAt } : {}),
-    ...(session.archived ? { archived: true } : {}),
-    exportedAt: new Date().toISOString(),
-  };
-  // Its rows spilled as an open transcript's are, when there is a directory for them.
-  const timeline = new Timeline(undefined, new EntityStore(spillDir ? SpillFile.create(spillDir, 'entities') : undefined));
-  let markdown: string;
-  let count = 0;
-  try {
-    for (const update of updates) {
-      timeline.apply(update);
-      count++;
-    }
-    const title = timeline.state.title ?? session.title ?? undefined;
-    markdown = timelineToMarkdown({ title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true }, timeline.rows, timeline.state);
-  } finally {
-    timeline.rows.dispose();
-  }
-  const title = timeline.state.title ?? session.title ?? undefined;
-  const stem = exportFileStem(title ?? '', session.sessionId);
-  for (let n = 1; n < 1000; n++) {
-    const base = join(folder, n === 1 ? stem : `${stem} (${n})`);
-    const paths = { markdown: `${base}.md`, replay: `${base}.acp.ndjson` };
-    const md = exclusive(paths.markdown);
-    if (md === undefined) continue;
-    const nd = exclusive(paths.replay);
-    if (nd === undefined) {
-      // Taken by another file already: this stem is not free after all (the empty .md we made goes).
-      closeSync(md);
-      rmSync(paths.markdown, { force: true });
-      continue;
-    }
-    try {
-      writeSync(md, markdown);
-      // A megabyte at a time: the replay is never one string.
-      let chunk = '';
-      for (const line of replayLines(header, updates, count)) {
-        chunk += line;
-        if (chunk.length >= 1 << 20) {
-          writeSync(nd, chunk);
-          chunk = '';
-        }
-      }
-      writeSync(nd, chunk);
-    } finally {
-      closeSync(md);
-      closeSync(nd);
-    }
-    return paths;
-  }
-  throw new Error(vscode.l10n.t('no free file name for "{0}" in {1}', stem, folder));
-}
-
-/** Opens a new file for writing, or undefined when it exists (never overwritten). */
-function exclusive(path: string): number | undefined {
-  try {
-    return openSync(path, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw error;
-  }
 }
 
 function summarize(deps: CommandContext, result: ExportResult, folder: string): void {
@@ -271,11 +181,5 @@ export async function openExported(deps: CommandContext, panels: TranscriptPanel
     uri = picked?.[0];
   }
   if (!uri) return;
-  try {
-    const file = readReplay(readFileSync(uri.fsPath, 'utf8'));
-    panels.openExported(uri.fsPath, file.header, file.updates);
-    if (file.skipped > 0) void deps.messages.show('warning', vscode.l10n.t('{0} lines of {1} were not session updates of this session and were left out.', file.skipped, uri.fsPath));
-  } catch (error) {
-    void deps.messages.show('error', vscode.l10n.t('Could not open {0} as an exported transcript: {1}', uri.fsPath, messageOf(error)));
-  }
+  await openExportedFile(deps.messages, panels, uri.fsPath);
 }

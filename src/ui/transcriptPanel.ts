@@ -33,7 +33,7 @@ import {
 } from '../transcript/protocol';
 import { Timeline } from '../transcript/timeline';
 import { promptsOf, PromptTimes, type PromptEntry } from '../transcript/prompts';
-import type { ReplayHeader } from '../transcript/replayFile';
+import { forEachSlice, type OpenedReplay } from '../transcript/replayReader';
 import { resumeTemplate } from './resumeTerminal';
 import { openLocation } from './toolLinks';
 
@@ -68,7 +68,7 @@ export interface TranscriptState {
   kinds: Partial<Record<EntityKind, number>>;
   compactions: { compactionId: string; status: string; summary: string; error?: string }[];
   /** The children announced by `subagent_update`, in timeline order. */
-  subagents: { sessionId: string; title?: string; state?: string }[];
+  subagents: { sessionId: string; key: string; title?: string; state?: string }[];
   /** How many `usage_update`s the timeline kept. */
   usageCount: number;
   problem?: TranscriptProblem;
@@ -131,6 +131,13 @@ export interface TranscriptPanelsOptions {
   recorder?: MessageRecorder;
 }
 
+/** An exported replay being read, for its tab: the file, its updates as read, and how a subagent row opens its child. */
+export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'close'> {
+  file: string;
+  /** Opens a child the file's subagent row names from the same export, or says it is not there: never an agent. */
+  openChild(sessionId: string): Promise<void>;
+}
+
 /** A place to show in a transcript: the first match of `text` at or after entity `index` (Search Sessions). */
 export interface TranscriptMatch {
   index: number;
@@ -181,17 +188,28 @@ export class TranscriptPanels implements vscode.Disposable {
 
   /**
    * Shows an exported replay as a transcript, read-only, with no agent (Open Exported
-   * Transcript…); reveals its tab when that file is open already.
+   * Transcript…), its updates applied a slice at a time as they are read; reveals its tab when
+   * that file is open already (and reads nothing). Resolves with its state once the read ended.
    */
-  openExported(file: string, header: ReplayHeader, updates: readonly SessionUpdate[]): void {
-    const existing = this.panels.get(exportedKey(file));
+  async openExported(source: ExportedSource): Promise<TranscriptState> {
+    const existing = this.panels.get(exportedKey(source.file));
     if (existing) {
+      await source.close();
       existing.reveal();
-      return;
+      return existing.state();
     }
+    const { header } = source;
     const session: SessionInfo = { sessionId: header.sessionId, cwd: header.cwd, title: header.title ?? null, updatedAt: header.updatedAt ?? null };
     const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, plainLine(sessionLabel(session), 100), vscode.ViewColumn.Active, this.webviewOptions());
-    this.add(new TranscriptPanel(this, header.agentName, session, panel, { file, updates: [...updates] }));
+    const transcript = new TranscriptPanel(this, header.agentName, session, panel, source);
+    this.add(transcript);
+    await transcript.replayDone;
+    return transcript.state();
+  }
+
+  /** @internal as `receiveFromWebview`, for the tab of an exported file (integration tests). */
+  receiveFromExportedWebview(file: string, message: WebviewToHost): void {
+    this.panels.get(exportedKey(file))?.receive(message);
   }
 
   /** The state of an exported transcript's tab (tests). */
@@ -399,8 +417,8 @@ class TranscriptPanel {
     readonly agentName: string,
     readonly session: SessionInfo,
     private readonly panel: vscode.WebviewPanel,
-    /** An exported replay: shown from these updates, with no agent. */
-    private readonly source?: { file: string; updates: SessionUpdate[] },
+    /** An exported replay: shown from its file's updates, with no agent. */
+    private readonly source?: ExportedSource,
   ) {
     this.key = source ? exportedKey(source.file) : panelKey(agentName, session.sessionId);
     this.unkept = new UnkeptUpdates(owner.log, `Transcript of ${session.sessionId}${source ? ` (${source.file})` : ''}`);
@@ -473,16 +491,22 @@ class TranscriptPanel {
     this.feed.snapshot();
     const { agentName, session } = this;
     if (this.source) {
+      const timeline = this.timeline;
       try {
-        for (const update of this.source.updates) this.apply(this.timeline, update);
+        // A slice at a time, the host free between them: a file of any length never holds it.
+        await forEachSlice(this.source.slices, (update) => this.apply(timeline, update), () => this.loadCancellation === cancellation && !this.disposed);
       } catch (error) {
         this.owner.log.warn(`Transcript of ${session.sessionId} (${this.source.file}) could not be shown: ${messageOf(error)}`);
         this.problem = { kind: 'load-failed', message: vscode.l10n.t('The transcript could not be loaded: {0}', messageOf(error)), actions: ['showLog'] };
+      } finally {
+        await this.source.close();
+        if (this.loadCancellation === cancellation && !this.disposed) {
+          this.loading = false;
+          this.loaded = true;
+          this.markChanged();
+          this.feed.flush();
+        }
       }
-      this.loading = false;
-      this.loaded = true;
-      this.markChanged();
-      this.feed.flush();
       return;
     }
     try {
@@ -656,7 +680,7 @@ class TranscriptPanel {
     }
     const compactions = [...this.timeline.compactionsInOrder()].map(compactionState);
     const subagents: TranscriptState['subagents'] = [];
-    for (const entity of this.timeline.subagentsInOrder()) subagents.push({ sessionId: entity.sessionId, title: entity.title, state: entity.state });
+    for (const entity of this.timeline.subagentsInOrder()) subagents.push({ sessionId: entity.sessionId, key: entity.key, title: entity.title, state: entity.state });
     return {
       agentName: this.agentName,
       sessionId: this.session.sessionId,
@@ -809,6 +833,8 @@ class TranscriptPanel {
       this.owner.log.warn(`A transcript asked to open a subagent row that is not there: ${JSON.stringify(action.slice(0, 200))}`);
       return;
     }
+    // An exported file is data: its child comes from the same export or not at all, never from an agent.
+    if (this.source) return this.source.openChild(entity.sessionId);
     // Unset, a child's folder is its parent's (subagents schema).
     await this.owner.open(this.agentName, { sessionId: entity.sessionId, cwd: entity.cwd ?? this.session.cwd, title: entity.title ?? null });
   }

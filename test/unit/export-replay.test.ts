@@ -6,7 +6,9 @@ import { AcpClient } from '../../src/acp/client';
 import type { SessionUpdate } from '../../src/acp/types';
 import { cleanupPeriodDays, removalWithinWarning } from '../../src/sessions/claudeRetention';
 import { timelineToMarkdown } from '../../src/transcript/export';
-import { exportFileStem, readReplay, ReplayFileError, writeReplay } from '../../src/transcript/replayFile';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportFileStem, MAX_STEM_BYTES, readReplay, ReplayFileError, writeReplay } from '../../src/transcript/replayFile';
 import { Timeline } from '../../src/transcript/timeline';
 import { seedStore } from '../agent/seed';
 import { CapturingLog, CLIENT_INFO, referenceAgent, tempDir } from './acp-helpers';
@@ -73,4 +75,42 @@ test("Claude's cleanupPeriodDays: read from its settings (30 when missing or wro
   assert.equal(removalWithinWarning(now - 25 * DAY, 30, now), now + 5 * DAY);
   assert.equal(removalWithinWarning(now - 40 * DAY, 30, now), now - 10 * DAY);
   assert.equal(removalWithinWarning(undefined, 30, now), undefined);
+});
+
+test('export file names are bounded in UTF-8 bytes with room for " (999)" and ".acp.ndjson": a 120-character CJK title makes a file that can be created', (t) => {
+  const dir = tempDir(t, 'export-names-');
+  const cjk = '漢字仮名交じり文の長いセッションタイトル'.repeat(6);
+  assert.equal(cjk.length, 120);
+  const stem = exportFileStem(cjk, 'sess_cjk_1');
+  assert.ok(Buffer.byteLength(stem) <= MAX_STEM_BYTES, `${Buffer.byteLength(stem)} bytes`);
+  assert.ok(Buffer.byteLength(`${stem} (999).acp.ndjson`) <= 255);
+  assert.ok(stem.endsWith(' sess_cjk_1'), 'the id is kept whole at the end');
+  assert.ok(stem.startsWith('漢字仮名'), 'the title is what was cut');
+  // The real file system takes it (ext4, APFS, NTFS: 255 bytes or units a name).
+  writeFileSync(join(dir, `${stem} (999).acp.ndjson`), '');
+  assert.ok(existsSync(join(dir, `${stem} (999).acp.ndjson`)));
+});
+
+test('a long title is cut and the id kept; a too-long id is cut with a hash of the whole; no code point is split', () => {
+  const latin = exportFileStem('a'.repeat(300), 'the-session-id');
+  assert.ok(latin.endsWith(' the-session-id'));
+  assert.ok(Buffer.byteLength(latin) <= MAX_STEM_BYTES);
+  const longA = exportFileStem('', `${'i'.repeat(300)}A`);
+  const longB = exportFileStem('', `${'i'.repeat(300)}B`);
+  assert.notEqual(longA, longB, 'ids that differ only past the cut give different names');
+  assert.ok(Buffer.byteLength(longA) <= MAX_STEM_BYTES);
+  assert.match(longA, /-[0-9a-f]{12}$/);
+  // U+20000 is a letter of four UTF-8 bytes and two UTF-16 units.
+  const astral = exportFileStem('\u{20000}'.repeat(100), 'x');
+  assert.doesNotMatch(astral, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/, 'no lone surrogate');
+  assert.ok(astral.endsWith(' x'));
+});
+
+test('Windows device names get a "_" in front, whatever their case and extension', () => {
+  for (const id of ['CON', 'con', 'Prn', 'AUX', 'nul', 'COM1', 'com9', 'LPT1', 'lpt9', 'NUL.txt', 'con .x', 'COM¹']) {
+    assert.equal(exportFileStem('', id), `_${id}`, id);
+  }
+  for (const [title, id] of [['', 'CONSOLE'], ['', 'COM10'], ['Con', 'x'], ['', 'LPT']]) {
+    assert.doesNotMatch(exportFileStem(title, id), /^_/, `${title} ${id}`);
+  }
 });

@@ -1,0 +1,262 @@
+// Exported transcripts inside a real VS Code extension host: a file anyone may hand the user is
+// data. A FIFO, a link to /dev/zero and a file over the size bound give a message and never
+// block the host (a timer in this same host keeps ticking); a long file fills its tab a slice at
+// a time; a subagent row of an exported tab opens the child from the same export or says it is
+// not in it, and no agent is asked (the reference agent's wire is captured). Export names hold a
+// 120-character CJK title.
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readdirSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { AcpSessionsApi } from '../../src/extension';
+import { writeReplay } from '../../src/transcript/replayFile';
+import { collectReplay, openReplay } from '../../src/transcript/replayReader';
+import { exportFailureText } from '../../src/ui/exportFiles';
+import type { ExportResult } from '../../src/ui/exportSessions';
+import type { ShownMessage } from '../../src/ui/messages';
+import { writeSession, type StoredSession } from '../agent/store';
+import { activateExtension, agentScript, closeAllTranscripts, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+
+let api: AcpSessionsApi;
+let counter = 0;
+const HEADER = { agentName: 'Nobody', sessionId: 'exported-1', cwd: '/nowhere', title: 'Exported', exportedAt: '2026-03-02T00:00:00Z' };
+
+/** Runs `work` with a 10 ms interval ticking in this extension host: the longest gap between ticks. */
+async function longestGap<T>(work: () => Thenable<T> | Promise<T>): Promise<{ result: T; gapMs: number }> {
+  let last = performance.now();
+  let gap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 10);
+  try {
+    const result = await work();
+    gap = Math.max(gap, performance.now() - last);
+    return { result, gapMs: gap };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The messages shown from `from` on whose text matches `pattern`. */
+function shownSince(from: number, pattern: RegExp): ShownMessage[] {
+  return api.sessions.messages.shown.slice(from).filter((m) => pattern.test(m.text));
+}
+
+function openExported(file: string): Thenable<unknown> {
+  return vscode.commands.executeCommand('acpSessions.openExportedTranscript', vscode.Uri.file(file));
+}
+
+/** The reference agent, with a tee in front that appends every line the client sends to `capture`. */
+async function capturedAgent(store: string, capture: string): Promise<string> {
+  writeFileSync(capture, '');
+  const tee = `
+    const { spawn } = require('node:child_process');
+    const { appendFileSync } = require('node:fs');
+    const [capture, ...rest] = process.argv.slice(1);
+    const child = spawn(process.execPath, rest, { stdio: ['pipe', 'inherit', 'inherit'] });
+    process.stdin.on('data', (c) => { appendFileSync(capture, c); child.stdin.write(c); });
+    process.stdin.on('end', () => child.stdin.end());
+    child.stdin.on('error', () => {});
+    process.on('SIGTERM', () => child.kill('SIGTERM'));
+    child.on('exit', (code) => process.exit(code ?? 1));`;
+  return configureAgent(api, `Exported agent ${++counter}`, process.execPath, ['-e', tee, capture, agentScript, '--store', store]);
+}
+
+function sent(capture: string, method: string): string[] {
+  return readFileSync(capture, 'utf8').split('\n').filter((line) => line.includes(`"method":"${method}"`));
+}
+
+function stored(sessionId: string, title: string, updates: StoredSession['updates']): StoredSession {
+  return { sessionId, cwd: workspaceFolder(), title, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates };
+}
+
+suite('Exported transcripts', () => {
+  suiteSetup(async () => {
+    api = await activateExtension();
+  });
+
+  teardown(async () => {
+    await closeAllTranscripts(api);
+  });
+
+  suiteTeardown(() => {
+    removeTempDirs();
+  });
+
+  test('a FIFO named x.acp.ndjson gives a message at once and never blocks the host, even when a writer comes later', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const fifo = join(dir, 'x.acp.ndjson');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    // A writer 3 s later: a reader that blocked in open would be let go then, and be seen to have blocked.
+    const writer: ChildProcess = spawn(process.execPath, ['-e', `setTimeout(() => require('node:fs').writeFileSync(${JSON.stringify(fifo)}, ${JSON.stringify(writeReplay(HEADER, []))}), 3000)`], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: 'ignore',
+    });
+    try {
+      const from = api.sessions.messages.shown.length;
+      const { gapMs } = await longestGap(() => openExported(fifo));
+      assert.ok(gapMs < 1000, `the extension host was blocked ${Math.round(gapMs)} ms`);
+      const [message] = shownSince(from, /x\.acp\.ndjson was not opened: it is not a regular file/);
+      assert.ok(message, `the messages: ${shownSince(from, /./).map((m) => m.text).join(' | ')}`);
+      assert.equal(message.severity, 'error');
+      assert.equal(api.transcripts.exportedState(fifo), undefined, 'no tab was opened');
+    } finally {
+      writer.kill();
+    }
+  });
+
+  test('a symbolic link to /dev/zero gives a message and is not read', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const link = join(dir, 'zero.acp.ndjson');
+    symlinkSync('/dev/zero', link);
+    const from = api.sessions.messages.shown.length;
+    const before = process.memoryUsage().rss;
+    const { gapMs } = await longestGap(() => openExported(link));
+    assert.ok(gapMs < 1000, `the extension host was blocked ${Math.round(gapMs)} ms`);
+    assert.ok(shownSince(from, /zero\.acp\.ndjson was not opened: it is not a regular file/).length === 1);
+    assert.ok(process.memoryUsage().rss - before < 256 << 20, 'nothing of /dev/zero was held');
+    assert.equal(api.transcripts.exportedState(link), undefined);
+  });
+
+  test('a file over acpSessions.exportedTranscript.maxSizeMB gives a message naming its size and the bound', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const file = join(dir, 'big.acp.ndjson');
+    writeFileSync(file, writeReplay(HEADER, []));
+    // Sparse: 257 MB long, no disk used.
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 257 * 1024 * 1024);
+    closeSync(fd);
+    const from = api.sessions.messages.shown.length;
+    const { gapMs } = await longestGap(() => openExported(file));
+    assert.ok(gapMs < 1000, `the extension host was blocked ${Math.round(gapMs)} ms`);
+    const messages = shownSince(from, /big\.acp\.ndjson was not opened: it is 257 MB, and exported transcripts of up to 256 MB are read \(setting acpSessions\.exportedTranscript\.maxSizeMB\)/);
+    assert.equal(messages.length, 1, shownSince(from, /./).map((m) => m.text).join(' | '));
+    assert.equal(api.transcripts.exportedState(file), undefined);
+  });
+
+  test('a file of 500,000 lines fills its tab a slice at a time while the host keeps running, and an over-long line is left out with a message', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const file = join(dir, 'long.acp.ndjson');
+    const fd = openSync(file, 'w');
+    writeSync(fd, writeReplay(HEADER, []));
+    const line = (update: object) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: HEADER.sessionId, update } }) + '\n';
+    let text = '';
+    for (let i = 0; i < 500_000; i++) {
+      text += line(i % 1000 === 0 ? { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `prompt ${i}` } } : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${i} ` } });
+      if (text.length > 1 << 20) {
+        writeSync(fd, text);
+        text = '';
+      }
+    }
+    // Over the 64 MB a line may have (acpSessions.maxMessageSize's default).
+    writeSync(fd, text + line({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(65 << 20) } }));
+    closeSync(fd);
+    const from = api.sessions.messages.shown.length;
+    const { gapMs } = await longestGap(() => openExported(file));
+    const state = api.transcripts.exportedState(file);
+    assert.ok(state && !state.loading && state.loaded, 'the command resolves once the file has been read');
+    assert.equal(state.updateCount, 500_000);
+    assert.equal(state.kinds.user_message, 500);
+    assert.equal(state.kinds.agent_message, 500);
+    assert.equal(state.problem, undefined);
+    assert.ok(gapMs < 1000, `the extension host was blocked ${Math.round(gapMs)} ms`);
+    assert.equal(shownSince(from, /1 lines of .*long\.acp\.ndjson were longer than 64 MB \(setting acpSessions\.maxMessageSize\) and were left out/).length, 1);
+  });
+
+  test('a subagent row of an exported tab opens the child from the same export, or says it is not in it; no agent is asked', async () => {
+    const store = tempDir('acp-exported-store-');
+    for (const s of [
+      stored('zebra-parent', 'Zebra export parent', [
+        { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Split the work.' } },
+        { sessionUpdate: 'subagent_update', sessionId: 'zebra-child', title: 'Zebra export child' },
+        { sessionUpdate: 'subagent_update', sessionId: 'other-child', title: 'Other child' },
+      ] as StoredSession['updates']),
+      stored('zebra-child', 'Zebra export child', [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'child work' } }] as StoredSession['updates']),
+      stored('other-child', 'Other child', [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'not exported' } }] as StoredSession['updates']),
+    ]) {
+      await writeSession(store, s);
+    }
+    const capture = join(tempDir('acp-exported-capture-'), 'sent.ndjson');
+    const agent = await capturedAgent(store, capture);
+    const folder = tempDir('acp-exported-folder-');
+    const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: 'Zebra export' }, folder });
+    assert.deepEqual(result.failed, []);
+    assert.deepEqual(result.written.map((w) => w.sessionId).sort(), ['zebra-child', 'zebra-parent']);
+    const parentFile = result.written.find((w) => w.sessionId === 'zebra-parent')!.replay;
+    const childFile = result.written.find((w) => w.sessionId === 'zebra-child')!.replay;
+    await openExported(parentFile);
+    const parent = await until('the exported parent shows its subagent rows', () => {
+      const s = api.transcripts.exportedState(parentFile);
+      return s && !s.loading && s.subagents.length === 2 ? s : undefined;
+    });
+    const loads = sent(capture, 'session/load').length;
+    const starts = sent(capture, 'initialize').length;
+
+    const exported = parent.subagents.find((s) => s.sessionId === 'zebra-child')!;
+    api.transcripts.receiveFromExportedWebview(parentFile, { type: 'action', action: `openSubagent:${exported.key}` });
+    const child = await until('the child opens from its own exported file', () => {
+      const s = api.transcripts.exportedState(childFile);
+      return s && !s.loading ? s : undefined;
+    });
+    assert.equal(child.exported, true);
+    assert.equal(child.sessionId, 'zebra-child');
+    assert.equal(child.kinds.agent_message, 1);
+
+    const from = api.sessions.messages.shown.length;
+    const missing = parent.subagents.find((s) => s.sessionId === 'other-child')!;
+    api.transcripts.receiveFromExportedWebview(parentFile, { type: 'action', action: `openSubagent:${missing.key}` });
+    const [message] = await until('a message says the child is not in this export', () => {
+      const found = shownSince(from, /The subagent session "other-child" is not in this export/);
+      return found.length ? found : undefined;
+    });
+    assert.ok(message.text.includes(folder), message.text);
+
+    assert.equal(api.transcripts.getState(agent, 'zebra-child'), undefined, 'no live tab of the exported child');
+    assert.equal(api.transcripts.getState(agent, 'other-child'), undefined, 'no live tab of the child not exported');
+    assert.equal(sent(capture, 'session/load').length, loads, 'no session/load after the export');
+    assert.equal(sent(capture, 'initialize').length, starts, 'no agent was started');
+    assert.equal(api.transcripts.openCount, 2, 'the parent and the exported child');
+  });
+
+  test('Export Sessions writes a session with a 120-character CJK title: its name is bounded in bytes and keeps the id', async () => {
+    const store = tempDir('acp-exported-store-');
+    const title = '漢字仮名交じり文の長いセッションタイトル'.repeat(6);
+    assert.equal(title.length, 120);
+    await writeSession(store, stored('cjk-session-1', title, [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }] as StoredSession['updates']));
+    const agent = await configureAgent(api, `Exported agent ${++counter}`, process.execPath, [agentScript, '--store', store]);
+    const folder = tempDir('acp-exported-folder-');
+    const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: '漢字仮名' }, folder });
+    assert.deepEqual(result.failed, []);
+    assert.equal(result.written.length, 1);
+    const names = readdirSync(folder);
+    assert.equal(names.length, 2, names.join(', '));
+    for (const name of names) {
+      assert.ok(Buffer.byteLength(name) <= 255, `${Buffer.byteLength(name)} bytes`);
+      assert.match(name, /^漢字仮名.* cjk-session-1\.(md|acp\.ndjson)$/);
+    }
+    assert.ok(existsSync(result.written[0].markdown) && existsSync(result.written[0].replay));
+    assert.match(readFileSync(result.written[0].markdown, 'utf8'), /長い/);
+    // Not open: its updates went to a log on disk as they came, and were written from there.
+    const opened = await openReplay(result.written[0].replay, { maxFileBytes: 1 << 20, maxLineBytes: 1 << 20 });
+    assert.deepEqual(await collectReplay(opened), [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }]);
+    assert.equal(opened.header.title, title);
+  });
+
+  test('an export that fails on a full disk names the cause: a real ENOSPC (a write to /dev/full) reads "the disk is full"', async () => {
+    const fd = openSync('/dev/full', 'w');
+    let error: unknown;
+    try {
+      writeSync(fd, 'x');
+    } catch (e) {
+      error = e;
+    } finally {
+      closeSync(fd);
+    }
+    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+    assert.match(exportFailureText(error), /^the disk is full \(ENOSPC: no space left on device/);
+    assert.equal(exportFailureText(new Error('other')), 'other');
+  });
+});

@@ -34,8 +34,8 @@ export interface LegacyPinStore {
 
 /** A pin's file is `<hash>.pin`, its remembered title `<hash>.title`; nothing else is read. */
 const FILE = /^([0-9a-f]{40})\.(pin|title)$/;
-/** A pin file larger than this is not one of ours. */
-const MAX_FILE = 64 * 1024;
+/** A pin file larger than this is not one of ours (an agent's title or folder can be long: the old array kept them whole too). */
+const MAX_FILE = 8 * 1024 * 1024;
 
 interface Listener {
   (): void;

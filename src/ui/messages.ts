@@ -18,8 +18,8 @@ export interface ShownMessage {
   readonly answered: Promise<string | undefined>;
 }
 
-/** How many shown messages the recorder keeps (the oldest go first). */
-const MAX_RECORDED = 1000;
+/** How many shown messages the recorder keeps (the oldest go first): far more than the whole integration suite shows, since its tests index `shown`; a bound only against a runaway. */
+const MAX_RECORDED = 50_000;
 
 /**
  * What integration tests read and answer instead of clicking: the messages shown, and modal

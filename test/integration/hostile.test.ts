@@ -107,13 +107,20 @@ function checkTreeItem(row: { item: vscode.TreeItem }, what: string): void {
  */
 async function messageOf(run: () => Thenable<unknown>): Promise<ShownMessage> {
   const recorder = api.sessions.messages;
-  const seen = recorder.shown.length;
+  // The next message shown, heard as it is shown: an index into `shown` stops growing once the
+  // recorder holds its most (the oldest go first), which earlier suites' messages can reach.
+  let next: ShownMessage | undefined;
+  const listener = recorder.onDidShow((m) => (next ??= m));
   let failure: unknown;
-  Promise.resolve(run()).then(undefined, (error: unknown) => (failure = error));
-  return until('the command showed a message', () => {
-    if (failure) throw failure;
-    return recorder.shown[seen];
-  });
+  try {
+    Promise.resolve(run()).then(undefined, (error: unknown) => (failure = error));
+    return await until('the command showed a message', () => {
+      if (failure) throw failure;
+      return next;
+    });
+  } finally {
+    listener.dispose();
+  }
 }
 
 suite('Hostile strings on every VS Code surface', () => {

@@ -165,3 +165,12 @@ async function until(probe: () => boolean, what: string, ms = 10_000): Promise<v
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test('a pin with a title and folder of a megabyte each is read back by another window', async (t) => {
+  const dir = folder(t);
+  const pins = new Pins(dir, { follow: false });
+  const long = 'x'.repeat(1024 * 1024);
+  await pins.pin('A', [{ sessionId: 's', cwd: `/w/${long}`, title: long }]);
+  assert.deepEqual(new Pins(dir, { follow: false }).all().map((p) => [p.cwd.length, p.title?.length]), [[long.length + 3, long.length]]);
+  pins.dispose();
+});

@@ -163,11 +163,18 @@ export const MAX_UPDATE_DEPTH = 64;
 export function nestsDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (levels <= 0) return true;
+  // Every update of every replay passes here: plain values (most fields) cost no call.
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], levels - 1)) return true;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true;
+    }
     return false;
   }
-  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null && nestsDeeperThan(item, levels - 1)) return true;
+  }
   return false;
 }
 

@@ -38,6 +38,19 @@ export function onSpillWriteError(listener: (failure: SpillWriteFailure) => void
   return { dispose: () => failureListeners.delete(listener) };
 }
 
+/** Tells every listener of `failure`, after the current call returns. */
+function tell(failure: SpillWriteFailure): void {
+  queueMicrotask(() => {
+    for (const listener of [...failureListeners]) {
+      try {
+        listener(failure);
+      } catch {
+        // A listener's trouble is its own: the others are told all the same.
+      }
+    }
+  });
+}
+
 /** An append refused: a write of this file failed before and it keeps as much in memory as it may. */
 export class SpillFileFullError extends Error {
   constructor(readonly path: string, readonly writeError: NodeJS.ErrnoException, keepBytes: number) {
@@ -96,9 +109,15 @@ export class SpillFile {
 
   /** A new, empty file in `dir` (created, with its parents, when missing), readable by this user only. */
   static create(dir: string, tag: string, options: SpillFileOptions = {}): SpillFile {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `${ownerTag()}-${randomBytes(8).toString('hex')}-${tag}.spill`);
-    return new SpillFile(path, openSync(path, 'wx+', 0o600), options);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return new SpillFile(path, openSync(path, 'wx+', 0o600), options);
+    } catch (error) {
+      // A file that cannot even be made (no inode left, no right to write) is told as a failed write is.
+      tell({ dir, path, error: error as NodeJS.ErrnoException });
+      throw error;
+    }
   }
 
   /**
@@ -255,16 +274,7 @@ export class SpillFile {
   private failed(error: NodeJS.ErrnoException): void {
     if (this.failure) return;
     this.failure = error;
-    const failure: SpillWriteFailure = { dir: dirname(this.path), path: this.path, error };
-    queueMicrotask(() => {
-      for (const listener of [...failureListeners]) {
-        try {
-          listener(failure);
-        } catch {
-          // A listener's trouble is its own: the others are told all the same.
-        }
-      }
-    });
+    tell({ dir: dirname(this.path), path: this.path, error });
   }
 
   /** `data`, written at `offset`, stays in memory (in offset order: a failed write may end after a later one). */

@@ -2,6 +2,7 @@
 // line; a diff opens in VS Code's diff editor from two virtual, read-only documents (our own
 // scheme, served from memory by a TextDocumentContentProvider): nothing is ever written to disk.
 // The path and texts come from the host's timeline, never from the webview.
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolCallLocation } from '../transcript/model';
@@ -60,6 +61,12 @@ export async function openLocation(location: ToolCallLocation, cwd: string, warn
   const uri = locationUri(location, cwd);
   if (!uri) {
     warn(vscode.l10n.t('This location is not a file path: {0}', String(location.path)));
+    return;
+  }
+  // The path is the agent's (or an exported file's): a named pipe or a device would hold the read.
+  const stat = await fs.stat(uri.fsPath).catch(() => undefined);
+  if (stat && !stat.isFile()) {
+    warn(vscode.l10n.t('Not opened: {0} is not a regular file.', uri.fsPath));
     return;
   }
   try {

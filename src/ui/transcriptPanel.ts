@@ -15,7 +15,7 @@ import { partsText, type CompactionEntity, type Entity, type EntityKind, type Us
 import { EntityStore } from '../transcript/entityStore';
 import { SpillFile } from '../transcript/spillFile';
 import { UpdateLog } from '../transcript/updateLog';
-import type { MessageRecorder } from './messages';
+import { Messages, type MessageRecorder } from './messages';
 import { UnkeptUpdates, watchSpillFailures } from './transcriptTrouble';
 import { usageSeries } from '../transcript/usage';
 import { WebviewFeed } from '../transcript/feed';
@@ -145,6 +145,8 @@ export interface TranscriptMatch {
 }
 
 export class TranscriptPanels implements vscode.Disposable {
+  /** What the tabs tell the user (agent text made plain; recorded in Test mode). */
+  readonly messages = new Messages();
   private readonly panels = new Map<string, TranscriptPanel>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<{ agentName: string; sessionId: string }>();
@@ -162,6 +164,7 @@ export class TranscriptPanels implements vscode.Disposable {
     readonly host: HostParts,
     readonly options: TranscriptPanelsOptions = {},
   ) {
+    this.messages.recorder = options.recorder;
     this.disposables.push(watchSpillFailures(log, options.recorder));
     // The panel serializer and the transcript commands are registered by the main bundle
     // (src/ui/lazyTranscripts.ts), which loads this one when they first need it.
@@ -814,7 +817,7 @@ class TranscriptPanel {
       return;
     }
     const index = Number(match[2]);
-    const warn = (text: string) => void vscode.window.showWarningMessage(notificationText(text));
+    const warn = (text: string) => void this.owner.messages.show('warning', text);
     if (match[1] === 'location') {
       const location = entity.locations[index];
       if (location) await openLocation(location, this.session.cwd, warn);

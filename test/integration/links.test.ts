@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, sessionRow as treeRow, tempDir, until, workspaceFolder } from './support';
 
 let api: AcpSessionsApi;
 let store: string;
@@ -54,14 +54,8 @@ async function useAgent(): Promise<void> {
   await until(`agent "${agent}" has listed w1 in the tree`, () => sessionRow('w1'));
 }
 
-/** The Sessions tree's row of `sessionId`, found as VS Code would fetch it (which lists). */
-async function sessionRow(sessionId: string, parent?: unknown): Promise<unknown> {
-  for (const node of (await api.sessions.view.getChildren(parent as never)) ?? []) {
-    if ((node as { session?: { sessionId?: string } }).session?.sessionId === sessionId) return node;
-    const below = await sessionRow(sessionId, node);
-    if (below) return below;
-  }
-  return undefined;
+function sessionRow(sessionId: string): Promise<unknown> {
+  return treeRow(api, sessionId);
 }
 
 suite('Session links', () => {

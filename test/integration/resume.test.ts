@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, sessionRow as treeRow, tempDir, until, workspaceFolder } from './support';
 
 let api: AcpSessionsApi;
 let store: string;
@@ -37,14 +37,8 @@ async function useAgent(): Promise<string> {
   return name;
 }
 
-/** The Sessions tree's row of `sessionId`, found as VS Code would fetch it. */
-async function sessionRow(sessionId: string, parent?: unknown): Promise<unknown> {
-  for (const node of (await api.sessions.view.getChildren(parent as never)) ?? []) {
-    if ((node as { session?: { sessionId?: string } }).session?.sessionId === sessionId) return node;
-    const below = await sessionRow(sessionId, node);
-    if (below) return below;
-  }
-  return undefined;
+function sessionRow(sessionId: string): Promise<unknown> {
+  return treeRow(api, sessionId);
 }
 
 suite('Resume in Terminal', () => {

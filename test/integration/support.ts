@@ -1,7 +1,7 @@
 // What the integration suites share: the extension's API, the reference agent configured in the
 // USER settings, temporary folders, and waiting on conditions the extension makes true.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -85,4 +85,33 @@ export async function closeAllTranscripts(api: AcpSessionsApi): Promise<void> {
   const tabs = await openTranscriptTabs(api);
   if (tabs.length) await vscode.window.tabGroups.close(tabs);
   await until('every transcript is closed', () => api.transcripts.openCount === 0);
+}
+
+/**
+ * Node arguments that run `args` (a node script and its flags) behind a small tee, which appends
+ * every line the client sends to `capture`: what went over the wire, as the agent received it.
+ */
+export function capturingArgs(capture: string, args: string[]): string[] {
+  writeFileSync(capture, '');
+  const tee = `
+    const { spawn } = require('node:child_process');
+    const { appendFileSync } = require('node:fs');
+    const [capture, ...rest] = process.argv.slice(1);
+    const child = spawn(process.execPath, rest, { stdio: ['pipe', 'inherit', 'inherit'] });
+    process.stdin.on('data', (c) => { appendFileSync(capture, c); child.stdin.write(c); });
+    process.stdin.on('end', () => child.stdin.end());
+    child.stdin.on('error', () => {});
+    process.on('SIGTERM', () => child.kill('SIGTERM'));
+    child.on('exit', (code) => process.exit(code ?? 1));`;
+  return ['-e', tee, capture, ...args];
+}
+
+/** The Sessions tree's row of `sessionId`, found as VS Code would fetch it (which lists). */
+export async function sessionRow(api: AcpSessionsApi, sessionId: string, parent?: unknown): Promise<unknown> {
+  for (const node of (await api.sessions.view.getChildren(parent as never)) ?? []) {
+    if ((node as { session?: { sessionId?: string } }).session?.sessionId === sessionId) return node;
+    const below = await sessionRow(api, sessionId, node);
+    if (below) return below;
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
 // agent (a real process, configured in USER settings), opened from the Sessions tree; the
 // panel's state is read from the host's timeline through the extension's API, never by sleeping.
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
@@ -14,6 +14,7 @@ import {
   activateExtension,
   agentScript,
   closeAllTranscripts,
+  capturingArgs,
   config,
   configureAgent,
   openTranscriptTabs,
@@ -41,21 +42,7 @@ async function useAgent(store: string, flags: string[] = [], capture?: string): 
   const name = `Transcript agent ${++counter}`;
   let command = process.execPath;
   let args = [agentScript, '--store', store, ...flags];
-  if (capture) {
-    writeFileSync(capture, '');
-    const tee = `
-      const { spawn } = require('node:child_process');
-      const { appendFileSync } = require('node:fs');
-      const [capture, ...rest] = process.argv.slice(1);
-      const child = spawn(process.execPath, rest, { stdio: ['pipe', 'inherit', 'inherit'] });
-      process.stdin.on('data', (c) => { appendFileSync(capture, c); child.stdin.write(c); });
-      process.stdin.on('end', () => child.stdin.end());
-      child.stdin.on('error', () => {});
-      process.on('SIGTERM', () => child.kill('SIGTERM'));
-      child.on('exit', (code) => process.exit(code ?? 1));`;
-    args = ['-e', tee, capture, ...args];
-    command = process.execPath;
-  }
+  if (capture) args = capturingArgs(capture, args);
   return configureAgent(api, name, command, args);
 }
 

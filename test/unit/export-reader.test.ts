@@ -13,6 +13,13 @@ import { collectReplay, findReplayIn, forEachSlice, openReplay, readReplayHeader
 import { Timeline } from '../../src/transcript/timeline';
 import { tempDir } from './acp-helpers';
 
+/**
+ * A gap between timer ticks this long means the host was held, not busy: a loaded two-core machine
+ * showed gaps up to 438 ms while reading a million lines; reading a FIFO the old way held it until
+ * its writer came, 3 s later (the FIFO test's writer), so the bound stays below that.
+ */
+const HELD_MS = 2500;
+
 const LIMITS = { maxFileBytes: 256 << 20, maxLineBytes: 1 << 20 };
 const HEADER = { agentName: 'A', sessionId: 's', cwd: '/w', exportedAt: '2026-03-02T00:00:00Z' };
 
@@ -51,7 +58,7 @@ test('a FIFO named x.acp.ndjson is refused at once: the open does not wait for a
   assert.ok(result instanceof ReplayOpenError, String(result));
   assert.equal(result.reason, 'not-a-file');
   assert.match(result.message, /named pipe/);
-  assert.ok(gapMs < 1000, `the event loop was blocked ${Math.round(gapMs)} ms`);
+  assert.ok(gapMs < HELD_MS, `the event loop was blocked ${Math.round(gapMs)} ms`);
   assert.equal(await readReplayHeader(fifo, LIMITS.maxFileBytes), undefined, 'a header lookup refuses it too');
 });
 
@@ -136,7 +143,7 @@ test('a million-line file is read a slice at a time with the event loop free, in
   assert.equal(timeline.updateCount, COUNT);
   assert.equal(timeline.rows.length, 2000, 'a user message and the agent message after it, 1,000 times');
   assert.ok(slices >= COUNT / 2000, `${slices} slices`);
-  assert.ok(gapMs < 1000, `the event loop was blocked ${Math.round(gapMs)} ms at once`);
+  assert.ok(gapMs < HELD_MS, `the event loop was blocked ${Math.round(gapMs)} ms at once`);
   t.diagnostic(`${opened.size} bytes, longest gap between timer ticks ${Math.round(gapMs)} ms`);
 });
 

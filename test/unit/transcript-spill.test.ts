@@ -437,3 +437,21 @@ test('a file whose pid another process has taken since is removed: a file names 
   for (const gone of [reused, ownEarlier, dead, legacyDead]) assert.ok(!existsSync(gone), `${gone} is removed`);
   for (const kept of [own.path, running, unknownStart, legacyRunning]) assert.ok(existsSync(kept), `${kept} stays`);
 });
+
+test('a spill file that cannot even be made is told as a failed write is, naming the folder, and the error still reaches the caller', async (t) => {
+  // A folder path that is a file: the kernel refuses to make the folder (ENOTDIR / EEXIST).
+  const notADir = join(tempDir(t, 'spill-create-'), 'taken');
+  writeFileSync(notADir, 'a file, not a folder');
+  const told = new Promise<SpillWriteFailure>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no failure was told within 10 s')), 10_000);
+    const watch = onSpillWriteError((failure) => {
+      if (failure.dir !== notADir) return;
+      clearTimeout(timer);
+      watch.dispose();
+      resolve(failure);
+    });
+  });
+  assert.throws(() => SpillFile.create(notADir, 'entities'), /ENOTDIR|EEXIST/);
+  const failure = await told;
+  assert.match(String(failure.error.code), /ENOTDIR|EEXIST/);
+});

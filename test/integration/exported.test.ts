@@ -17,35 +17,11 @@ import type { ExportResult } from '../../src/ui/exportSessions';
 import type { ShownMessage } from '../../src/ui/messages';
 import { writeSession, type StoredSession } from '../agent/store';
 import { activateExtension, agentScript, capturingArgs, closeAllTranscripts, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
-
-/**
- * A gap between timer ticks this long means the host was held, not busy: a loaded two-core machine
- * showed gaps up to 438 ms while reading a million lines; reading a FIFO the old way held it until
- * its writer came, 3 s later (the FIFO test's writer), so the bound stays below that.
- */
-const HELD_MS = 2500;
+import { HELD_MS, longestGap } from '../hostile/held';
 
 let api: AcpSessionsApi;
 let counter = 0;
 const HEADER = { agentName: 'Nobody', sessionId: 'exported-1', cwd: '/nowhere', title: 'Exported', exportedAt: '2026-03-02T00:00:00Z' };
-
-/** Runs `work` with a 10 ms interval ticking in this extension host: the longest gap between ticks. */
-async function longestGap<T>(work: () => Thenable<T> | Promise<T>): Promise<{ result: T; gapMs: number }> {
-  let last = performance.now();
-  let gap = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-  }, 10);
-  try {
-    const result = await work();
-    gap = Math.max(gap, performance.now() - last);
-    return { result, gapMs: gap };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** The messages shown from `from` on whose text matches `pattern`. */
 function shownSince(from: number, pattern: RegExp): ShownMessage[] {

@@ -12,13 +12,7 @@ import { writeReplay } from '../../src/transcript/replayFile';
 import { collectReplay, findReplayIn, forEachSlice, openReplay, readReplayHeader, ReplayOpenError } from '../../src/transcript/replayReader';
 import { Timeline } from '../../src/transcript/timeline';
 import { tempDir } from './acp-helpers';
-
-/**
- * A gap between timer ticks this long means the host was held, not busy: a loaded two-core machine
- * showed gaps up to 438 ms while reading a million lines; reading a FIFO the old way held it until
- * its writer came, 3 s later (the FIFO test's writer), so the bound stays below that.
- */
-const HELD_MS = 2500;
+import { HELD_MS, longestGap } from '../hostile/held';
 
 const LIMITS = { maxFileBytes: 256 << 20, maxLineBytes: 1 << 20 };
 const HEADER = { agentName: 'A', sessionId: 's', cwd: '/w', exportedAt: '2026-03-02T00:00:00Z' };
@@ -29,24 +23,6 @@ function chunk(text: string): SessionUpdate {
 
 function line(update: SessionUpdate, sessionId = 's'): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }) + '\n';
-}
-
-/** Runs `work` with a 10 ms interval ticking beside it: the longest gap between ticks (or from the last tick to the end). */
-async function longestGap<T>(work: () => Promise<T>): Promise<{ result: T; gapMs: number }> {
-  let last = performance.now();
-  let gap = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-  }, 10);
-  try {
-    const result = await work();
-    gap = Math.max(gap, performance.now() - last);
-    return { result, gapMs: gap };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 test('a FIFO named x.acp.ndjson is refused at once: the open does not wait for a writer and nothing is read', { timeout: 10_000 }, async (t) => {

@@ -57,12 +57,12 @@ const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'nod
 // What the extension host loads. extension.js is read before anything shows (activation), so it
 // holds only what activation needs: the agents, the Sessions tree and its commands, and small
 // stand-ins that register what VS Code needs at once and load the rest on first use with a
-// `require` of a path made at run time (src/ui/lazyBundle.ts), which esbuild leaves alone:
+// `require` of a path made at run time (src/ui/common/lazyBundle.ts), which esbuild leaves alone:
 //   dist/transcripts.js  the transcript panels, the host's timeline and webview feed, walking by
-//                        prompts, Export Sessions (src/ui/transcriptsBundle.ts; src/ui/lazyTranscripts.ts
+//                        prompts, Export Sessions (src/ui/transcripts/bundle.ts; src/ui/transcripts/register.ts
 //                        loads it when a transcript is opened or restored, or sessions are exported).
 //   dist/search.js       Search Sessions: the index, the indexer, the Search view's provider, the
-//                        query box and filters (src/ui/searchBundle.ts; src/ui/lazySearch.ts loads it
+//                        query box and filters (src/ui/search/bundle.ts; src/ui/search/register.ts loads it
 //                        when the Search view shows, a search command runs, a transcript replayed, or
 //                        a session was deleted or archived). It carries its own copy of the
 //                        transcript reducer (src/transcript/timeline.ts and what it imports), which
@@ -70,11 +70,11 @@ const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'nod
 // Each bundle has its own copy of what it imports, so the two share only modules without state
 // (pure functions, constants, types); what exists once (the walkthrough's progress, the display
 // language's words, classes that `instanceof` checks) is handed over by src/extension.ts
-// (src/ui/hostParts.ts). test/unit/bundles.test.ts holds the list of shared modules to that.
+// (src/ui/transcripts/hostParts.ts). test/unit/bundles.test.ts holds the list of shared modules to that.
 const extensionBundles = [
   { ...extensionHost, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
-  { ...extensionHost, entryPoints: ['src/ui/transcriptsBundle.ts'], outfile: 'dist/transcripts.js' },
-  { ...extensionHost, entryPoints: ['src/ui/searchBundle.ts'], outfile: 'dist/search.js' },
+  { ...extensionHost, entryPoints: ['src/ui/transcripts/bundle.ts'], outfile: 'dist/transcripts.js' },
+  { ...extensionHost, entryPoints: ['src/ui/search/bundle.ts'], outfile: 'dist/search.js' },
 ];
 
 const builds = [

@@ -31,7 +31,7 @@ const THEME = [
   '--vscode-button-foreground: #ffffff',
 ].join('; ');
 
-/** The panel's HTML (src/ui/transcriptPanel.ts html()) with plain URLs instead of webview URIs. */
+/** The panel's HTML (src/ui/transcripts/transcriptPanel.ts html()) with plain URLs instead of webview URIs. */
 export const WEBVIEW_HTML = `<!DOCTYPE html>
 <html lang="en" style='${THEME}'>
 <head>

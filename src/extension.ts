@@ -1,25 +1,25 @@
 // Composition root: wires the layers together on activation and disposes them on deactivate.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { registerAddAgent } from './ui/addAgent';
-import { localizeFormat } from './ui/l10n';
-import { registerWalkthrough, walkthrough } from './ui/walkthrough';
+import { registerAddAgent } from './ui/sessions/addAgent';
+import { localizeFormat } from './ui/common/l10n';
+import { registerWalkthrough, walkthrough } from './ui/sessions/walkthrough';
 import { AgentDisconnectedError, isResourceNotFound, messageOf } from './acp/errors';
 import type { AgentRegistry } from './sessions/agentRegistry';
 import { formatText } from './sessions/format';
 import { ListCancelledError } from './sessions/sessionsModel';
-import { SessionTarget } from './ui/commandTargets';
-import type { HostParts } from './ui/hostParts';
-import { ToolDiffs } from './ui/toolLinks';
-import { lazyBundle } from './ui/lazyBundle';
-import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/lazyTranscripts';
+import { SessionTarget } from './ui/sessions/commandTargets';
+import type { HostParts } from './ui/transcripts/hostParts';
+import { ToolDiffs } from './ui/transcripts/toolLinks';
+import { lazyBundle } from './ui/common/lazyBundle';
+import { LazyTranscripts, registerTranscripts, type TranscriptsBundle } from './ui/transcripts/register';
 import { isVerdictOnSession } from './sessions/health';
 import { removeStaleSpillFiles } from './transcript/spillOwner';
-import { LazySearch, searchCommandIds, type SearchBundle } from './ui/lazySearch';
-import type { SearchApi } from './ui/searchWiring';
-import { activateSessions, type SessionsApi } from './ui/sessionsWiring';
-import { readAgentConfigs } from './ui/settings';
-import type { TranscriptPanels } from './ui/transcriptPanel';
+import { LazySearch, searchCommandIds, type SearchBundle } from './ui/search/register';
+import type { SearchApi } from './ui/search/searchWiring';
+import { activateSessions, type SessionsApi } from './ui/sessions/sessionsWiring';
+import { readAgentConfigs } from './ui/common/settings';
+import type { TranscriptPanels } from './ui/transcripts/transcriptPanel';
 
 /**
  * What `activate` returns in the extension's Test mode (integration tests): the live parts, and

@@ -19,7 +19,7 @@ export let formatText: FormatText = englishText;
 
 /**
  * Makes these functions use `words` (the very object, not a copy): a bundle loaded on first use
- * (src/ui/lazyBundle.ts) has its own copy of this module and adopts the main bundle's words, which
+ * (src/ui/common/lazyBundle.ts) has its own copy of this module and adopts the main bundle's words, which
  * the UI set to the display language.
  */
 export function useFormatText(words: FormatText): void {

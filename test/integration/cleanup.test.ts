@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
-import type { CleanupResult } from '../../src/ui/cleanup';
+import type { CleanupResult } from '../../src/ui/sessions/cleanup';
 import { seedMany } from '../agent/seed';
 import { readSession, updateSession, type StoredSession } from '../agent/store';
 import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';

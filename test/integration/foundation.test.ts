@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeReplay } from '../../src/transcript/replayFile';
-import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../../src/ui/settings';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../../src/ui/common/settings';
 import { closeAllTranscripts, until } from './support';
 
 const EXTENSION_ID = 'acp-sessions.acp-sessions';

@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
-import type { SearchNode } from '../../src/ui/searchView';
-import type { FilterItem } from '../../src/ui/searchFilters';
+import type { SearchNode } from '../../src/ui/search/searchView';
+import type { FilterItem } from '../../src/ui/search/searchFilters';
 import { markSessionDeleted, readSession, writeSession, type SessionUpdate, type StoredSession } from '../agent/store';
 import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
 

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
-import type { SessionPick } from '../../src/ui/findSession';
+import type { SessionPick } from '../../src/ui/sessions/findSession';
 import { markSessionDeleted, readSession, writeSession, type StoredSession } from '../agent/store';
 import {
   activateExtension,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { readReplay } from '../../src/transcript/replayFile';
-import type { ExportResult } from '../../src/ui/exportSessions';
+import type { ExportResult } from '../../src/ui/transcripts/exportSessions';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { markSessionDeleted, readSession } from '../agent/store';
 import {

@@ -15,37 +15,37 @@ const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Modules both extension.js and a lazy bundle may carry, and why that is safe. */
 const MAY_SHARE: Record<string, string> = {
-  'src/acp/errors.ts': 'only messageOf and isResourceNotFound, pure functions; the error classes come from src/ui/hostParts.ts',
+  'src/acp/errors.ts': 'only messageOf and isResourceNotFound, pure functions; the error classes come from src/ui/transcripts/hostParts.ts',
   'src/sessions/format.ts': 'pure functions; its words are the main bundle\'s, adopted with useFormatText',
   'src/sessions/cleanup.ts': 'pure rule matching',
   'src/sessions/resume.ts': 'pure template checks',
   'src/transcript/protocol.ts': 'constants and types',
-  'src/ui/plainText.ts': 'pure text cleaning',
-  'src/ui/messages.ts': 'a class whose instances hold the state; the recorder is handed over',
-  'src/ui/resumeTerminal.ts': 'resumeTemplate only: reads the settings',
-  'src/ui/settings.ts': 'reads the settings',
-  'src/ui/rulePick.ts': 'quick pick steps, no state',
+  'src/ui/common/plainText.ts': 'pure text cleaning',
+  'src/ui/common/messages.ts': 'a class whose instances hold the state; the recorder is handed over',
+  'src/ui/sessions/resumeTerminal.ts': 'resumeTemplate only: reads the settings',
+  'src/ui/common/settings.ts': 'reads the settings',
+  'src/ui/common/rulePick.ts': 'quick pick steps, no state',
   'src/acp/validate.ts': 'pure checks of what an agent sent; its Problems are per call (the update log checks the lines it reads back as the client did)',
   'src/transcript/spillOwner.ts': 'how a spill file names its process, and the clean-up at activation: pure but for a memo of this process\'s start time, the same in every copy',
-  'src/ui/toolLinks.ts': 'ToolDiffs is made once, by extension.ts, and handed over in src/ui/hostParts.ts; the rest are pure functions',
+  'src/ui/transcripts/toolLinks.ts': 'ToolDiffs is made once, by extension.ts, and handed over in src/ui/transcripts/hostParts.ts; the rest are pure functions',
 };
 
 /** Modules with state, or classes `instanceof` checks across bundles: extension.js's alone. */
 const MAIN_ONLY = [
-  'src/ui/walkthrough.ts',
+  'src/ui/sessions/walkthrough.ts',
   'src/ui/l10n.ts',
-  'src/ui/commandTargets.ts',
+  'src/ui/sessions/commandTargets.ts',
   'src/sessions/agentRegistry.ts',
   'src/sessions/sessionsModel.ts',
   'src/sessions/health.ts',
   'src/acp/client.ts',
-  'src/ui/lazyBundle.ts',
+  'src/ui/common/lazyBundle.ts',
 ];
 
 /** What each lazy bundle is for: none of it may be in extension.js. */
 const LAZY: Record<string, string[]> = {
-  transcripts: ['src/ui/transcriptPanel.ts', 'src/transcript/feed.ts', 'src/transcript/spillFile.ts', 'src/ui/exportSessions.ts', 'src/ui/transcriptWalk.ts'],
-  search: ['src/ui/searchWiring.ts', 'src/ui/searchView.ts', 'src/search/searchIndex.ts', 'src/search/indexer.ts'],
+  transcripts: ['src/ui/transcripts/transcriptPanel.ts', 'src/transcript/feed.ts', 'src/transcript/spillFile.ts', 'src/ui/transcripts/exportSessions.ts', 'src/ui/transcripts/transcriptWalk.ts'],
+  search: ['src/ui/search/searchWiring.ts', 'src/ui/search/searchView.ts', 'src/search/searchIndex.ts', 'src/search/indexer.ts'],
 };
 
 interface Metafile {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import MarkdownIt from 'markdown-it';
-import { MAX_BLOCK, MAX_LINE, markdownText, notificationText, plainBlock, plainLine, quickPickText, scriptJson } from '../../src/ui/plainText';
+import { MAX_BLOCK, MAX_LINE, markdownText, notificationText, plainBlock, plainLine, quickPickText, scriptJson } from '../../src/ui/common/plainText';
 import { hostileStrings } from '../hostile/corpus';
 
 const corpus = hostileStrings();

@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+import type { AgentConfig } from '../../acp/types';
+import { isResumeTemplate } from '../../sessions/resume';
+
+/**
+ * The configured agents, read from user and remote-machine settings only. `acpSessions.agents`
+ * is machine-scoped, so VS Code already ignores workspace values; we read `globalValue`
+ * explicitly as well, so that a workspace can never name a program to run.
+ */
+export function readAgentConfigs(): AgentConfig[] {
+  const inspected = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('agents');
+  const value = inspected?.globalValue ?? inspected?.defaultValue ?? [];
+  if (!Array.isArray(value)) return [];
+  const agents: AgentConfig[] = [];
+  const seen = new Set<string>();
+  for (const raw of value) {
+    if (!raw || typeof raw !== 'object') continue;
+    const entry = raw as Record<string, unknown>;
+    if (typeof entry.name !== 'string' || typeof entry.command !== 'string') continue;
+    if (!entry.name.trim() || !entry.command.trim() || seen.has(entry.name)) continue;
+    seen.add(entry.name);
+    agents.push({
+      name: entry.name,
+      command: entry.command,
+      args: Array.isArray(entry.args) ? entry.args.filter((a): a is string => typeof a === 'string') : [],
+      env: isStringRecord(entry.env) ? entry.env : {},
+      cwd: typeof entry.cwd === 'string' && entry.cwd ? entry.cwd : undefined,
+      protocol: entry.protocol === 2 ? 2 : 1,
+      ...(isResumeTemplate(entry.resume) ? { resume: entry.resume } : {}),
+    });
+  }
+  return agents;
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return !!value && typeof value === 'object' && Object.values(value).every((v) => typeof v === 'string');
+}
+
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+/**
+ * Tracing writes whole transcripts into the log, so only the user (or the remote machine)
+ * turns it on: the setting is machine-scoped and a workspace's value is never read.
+ */
+export function readTraceLevel(): TraceLevel {
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('trace.server')?.globalValue;
+  return value === 'messages' || value === 'verbose' ? value : 'off';
+}
+
+export const requestTimeoutBounds = { min: 1_000, max: 600_000, default: 30_000 };
+
+/**
+ * Milliseconds to wait for an agent, from user or machine settings only, clamped: 0 would give
+ * up on every agent at once, and a huge value would leave the view spinning.
+ */
+export function readRequestTimeout(): number {
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('requestTimeout')?.globalValue;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return requestTimeoutBounds.default;
+  return Math.min(requestTimeoutBounds.max, Math.max(requestTimeoutBounds.min, Math.round(value)));
+}
+
+/** The entry's resume array, read fresh (a change to it needs no agent restart). */
+export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = readAgentConfigs()): string[] | undefined {
+  return configs.find((c) => c.name === agent)?.resume;
+}

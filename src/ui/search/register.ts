@@ -1,0 +1,76 @@
+// Search Sessions as the main bundle knows it: the Search view and the search commands, which
+// VS Code needs from the first moment, registered here in a few lines, and dist/search.js
+// (src/ui/search/bundle.ts: the index, the indexer, the view's provider) loaded on first use.
+import * as vscode from 'vscode';
+import type { SessionsModel } from '../../sessions/sessionsModel';
+import type { LazyBundle } from '../common/lazyBundle';
+import type * as SearchBundleModule from './bundle';
+import type { SearchNode } from './searchView';
+import type { SearchPart, SearchViewParts } from './searchWiring';
+
+/** The exports of dist/search.js. */
+export type SearchBundle = typeof SearchBundleModule;
+
+/** package.json's `acpSessions.search` view. */
+const SEARCH_VIEW_ID = 'acpSessions.search';
+
+/** The search commands of a manifest (package.json's contributions): `acpSessions.search` and `acpSessions.search.*`. */
+export function searchCommandIds(packageJSON: { contributes?: { commands?: { command: string }[] } }): string[] {
+  return (packageJSON.contributes?.commands ?? []).map((c) => c.command).filter((id) => id === SEARCH_VIEW_ID || id.startsWith(`${SEARCH_VIEW_ID}.`));
+}
+
+/**
+ * Search, created with its bundle on first use. Until then the index is not open, nothing is
+ * shown in the view and nothing was searched; the Sessions model's changes that the index must
+ * follow at once (a deletion, archive) load it, and the rest of the lists it reads when it loads.
+ */
+export class LazySearch implements vscode.Disposable {
+  private part: SearchPart | undefined;
+  private readonly viewParts: SearchViewParts;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(
+    readonly bundle: LazyBundle<SearchBundle>,
+    private readonly create: (bundle: SearchBundle, viewParts: SearchViewParts) => SearchPart,
+    model: SessionsModel,
+    /** The search commands contributed in package.json (see searchCommandIds). */
+    commandIds: readonly string[],
+  ) {
+    const changed = new vscode.EventEmitter<SearchNode | undefined>();
+    // The view's provider hands each call on; VS Code asks only while the view shows.
+    const treeView = vscode.window.createTreeView<SearchNode>(SEARCH_VIEW_ID, {
+      showCollapseAll: true,
+      treeDataProvider: {
+        onDidChangeTreeData: changed.event,
+        getChildren: (node) => this.get().view.getChildren(node),
+        getTreeItem: (node) => this.get().view.getTreeItem(node),
+        getParent: (node) => this.get().view.getParent(node),
+      },
+    });
+    this.viewParts = { treeView, changed };
+    this.disposables = [
+      treeView,
+      changed,
+      treeView.onDidChangeVisibility((e) => e.visible && this.get()),
+      ...commandIds.map((id) => vscode.commands.registerCommand(id, (...args: never[]) => this.get().commands[id]?.(...args))),
+      model.onDidRemoveSession(({ agent, sessionId }) => this.get().removed(agent, sessionId)),
+      model.onDidSetArchived(({ agent, sessionId, archived }) => this.get().archivedChanged(agent, sessionId, archived)),
+      model.onDidChange(() => this.part?.listsChanged()),
+    ];
+    if (treeView.visible) this.get();
+  }
+
+  /** Search, loading dist/search.js first when nothing has needed it yet. */
+  get(): SearchPart {
+    return (this.part ??= this.create(this.bundle(), this.viewParts));
+  }
+
+  /** Search if it was loaded. */
+  get loaded(): SearchPart | undefined {
+    return this.part;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,39 @@
+// What the Sessions commands and the clean-up work with: the models, the view, the messages and
+// the transcripts. Its own module, so that the commands, the clean-up and the wiring depend on it
+// and not on each other.
+import type * as vscode from 'vscode';
+import type { SessionInfo } from '../../acp/types';
+import type { AgentRegistry } from '../../sessions/agentRegistry';
+import type { SessionHealth } from '../../sessions/health';
+import type { SessionsModel } from '../../sessions/sessionsModel';
+import type { CommandTargets } from './commandTargets';
+import type { Messages } from '../common/messages';
+import type { SessionsView } from './sessionsView';
+
+/** The part of the transcript panels the Sessions commands use. */
+export interface TranscriptsLike {
+  open(agentName: string, session: SessionInfo): Promise<void>;
+  setArchived(agentName: string, sessionId: string, archived: boolean): void;
+  setTitle?(agentName: string, sessionId: string, title: string): void;
+  /** Resolves once the transcript's replay ended, with its problem if it failed (links). */
+  whenLoaded?(agentName: string, sessionId: string): Promise<{ problem?: { message: string } }>;
+}
+
+export interface CommandContext {
+  registry: AgentRegistry;
+  model: SessionsModel;
+  view: SessionsView;
+  messages: Messages;
+  /** Which sessions a command acts on (src/ui/sessions/commandTargets.ts). */
+  targets: CommandTargets;
+  log: vscode.LogOutputChannel;
+  health: SessionHealth;
+  /**
+   * The extension runs its integration tests (ExtensionMode.Test): only then does a command take a
+   * request object that skips its steps and preview (Clean Up, Export). Anyone can run a command
+   * with arguments (another extension, a `command:` link), and none may archive or export unasked.
+   */
+  testMode: boolean;
+  /** The transcript panels once they exist (created after the tree). */
+  transcripts(): TranscriptsLike | undefined;
+}

@@ -1,0 +1,49 @@
+// Pin and Unpin: pinned sessions come first in their agent's Active section; a pin is kept in the
+// global state (src/sessions/pins.ts), dropped when the agent deletes the session through this
+// extension, and shown as gone when the agent no longer lists it.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../../acp/types';
+import { groupBy } from '../../sessions/format';
+import type { Pins } from '../../sessions/pins';
+import type { SessionList, SessionOutcome } from '../../sessions/sessionsModel';
+import type { CommandContext } from './commandContext';
+import type { Invocation } from './commandTargets';
+import { GonePinNode } from './treeNodes/gonePinNode';
+import type { TreeContext, TreeNode } from './treeNodes/treeNode';
+
+export function registerPins(deps: CommandContext, pins: Pins): vscode.Disposable[] {
+  const { model } = deps;
+  // Every delete goes through the model (a row's Delete, the clean-up): what the agent deleted
+  // is unpinned there, whichever command asked.
+  const deleteSessions = model.delete.bind(model);
+  model.delete = async (agent, ids, progress): Promise<SessionOutcome[]> => {
+    const outcomes = await deleteSessions(agent, ids, progress);
+    const deleted = outcomes.filter((o) => o.status !== 'failed').map((o) => o.sessionId);
+    if (deleted.length > 0) await pins.unpin(agent, deleted);
+    return outcomes;
+  };
+  const resolve = async (values: unknown[], nothingDone: string) => {
+    const invocation: Invocation = values.length > 0 ? { via: 'args', args: values } : { via: 'key' };
+    return deps.targets.resolve(invocation, 'many', nothingDone);
+  };
+  return [
+    vscode.commands.registerCommand('acpSessions.pin', async (...values: unknown[]) => {
+      const targets = await resolve(values, vscode.l10n.t('Nothing was pinned'));
+      for (const [agent, refs] of groupBy(targets, (t) => t.agent)) await pins.pin(agent, refs.map((r) => r.session));
+    }),
+    vscode.commands.registerCommand('acpSessions.unpin', async (...values: unknown[]) => {
+      const [node] = values;
+      if (node instanceof GonePinNode) return pins.unpin(node.pin.agent, [node.pin.sessionId]);
+      // From the palette or a key: gone pins in the selection are unpinned too.
+      const gone = values.length === 0 ? deps.view.selection().filter((n): n is GonePinNode => n instanceof GonePinNode) : [];
+      for (const g of gone) await pins.unpin(g.pin.agent, [g.pin.sessionId]);
+      if (gone.length > 0 && deps.view.selection().every((n) => n instanceof GonePinNode)) return;
+      const targets = await resolve(values, vscode.l10n.t('Nothing was unpinned'));
+      for (const [agent, refs] of groupBy(targets, (t) => t.agent)) await pins.unpin(agent, refs.map((r) => r.session.sessionId));
+    }),
+    // A pinned session's title is remembered as listed, to show it if the session goes.
+    model.onDidChange((change) => {
+      if (change.list) void pins.remember(change.agent, change.list.sessions);
+    }),
+  ];
+}

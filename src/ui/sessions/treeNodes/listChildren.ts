@@ -1,0 +1,73 @@
+// What a list shows: loading, error with Retry, empty, or its sessions (optionally grouped by
+// date) followed by "Load more" when the agent has more.
+import * as vscode from 'vscode';
+import { messageOf } from '../../../acp/errors';
+import { dateGroup, dateGroupOrder, type DateGroup } from '../../../sessions/format';
+import { CapabilityMissingError, type SessionList } from '../../../sessions/sessionsModel';
+import type { SessionInfo } from '../../../acp/types';
+import { nestSubagents } from '../../../sessions/lineage';
+import { pinnedParts } from './pinnedParts';
+import { DateGroupNode } from './dateGroupNode';
+import { LoadMoreNode } from './loadMoreNode';
+import { MessageNode } from './messageNode';
+import { RetryNode } from './retryNode';
+import { SessionNode } from './sessionNode';
+import type { TreeContext, TreeNode } from './treeNode';
+
+export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionList): TreeNode[] {
+  switch (list.status) {
+    case 'idle':
+      ctx.load(list);
+      return [new MessageNode(parent, 'loading', vscode.l10n.t('Loading sessions…'))];
+    case 'loading':
+      return [new MessageNode(parent, 'loading', vscode.l10n.t('Loading sessions…'))];
+    case 'error': {
+      const error = list.error;
+      if (error instanceof CapabilityMissingError) return [new MessageNode(parent, 'info', error.message)];
+      return [
+        new MessageNode(parent, 'error', vscode.l10n.t('Could not list sessions: {0}', messageOf(error)), {
+          tooltip: vscode.l10n.t('{0}\n\nRetry, or see the log (ACP Sessions: Show Log).', messageOf(error)),
+        }),
+        new RetryNode(parent, { list }),
+      ];
+    }
+    case 'loaded':
+      break;
+  }
+  if (list.sessions.length === 0 && !list.hasMore) {
+    // A pinned session the agent no longer lists shows as gone, also when it was the last one.
+    const { gone } = pinnedParts(ctx, parent, list, []);
+    if (gone.length > 0) return gone;
+    const archived = list.section === 'archived';
+    const what = list.cwd === undefined
+      ? (archived ? vscode.l10n.t('No archived sessions') : vscode.l10n.t('No active sessions'))
+      : (archived ? vscode.l10n.t('No archived sessions in this folder') : vscode.l10n.t('No active sessions in this folder'));
+    return [new MessageNode(parent, 'empty', what)];
+  }
+  // The Problems filter applies to what is loaded; Load more still fetches further pages.
+  const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
+  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
+  // Subagents and forks go under their parent or origin, which alone is dated and counted;
+  // turning subagents off leaves forks where they are.
+  const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
+  const visible = ctx.showSubagents() ? shown : shown.filter((s) => subagentOf(s) === undefined);
+  const nested = nestSubagents(visible, (s) => subagentOf(s) ?? s.details?.forkedFrom, true);
+  // Pinned sessions first in Active, above the date groups (src/ui/sessions/pinCommands.ts).
+  const { pinned, rest, gone } = pinnedParts(ctx, parent, list, nested.roots);
+  const children: TreeNode[] = [...gone, ...pinned.map((s) => new SessionNode(ctx, parent, list, s, nested.children))];
+  children.push(...(ctx.groupByDate()
+    ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
+    : rest.map((s) => new SessionNode(ctx, parent, list, s, nested.children))));
+  if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
+  return children;
+}
+
+/** By the time each session is placed by, so a session whose date just changed keeps its group too. */
+function groups(list: SessionList, sessions: readonly SessionInfo[], now: number): [DateGroup, SessionInfo[]][] {
+  const byGroup = new Map<DateGroup, SessionInfo[]>();
+  for (const session of sessions) {
+    const group = dateGroup(list.placeTime(session), now);
+    byGroup.set(group, [...(byGroup.get(group) ?? []), session]);
+  }
+  return dateGroupOrder.filter((g) => byGroup.has(g)).map((g) => [g, byGroup.get(g)!]);
+}

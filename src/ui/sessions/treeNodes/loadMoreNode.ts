@@ -1,0 +1,40 @@
+// "Load more" at the end of a list whose agent returned a nextCursor.
+import * as vscode from 'vscode';
+import { messageOf } from '../../../acp/errors';
+import type { SessionList } from '../../../sessions/sessionsModel';
+import { plainBlock } from '../../common/plainText';
+import { TreeNode } from './treeNode';
+
+export class LoadMoreNode extends TreeNode {
+  constructor(
+    parent: TreeNode,
+    private currentList: SessionList,
+  ) {
+    super(parent);
+  }
+
+  /** The list whose next page this loads. */
+  get list(): SessionList {
+    return this.currentList;
+  }
+
+  protected override update(fresh: LoadMoreNode): void {
+    this.currentList = fresh.currentList;
+  }
+
+  get id(): string {
+    return `${this.parent!.id}/load-more`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const failed = this.list.error !== undefined && !this.list.loadingMore;
+    const label = this.list.loadingMore ? vscode.l10n.t('Loading more…') : failed ? vscode.l10n.t('Could not load more sessions. Try again') : vscode.l10n.t('Load more…');
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
+    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : vscode.l10n.t('Ask the agent for the next sessions ({0} shown).', this.list.sessions.length);
+    item.contextValue = 'loadMore';
+    if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: vscode.l10n.t('Load More'), arguments: [this] };
+    return item;
+  }
+}

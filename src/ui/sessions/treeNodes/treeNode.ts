@@ -1,0 +1,66 @@
+// Base of the Sessions tree's nodes: one small class per kind of node. Nodes only render what
+// the models hold; fetching and caching live in src/sessions.
+import * as vscode from 'vscode';
+import type { AgentRegistry } from '../../../sessions/agentRegistry';
+import type { SessionHealth } from '../../../sessions/health';
+import type { LearnedFacts } from '../../../sessions/lineage';
+import type { Pins } from '../../../sessions/pins';
+import type { SessionInfo } from '../../../acp/types';
+import type { SessionList, SessionsModel } from '../../../sessions/sessionsModel';
+
+/** What every node may need, passed down from the view. */
+export interface TreeContext {
+  readonly registry: AgentRegistry;
+  readonly model: SessionsModel;
+  /** The open workspace folders (local paths), in order. */
+  folders(): readonly { path: string; name: string }[];
+  groupByDate(): boolean;
+  /** Missing folders and failed loads, marked on the rows. */
+  readonly health: SessionHealth;
+  /** The Problems filter: only sessions with a problem are shown. */
+  problemsOnly(): boolean;
+  /** `acpSessions.showSubagents`: subagent sessions nested under their parent, or left out. */
+  showSubagents(): boolean;
+  /** `acpSessions.showBranch`: the git branch in a session's description. */
+  showBranch(): boolean;
+  /** Lineage and the last figures of opened transcripts. */
+  readonly learned: LearnedFacts;
+  /** Pinned sessions (shown first in Active; gone ones shown as gone). */
+  readonly pins?: Pins;
+  /** When the agent's own clean-up will remove a session soon (Claude's cleanupPeriodDays), and what says so. */
+  retention?(agent: string, session: SessionInfo): { removal: number; days: number; settings: string } | undefined;
+  /** Starts loading a list's first page, with progress in the view. */
+  load(list: SessionList): void;
+  /** Starts the agent, with progress in the view. */
+  start(agent: string): void;
+  now(): number;
+}
+
+/**
+ * Nodes are made afresh by their parent's getChildren; the view keeps one object per id (VS Code
+ * knows its nodes by object) and refreshes the one it kept from the fresh one (`refreshFrom`), so
+ * a node describes what it shows now.
+ */
+export abstract class TreeNode {
+  constructor(readonly parent: TreeNode | undefined) {}
+
+  /**
+   * Takes what a fresh node of the same id shows now; false when the fresh node is another kind
+   * of node (the view then keeps the fresh one instead).
+   */
+  refreshFrom(fresh: TreeNode): boolean {
+    if (fresh.constructor !== this.constructor || fresh.id !== this.id) return false;
+    this.update(fresh as this);
+    return true;
+  }
+
+  /** Copies the data a fresh node of the same class and id holds (what its parent knows now). */
+  protected update(_fresh: this): void {}
+
+  /** Stable across refreshes, so expansion and selection survive them. */
+  abstract readonly id: string;
+  abstract getTreeItem(): vscode.TreeItem;
+  getChildren(): TreeNode[] {
+    return [];
+  }
+}

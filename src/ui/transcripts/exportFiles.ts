@@ -1,0 +1,164 @@
+// Export Sessions…' writing of one session: its replay comes from an open tab's update log, or
+// from a `session/load` whose updates go straight into a timeline and an update log kept on disk
+// (as an open tab keeps them), so no session is ever whole on the heap; both files are written
+// asynchronously a piece at a time, and a failure names its cause (a full disk, a read-only folder).
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionInfo, SessionUpdate } from '../../acp/types';
+import { messageOf } from '../../acp/errors';
+import { sessionLabel } from '../../sessions/format';
+import { EntityStore } from '../../transcript/entityStore';
+import { timelineMarkdownChunks } from '../../transcript/export';
+import { exportFileStem, replayLines, type ReplayHeader } from '../../transcript/replayFile';
+import { SpillFile } from '../../transcript/spillFile';
+import { Timeline } from '../../transcript/timeline';
+import { UpdateLog } from '../../transcript/updateLog';
+import type { CommandContext } from '../sessions/commandContext';
+import type { TranscriptPanels } from './transcriptPanel';
+
+/** Bytes gathered before a write: the files are never one string. */
+const WRITE_BYTES = 1 << 20;
+
+/** A session's replay, applied to its timeline, ready to write; `dispose` removes what it kept. */
+interface Replay {
+  updates: Iterable<SessionUpdate>;
+  count: number;
+  timeline: Timeline;
+  dispose(): void;
+}
+
+/**
+ * Writes `<stem>.md` and `<stem>.acp.ndjson` for one session into `folder` (never over a file),
+ * from the tab's updates when it is open (loading it again would replay into that tab), else
+ * from a `session/load`, closed after. A failure removes the two files of this session.
+ */
+export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<{ markdown: string; replay: string } | undefined> {
+  const replay = await replayOf(deps, panels, agent, session, token);
+  try {
+    if (token.isCancellationRequested) return undefined;
+    return await writeFiles(folder, agent, session, replay);
+  } finally {
+    replay.dispose();
+  }
+}
+
+async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Replay> {
+  const spillDir = panels?.options.spillDir;
+  const spill = (tag: string) => (spillDir ? SpillFile.create(spillDir, tag) : undefined);
+  const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
+  // Read from the tab's file as they are written: the session is never whole on the heap.
+  const open = panels?.updatesOf(agent, session.sessionId);
+  if (open) {
+    let count = 0;
+    try {
+      for (const update of open) {
+        timeline.apply(update);
+        count++;
+      }
+    } catch (error) {
+      timeline.rows.dispose();
+      throw error;
+    }
+    return { updates: open, count, timeline, dispose: () => timeline.rows.dispose() };
+  }
+  const log = new UpdateLog(spill('updates'));
+  const dispose = () => {
+    timeline.rows.dispose();
+    log.dispose();
+  };
+  try {
+    const client = await deps.registry.getClient(agent);
+    await client.loadSession(session.sessionId, session.cwd, (update, line) => {
+      timeline.apply(update);
+      log.push(update, line);
+    }, token);
+    if (client.capabilities.close) await client.closeSession(session.sessionId).catch(() => undefined);
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+  return { updates: log, count: log.length, timeline, dispose };
+}
+
+async function writeFiles(folder: string, agent: string, session: SessionInfo, replay: Replay): Promise<{ markdown: string; replay: string }> {
+  const { timeline } = replay;
+  const title = timeline.state.title ?? session.title ?? undefined;
+  const header: Omit<ReplayHeader, 'format' | 'version' | 'updates'> = {
+    agentName: agent,
+    sessionId: session.sessionId,
+    cwd: session.cwd,
+    ...(session.title ? { title: session.title } : {}),
+    ...(session.updatedAt ? { updatedAt: session.updatedAt } : {}),
+    ...(session.archived ? { archived: true } : {}),
+    exportedAt: new Date().toISOString(),
+  };
+  const stem = exportFileStem(title ?? '', session.sessionId);
+  for (let n = 1; n < 1000; n++) {
+    const base = join(folder, n === 1 ? stem : `${stem} (${n})`);
+    const paths = { markdown: `${base}.md`, replay: `${base}.acp.ndjson` };
+    const md = await exclusive(paths.markdown);
+    if (md === undefined) continue;
+    const nd = await exclusive(paths.replay).catch(async (error: unknown) => {
+      await md.close();
+      await fs.rm(paths.markdown, { force: true });
+      throw error;
+    });
+    if (nd === undefined) {
+      // Taken by another file already: this stem is not free after all (the empty .md we made goes).
+      await md.close();
+      await fs.rm(paths.markdown, { force: true });
+      continue;
+    }
+    try {
+      const markdownHeader = { title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true };
+      await writeAll(md, timelineMarkdownChunks(markdownHeader, timeline.rows, timeline.state));
+      await writeAll(nd, replayLines(header, replay.updates, replay.count));
+    } catch (error) {
+      // Half a file would pass for the session: this session's two files go.
+      await Promise.all([md.close().catch(() => undefined), nd.close().catch(() => undefined)]);
+      await Promise.all([fs.rm(paths.markdown, { force: true }), fs.rm(paths.replay, { force: true })]).catch(() => undefined);
+      throw error;
+    }
+    await Promise.all([md.close(), nd.close()]);
+    return paths;
+  }
+  throw new Error(vscode.l10n.t('no free file name for "{0}" in {1}', stem, folder));
+}
+
+/** A new file for writing, or undefined when the name exists (never overwritten). */
+async function exclusive(path: string): Promise<fs.FileHandle | undefined> {
+  try {
+    return await fs.open(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  }
+}
+
+/** Writes the pieces a megabyte at a time, each write awaited: the event loop runs in between. */
+async function writeAll(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
+  let chunk = '';
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length >= WRITE_BYTES) {
+      await handle.write(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk) await handle.write(chunk);
+}
+
+/** Why an export failed, in words, with the system's message after: the cause is named, not only coded. */
+export function exportFailureText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const cause =
+    code === 'ENOSPC' ? vscode.l10n.t('the disk is full')
+      : code === 'EDQUOT' ? vscode.l10n.t('the disk quota is used up')
+        : code === 'EROFS' ? vscode.l10n.t('the folder is on a read-only disk')
+          : code === 'EACCES' || code === 'EPERM' ? vscode.l10n.t('no permission to write in the folder')
+            : code === 'ENOENT' ? vscode.l10n.t('the folder does not exist')
+              : code === 'EIO' ? vscode.l10n.t('the disk reported an input/output error')
+                : undefined;
+  return cause ? vscode.l10n.t('{0} ({1})', cause, messageOf(error)) : messageOf(error);
+}

@@ -1,0 +1,26 @@
+// What the main bundle hands the bundles it loads on first use (src/ui/common/lazyBundle.ts): the parts
+// that must exist once. A lazy bundle carries its own copy of every module it imports, so it
+// imports these for their types only and takes them from here: state (the walkthrough's progress,
+// the words src/ui/l10n.ts set for the display language) and classes that `instanceof` checks (a
+// copy would be another class: the Rename command would not know the transcript's target).
+import type { AgentDisconnectedError } from '../../acp/errors';
+import type { FormatText } from '../../sessions/format';
+import type { ListCancelledError } from '../../sessions/sessionsModel';
+import type { SessionTarget } from '../sessions/commandTargets';
+import type { ToolDiffs } from './toolLinks';
+import type { walkthrough } from '../sessions/walkthrough';
+
+export interface HostParts {
+  readonly walkthrough: Pick<typeof walkthrough, 'openedTranscript' | 'readCompaction'>;
+  /** Adopted with `useFormatText` by each lazy bundle's entry. */
+  readonly formatText: FormatText;
+  readonly SessionTarget: typeof SessionTarget;
+  readonly AgentDisconnectedError: typeof AgentDisconnectedError;
+  readonly ListCancelledError: typeof ListCancelledError;
+  /**
+   * The tool call diffs' documents: their provider is registered at activation, so a diff tab
+   * that comes back after a reload finds it (empty: the texts were in memory) before any
+   * transcript is opened.
+   */
+  readonly diffs: ToolDiffs;
+}

@@ -529,8 +529,8 @@ export class SessionsModel implements Disposable {
     this.lists.clear();
     this.onDidChangeEmitter.dispose();
     this.onDidLiveChangeEmitter.dispose();
-    this.onDidRemoveSessionEmitter.dispose();
-    this.onDidSetArchivedEmitter.dispose();
+    this.onDidDeleteEmitter.dispose();
+    this.onDidArchiveEmitter.dispose();
   }
 
   /** @internal a list changed. */
@@ -633,19 +633,19 @@ export class SessionsModel implements Disposable {
     this.onDidLiveChangeEmitter.fire({ agent, sessions: change.sessions.map((s) => s.sessionId), removed: change.removed });
   }
 
-  private readonly onDidSetArchivedEmitter = new Emitter<{ agent: string; sessionId: string; archived: boolean }>();
+  private readonly onDidArchiveEmitter = new Emitter<{ agent: string; sessionId: string; archived: boolean }>();
   /**
    * A session was archived or unarchived (here, by a live update or the live list), whether or not
    * a loaded list holds it: search changes its filter, not its text.
    */
-  readonly onDidSetArchived = this.onDidSetArchivedEmitter.event;
+  readonly onDidArchive = this.onDidArchiveEmitter.event;
 
-  private readonly onDidRemoveSessionEmitter = new Emitter<{ agent: string; sessionId: string }>();
+  private readonly onDidDeleteEmitter = new Emitter<{ agent: string; sessionId: string }>();
   /**
    * A session the agent no longer has: deleted here (one or a clean-up run), answered -32002, or
    * removed by the agent's live list. Fires whether or not a list showed it (search drops its text).
    */
-  readonly onDidRemoveSession = this.onDidRemoveSessionEmitter.event;
+  readonly onDidDelete = this.onDidDeleteEmitter.event;
 
   private readonly onDidLiveChangeEmitter = new Emitter<{ agent: string; sessions: string[]; removed: string[] }>();
   /** Fires after a live list change was applied (tests wait for it instead of sleeping). */
@@ -677,7 +677,7 @@ export class SessionsModel implements Disposable {
       else await client.unarchiveSession(sessionId);
       if (session) this.move(agent, { ...session, archived });
       // Also for a session no loaded list holds (a collapsed Archived section is not listed).
-      else this.onDidSetArchivedEmitter.fire({ agent, sessionId, archived });
+      else this.onDidArchiveEmitter.fire({ agent, sessionId, archived });
     });
   }
 
@@ -736,7 +736,7 @@ export class SessionsModel implements Disposable {
    * not hold it yet asks whether its folder is this one.
    */
   private move(agent: string, session: SessionInfo): void {
-    if (typeof session.archived === 'boolean') this.onDidSetArchivedEmitter.fire({ agent, sessionId: session.sessionId, archived: session.archived });
+    if (typeof session.archived === 'boolean') this.onDidArchiveEmitter.fire({ agent, sessionId: session.sessionId, archived: session.archived });
     const lists = this.allLists(agent);
     // Without the flag, the section it is listed in says where it is (a rename keeps it there).
     const holder = lists.find((l) => l.sessions.some((s) => s.sessionId === session.sessionId));
@@ -762,7 +762,7 @@ export class SessionsModel implements Disposable {
   }
 
   private remove(agent: string, sessionId: string): void {
-    this.onDidRemoveSessionEmitter.fire({ agent, sessionId });
+    this.onDidDeleteEmitter.fire({ agent, sessionId });
     for (const list of this.allLists(agent)) {
       const next = list.sessions.filter((s) => s.sessionId !== sessionId);
       if (next.length !== list.sessions.length) {

@@ -53,8 +53,8 @@ export class LazySearch implements vscode.Disposable {
       changed,
       treeView.onDidChangeVisibility((e) => e.visible && this.get()),
       ...commandIds.map((id) => vscode.commands.registerCommand(id, (...args: never[]) => this.get().commands[id]?.(...args))),
-      model.onDidRemoveSession(({ agent, sessionId }) => this.get().removed(agent, sessionId)),
-      model.onDidSetArchived(({ agent, sessionId, archived }) => this.get().archivedChanged(agent, sessionId, archived)),
+      model.onDidDelete(({ agent, sessionId }) => this.get().removed(agent, sessionId)),
+      model.onDidArchive(({ agent, sessionId, archived }) => this.get().archivedChanged(agent, sessionId, archived)),
       model.onDidChange(() => this.part?.listsChanged()),
     ];
     if (treeView.visible) this.get();

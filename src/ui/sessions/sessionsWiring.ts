@@ -118,8 +118,8 @@ export function activateSessions(
     vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
     // Open transcripts follow what the model learns, whoever caused it (a command, Clean Up,
     // another window through the agent's live list, a -32002).
-    model.onDidRemoveSession(({ agent, sessionId }) => transcripts.setDeleted(agent, sessionId)),
-    model.onDidSetArchived(({ agent, sessionId, archived }) => transcripts.setArchived(agent, sessionId, archived)),
+    model.onDidDelete(({ agent, sessionId }) => transcripts.setDeleted(agent, sessionId)),
+    model.onDidArchive(({ agent, sessionId, archived }) => transcripts.setArchived(agent, sessionId, archived)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },

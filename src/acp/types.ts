@@ -73,6 +73,17 @@ export interface UnknownSessionUpdate {
   [key: string]: unknown;
 }
 
+/**
+ * How much of the context window is in use, and what the session cost, as the agent said last
+ * (`usage_update`). Here, below both models: the tree (sessions/) shows it and the transcript
+ * (transcript/) charts it, and neither imports the other.
+ */
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: { amount: number; currency: string };
+}
+
 /** The agent's configured launch, as in the `acpSessions.agents` setting. */
 export interface AgentConfig {
   name: string;

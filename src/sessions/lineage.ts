@@ -3,7 +3,7 @@
 // parent whose transcript was opened; nothing is loaded just to find children.
 import { subagentParentOf } from '../acp/validate';
 import type { SessionInfo } from '../acp/types';
-import type { Usage } from './usage';
+import type { Usage } from '../acp/types';
 import { Emitter, type Disposable } from './events';
 
 /** One list's sessions as the tree shows them: top-level sessions and, per parent, its children. */

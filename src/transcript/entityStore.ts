@@ -9,8 +9,7 @@
 // Per row the heap keeps its key, kind and place in the file: 17 bytes. An entity that cannot be
 // written (V8 cannot serialize it) stays on the heap; one refused by a file on a full disk that
 // keeps all it may in memory is lost, and reads back as a row that says so, never as an error.
-import { entityChars } from './feed';
-import type { Entity, EntityKind } from './model';
+import { entityChars, type Entity, type EntityKind } from './model';
 import type { EntityRows } from './rows';
 import { decodeRecord, encodeRecord } from './spillCodec';
 import { SpillFileFullError, type SpillFile } from './spillFile';

@@ -6,7 +6,7 @@
 // while replaying): the row count, the header, and the changes to the rows it holds. Kept apart
 // from the panel (no `vscode`) so the benchmarks post exactly what the panel posts.
 import { keyOfRow, type EntityRows } from './rows';
-import type { Entity } from './model';
+import { entityChars, type Entity } from './model';
 import { PatchCollector } from './patches';
 import { MARGIN_SCREENS, type HostToWebview, type Patch, type StartAt, type TranscriptHeader, type Viewport } from './protocol';
 
@@ -41,41 +41,6 @@ export function estimatedRowPx(entity: Entity, width: number): number {
     lines = entity.entries.length;
   }
   return ROW_PX + lines * LINE_PX;
-}
-
-/** Roughly how many characters a row carries (its text, and the JSON it keeps), to bound margins. */
-export function entityChars(entity: Entity): number {
-  let n = 100;
-  const parts = (ps: readonly { type: string; text?: string; data?: string; json?: string }[]) => {
-    for (const p of ps) n += (p.text?.length ?? 0) + (p.data?.length ?? 0) + (p.json?.length ?? 0);
-  };
-  switch (entity.kind) {
-    case 'user_message':
-    case 'agent_message':
-    case 'thought':
-    case 'session_message':
-      parts(entity.parts);
-      break;
-    case 'compaction':
-      parts(entity.summary);
-      break;
-    case 'tool_call':
-      n += (entity.rawInput?.length ?? 0) + (entity.rawOutput?.length ?? 0) + entity.title.length;
-      for (const c of entity.content) {
-        if (c.type === 'content') parts([c.part]);
-        else if (c.type === 'diff') n += (c.oldText?.length ?? 0) + c.newText.length;
-        else if (c.type === 'unknown') n += c.json.length;
-      }
-      break;
-    case 'plan':
-      for (const e of entity.entries) n += e.content.length;
-      n += entity.markdown?.length ?? 0;
-      break;
-    case 'unknown':
-      n += entity.json.length;
-      break;
-  }
-  return n;
 }
 
 /**

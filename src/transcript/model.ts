@@ -117,7 +117,7 @@ export interface Notice {
 }
 
 // Defined with the sessions layer, which shows it too; re-exported for the transcript's importers.
-import type { Usage } from '../sessions/usage';
+import type { Usage } from '../acp/types';
 export type { Usage };
 
 /** One `usage_update` where it came: `at` counts the entities created before it (see Timeline). */
@@ -177,4 +177,39 @@ export function describePart(part: Part): string {
     case 'unknown':
       return `${part.blockType} content`;
   }
+}
+
+/** Roughly how many characters a row carries (its text, and the JSON it keeps), to bound margins. */
+export function entityChars(entity: Entity): number {
+  let n = 100;
+  const parts = (ps: readonly { type: string; text?: string; data?: string; json?: string }[]) => {
+    for (const p of ps) n += (p.text?.length ?? 0) + (p.data?.length ?? 0) + (p.json?.length ?? 0);
+  };
+  switch (entity.kind) {
+    case 'user_message':
+    case 'agent_message':
+    case 'thought':
+    case 'session_message':
+      parts(entity.parts);
+      break;
+    case 'compaction':
+      parts(entity.summary);
+      break;
+    case 'tool_call':
+      n += (entity.rawInput?.length ?? 0) + (entity.rawOutput?.length ?? 0) + entity.title.length;
+      for (const c of entity.content) {
+        if (c.type === 'content') parts([c.part]);
+        else if (c.type === 'diff') n += (c.oldText?.length ?? 0) + c.newText.length;
+        else if (c.type === 'unknown') n += c.json.length;
+      }
+      break;
+    case 'plan':
+      for (const e of entity.entries) n += e.content.length;
+      n += entity.markdown?.length ?? 0;
+      break;
+    case 'unknown':
+      n += entity.json.length;
+      break;
+  }
+  return n;
 }

@@ -55,26 +55,25 @@ function files(dir, suffixes) {
 const extensionHost = { ...common, format: 'cjs', platform: 'node', target: 'node18', external: ['vscode'] };
 
 // What the extension host loads. extension.js is read before anything shows (activation), so it
-// holds only what activation needs: the agents, the Sessions tree and its commands, and small
-// stand-ins that register what VS Code needs at once and load the rest on first use with a
-// `require` of a path made at run time (src/ui/common/lazyBundle.ts), which esbuild leaves alone:
-//   dist/transcripts.js  the transcript panels, the host's timeline and webview feed, walking by
-//                        prompts, Export Sessions (src/ui/transcripts/bundle.ts; src/ui/transcripts/register.ts
-//                        loads it when a transcript is opened or restored, or sessions are exported).
-//   dist/search.js       Search Sessions: the index, the indexer, the Search view's provider, the
-//                        query box and filters (src/ui/search/bundle.ts; src/ui/search/register.ts loads it
-//                        when the Search view shows, a search command runs, a transcript replayed, or
-//                        a session was deleted or archived). It carries its own copy of the
-//                        transcript reducer (src/transcript/timeline.ts and what it imports), which
-//                        has no state, to index the sessions it loads.
-// Each bundle has its own copy of what it imports, so the two share only modules without state
+// holds only what activation needs: the agents, the Sessions tree and its commands (src/ui/sessions/,
+// src/ui/common/), and of each other feature its `register.ts`: what VS Code needs at once, with a
+// stand-in that loads the rest on first use with a `require` of a path made at run time
+// (src/ui/common/lazyBundle.ts), which esbuild leaves alone. Each such feature is one folder of
+// src/ui/ with a `bundle.ts`, its bundle's entry: src/ui/<feature>/bundle.ts -> dist/<feature>.js.
+// Today: dist/transcripts.js (the transcript panels, the host's timeline and webview feed, walking
+// by prompts, Export Sessions) and dist/search.js (the index, the indexer, the Search view's
+// provider, the query box and filters; with its own copy of the transcript reducer, which has no
+// state, to index the sessions it loads).
+// Each bundle has its own copy of what it imports, so the bundles share only modules without state
 // (pure functions, constants, types); what exists once (the walkthrough's progress, the display
-// language's words, classes that `instanceof` checks) is handed over by src/extension.ts
-// (src/ui/transcripts/hostParts.ts). test/unit/bundles.test.ts holds the list of shared modules to that.
+// language's words, classes that `instanceof` checks) is handed over by the register functions
+// (src/ui/transcripts/hostParts.ts). test/unit/bundles.test.ts holds the bundles to that.
+const lazyFeatures = readdirSync('src/ui').filter((name) => {
+  try { return statSync(join('src/ui', name, 'bundle.ts')).isFile(); } catch { return false; }
+});
 const extensionBundles = [
   { ...extensionHost, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
-  { ...extensionHost, entryPoints: ['src/ui/transcripts/bundle.ts'], outfile: 'dist/transcripts.js' },
-  { ...extensionHost, entryPoints: ['src/ui/search/bundle.ts'], outfile: 'dist/search.js' },
+  ...lazyFeatures.map((name) => ({ ...extensionHost, entryPoints: [join('src/ui', name, 'bundle.ts')], outfile: `dist/${name}.js` })),
 ];
 
 const builds = [

@@ -5,7 +5,7 @@ import { useFormatText } from '../../sessions/format';
 import type { HostParts } from '../transcripts/hostParts';
 import { activateSearch, type SearchPart } from './searchWiring';
 
-export function createSearch(host: HostParts, ...args: Parameters<typeof activateSearch>): SearchPart {
+export function createSearch(host: Pick<HostParts, 'formatText'>, ...args: Parameters<typeof activateSearch>): SearchPart {
   useFormatText(host.formatText);
   return activateSearch(...args);
 }

@@ -1,9 +1,13 @@
 // Search Sessions as the main bundle knows it: the Search view and the search commands, which
 // VS Code needs from the first moment, registered here in a few lines, and dist/search.js
 // (src/ui/search/bundle.ts: the index, the indexer, the view's provider) loaded on first use.
+// The index follows the sessions model's events (a session deleted, archived, a list changed)
+// and the transcripts' replays. Nothing else of this folder is in the main bundle.
 import * as vscode from 'vscode';
 import type { SessionsModel } from '../../sessions/sessionsModel';
-import type { LazyBundle } from '../common/lazyBundle';
+import { lazyBundle, type LazyBundle } from '../common/lazyBundle';
+import type { SessionsFeature } from '../sessions/register';
+import type { TranscriptsFeature } from '../transcripts/register';
 import type * as SearchBundleModule from './bundle';
 import type { SearchNode } from './searchView';
 import type { SearchPart, SearchViewParts } from './searchWiring';
@@ -73,4 +77,27 @@ export class LazySearch implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+export interface SearchDeps {
+  readonly log: vscode.LogOutputChannel;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'messages' | 'parts'>;
+  /** Undefined when the Transcripts feature could not start: nothing is replayed, nothing opens at a match. */
+  readonly transcripts: TranscriptsFeature | undefined;
+}
+
+/** The Search view, its commands and the index's part in the model's events and the transcripts' replays. */
+export function registerSearch(context: vscode.ExtensionContext, deps: SearchDeps): LazySearch {
+  const { log, sessions } = deps;
+  const transcripts = deps.transcripts?.transcripts;
+  const search = new LazySearch(
+    lazyBundle<SearchBundle>('search.js'),
+    (bundle, viewParts) => bundle.createSearch(sessions.parts, context, log, sessions.agents, sessions.model, () => transcripts, sessions.messages.recorder, viewParts),
+    sessions.model,
+    searchCommandIds(context.extension.packageJSON),
+  );
+  context.subscriptions.push(search);
+  // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
+  if (deps.transcripts) context.subscriptions.push(deps.transcripts.onDidReplay(({ agent, session, batches }) => search.get().replayed(agent, session, batches)));
+  return search;
 }

@@ -241,12 +241,10 @@ async function run(
       } catch (error) {
         outcomes = candidates.map((c) => ({ agent, sessionId: c.session.sessionId, session: c.session, status: 'failed' as const, error }));
       }
-      const transcripts = deps.transcripts();
       for (const o of outcomes) {
         // The model knows only the sessions the tree loaded; the summary names the others too.
         const full: SessionOutcome = { ...o, session: o.session ?? known.get(JSON.stringify([agent, o.sessionId])) };
         outcome[o.status === 'done' ? 'done' : o.status === 'gone' ? 'gone' : 'failed'].push(full);
-        if (o.status === 'done' && action !== 'delete') transcripts?.setArchived(agent, o.sessionId, action === 'archive');
       }
       if (action === 'delete') await deps.health.forget(agent, outcomes.filter((o) => o.status !== 'failed').map((o) => o.sessionId));
     }

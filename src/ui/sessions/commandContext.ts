@@ -10,11 +10,12 @@ import type { CommandTargets } from './commandTargets';
 import type { Messages } from '../common/messages';
 import type { SessionsView } from './sessionsView';
 
-/** The part of the transcript panels the Sessions commands use. */
+/**
+ * The part of the transcripts the Sessions commands use: opening one. What happens to a session
+ * (archived, renamed, deleted) the transcripts hear from the sessions model, not from a command.
+ */
 export interface TranscriptsLike {
   open(agentName: string, session: SessionInfo): Promise<void>;
-  setArchived(agentName: string, sessionId: string, archived: boolean): void;
-  setTitle?(agentName: string, sessionId: string, title: string): void;
   /** Resolves once the transcript's replay ended, with its problem if it failed (links). */
   whenLoaded?(agentName: string, sessionId: string): Promise<{ problem?: { message: string } }>;
 }

@@ -1,27 +1,16 @@
-// Pin and Unpin: pinned sessions come first in their agent's Active section; a pin is kept in the
-// global state (src/sessions/pins.ts), dropped when the agent deletes the session through this
-// extension, and shown as gone when the agent no longer lists it.
+// Pin and Unpin: pinned sessions come first in their agent's Active section (the order is the
+// tree's: src/ui/sessions/treeNodes/pinnedParts.ts); a pin is kept in the global storage
+// (src/sessions/pins.ts), dropped when the sessions model says the session was deleted, and shown
+// as gone when the agent no longer lists it.
 import * as vscode from 'vscode';
-import type { SessionInfo } from '../../acp/types';
 import { groupBy } from '../../sessions/format';
 import type { Pins } from '../../sessions/pins';
-import type { SessionList, SessionOutcome } from '../../sessions/sessionsModel';
 import type { CommandContext } from './commandContext';
 import type { Invocation } from './commandTargets';
 import { GonePinNode } from './treeNodes/gonePinNode';
-import type { TreeContext, TreeNode } from './treeNodes/treeNode';
 
 export function registerPins(deps: CommandContext, pins: Pins): vscode.Disposable[] {
   const { model } = deps;
-  // Every delete goes through the model (a row's Delete, the clean-up): what the agent deleted
-  // is unpinned there, whichever command asked.
-  const deleteSessions = model.delete.bind(model);
-  model.delete = async (agent, ids, progress): Promise<SessionOutcome[]> => {
-    const outcomes = await deleteSessions(agent, ids, progress);
-    const deleted = outcomes.filter((o) => o.status !== 'failed').map((o) => o.sessionId);
-    if (deleted.length > 0) await pins.unpin(agent, deleted);
-    return outcomes;
-  };
   const resolve = async (values: unknown[], nothingDone: string) => {
     const invocation: Invocation = values.length > 0 ? { via: 'args', args: values } : { via: 'key' };
     return deps.targets.resolve(invocation, 'many', nothingDone);
@@ -40,6 +29,11 @@ export function registerPins(deps: CommandContext, pins: Pins): vscode.Disposabl
       if (gone.length > 0 && deps.view.selection().every((n) => n instanceof GonePinNode)) return;
       const targets = await resolve(values, vscode.l10n.t('Nothing was unpinned'));
       for (const [agent, refs] of groupBy(targets, (t) => t.agent)) await pins.unpin(agent, refs.map((r) => r.session.sessionId));
+    }),
+    // A session the agent no longer has is unpinned, whoever deleted it: a Delete here, Clean Up,
+    // another window (through the agent's live list), or the agent's -32002.
+    model.onDidDelete(({ agent, sessionId }) => {
+      if (pins.isPinned(agent, sessionId)) void pins.unpin(agent, [sessionId]);
     }),
     // A pinned session's title is remembered as listed, to show it if the session goes.
     model.onDidChange((change) => {

@@ -117,7 +117,6 @@ async function unarchiveFirst(deps: CommandContext, agent: string, sessionId: st
   try {
     const [outcome] = await deps.model.unarchive(agent, [sessionId]);
     if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(vscode.l10n.t('the agent answered "{0}"', outcome.status));
-    deps.transcripts()?.setArchived(agent, sessionId, false);
     return true;
   } catch (error) {
     void deps.messages.show('error', vscode.l10n.t('Could not unarchive "{0}": {1}', label, messageOf(error)));

@@ -153,9 +153,6 @@ class SessionCommands {
     const summary = await this.run(eligible, (agent, ids) =>
       archived ? this.deps.model.archive(agent, ids) : this.deps.model.unarchive(agent, ids),
     );
-    const transcripts = this.deps.transcripts();
-    // Each outcome names its agent: two agents may hold sessions with one id.
-    for (const outcome of summary.done) transcripts?.setArchived(outcome.agent, outcome.sessionId, archived);
     if (archived && summary.done.length > 0) walkthrough.archived();
     const text = summaryText(summary, archived ? 'archive' : 'unarchive');
     if (!text) return summary;
@@ -170,7 +167,6 @@ class SessionCommands {
             void this.deps.messages.show('error', vscode.l10n.t('Could not undo the archive: {0}', messageOf(error)));
             return [];
           });
-          for (const o of outcomes) if (o.status === 'done') transcripts?.setArchived(agent, o.sessionId, false);
           // Named as the archive named them: the live list may have dropped them since.
           const named = (o: SessionOutcome): SessionOutcome => (o.session ? o : { ...o, session: items.find((d) => d.sessionId === o.sessionId)?.session });
           const gone = outcomes.filter((o) => o.status === 'gone').map(named);
@@ -226,7 +222,6 @@ class SessionCommands {
       void messages.show('error', vscode.l10n.t('Could not rename "{0}": {1}', old, messageOf(outcome.error)));
     } else {
       const stored = outcome.title ?? title.trim();
-      this.deps.transcripts()?.setTitle?.(agent, session.sessionId, stored);
       const text = vscode.l10n.t('Renamed "{0}" to "{1}".', old, stored);
       // A session that had no title cannot get "no title" back: set_title needs one.
       if (before === undefined) void messages.show('info', text);
@@ -235,8 +230,7 @@ class SessionCommands {
         void messages.show('info', text, undo).then(async (choice) => {
           if (choice !== undo) return;
           const undone = await model.rename(agent, session.sessionId, before).catch((error: unknown): SessionOutcome => ({ agent, sessionId: session.sessionId, session, status: 'failed', error }));
-          if (undone.status === 'done') this.deps.transcripts()?.setTitle?.(agent, session.sessionId, undone.title ?? before);
-          else void messages.show('error', vscode.l10n.t('Could not undo the rename of "{0}": {1}', stored, messageOf(undone.error)));
+          if (undone.status !== 'done') void messages.show('error', vscode.l10n.t('Could not undo the rename of "{0}": {1}', stored, messageOf(undone.error)));
         });
       }
     }

@@ -1,6 +1,6 @@
 // The Sessions tree's data provider: routes VS Code's questions to the node classes, redraws what
 // changed in the registry or the sessions model, and tells what is selected. No protocol logic and
-// no commands live here (src/ui/sessions/sessionsWiring.ts wires them).
+// no commands live here (src/ui/sessions/register.ts wires them).
 import * as vscode from 'vscode';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { SessionHealth } from '../../sessions/health';

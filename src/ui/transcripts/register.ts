@@ -1,17 +1,76 @@
-// The transcripts as the main bundle knows them: what VS Code needs from the first moment (the
-// panel serializer that brings transcript tabs back after a reload, the transcript and export
-// commands) in a few lines, and dist/transcripts.js (src/ui/transcripts/bundle.ts: the panels,
-// the timeline, the webview feed, Export Sessions) loaded when one of them is first used.
+// The Transcripts feature as the main bundle knows it: what VS Code needs from the first moment
+// (the panel serializer that brings transcript tabs back after a reload, the provider of tool
+// call diffs, the transcript and export commands) and what open tabs follow from the sessions
+// model (a session archived, unarchived, renamed or deleted, whoever caused it), in a few lines;
+// dist/transcripts.js (src/ui/transcripts/bundle.ts: the panels, the timeline, the webview feed,
+// Export Sessions) is loaded when one of them is first used. Nothing else of this folder is in
+// the main bundle (test/unit/bundles.test.ts).
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
+import { isResourceNotFound, messageOf } from '../../acp/errors';
 import type { SessionInfo, SessionUpdate } from '../../acp/types';
+import { isVerdictOnSession } from '../../sessions/health';
+import type { Entity } from '../../transcript/model';
 import { TRANSCRIPT_VIEW_TYPE } from '../../transcript/protocol';
-import type { CommandContext, TranscriptsLike } from '../sessions/commandContext';
-import type { LazyBundle } from '../common/lazyBundle';
-import type { TranscriptMatch, TranscriptPanels, TranscriptState } from './transcriptPanel';
+import { removeStaleSpillFiles } from '../../transcript/spillOwner';
+import { lazyBundle, type LazyBundle } from '../common/lazyBundle';
+import type { TranscriptsLike } from '../sessions/commandContext';
+import type { SessionsFeature } from '../sessions/register';
 import type * as TranscriptsBundleModule from './bundle';
+import type { TranscriptMatch, TranscriptPanels, TranscriptState } from './transcriptPanel';
 
 /** The exports of dist/transcripts.js. */
 export type TranscriptsBundle = typeof TranscriptsBundleModule;
+
+/** A transcript replayed: its entities, in batches read back from its file, for whoever indexes them. */
+export interface Replayed {
+  readonly agent: string;
+  readonly session: SessionInfo & { archived: boolean };
+  readonly batches: AsyncIterable<readonly Entity[]>;
+}
+
+const DIFF_SCHEME = 'acp-sessions-diff';
+
+/**
+ * The two sides of every tool call diff opened from a transcript: virtual, read-only documents of
+ * our own scheme, served from memory (nothing is written to disk), a side kept until its documents
+ * close. Registered at activation, so a diff tab that comes back after a reload finds it (empty:
+ * the texts were in memory) before any transcript is opened.
+ */
+export class ToolDiffs implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor() {
+    this.disposables = [
+      vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (d.uri.scheme === DIFF_SCHEME) this.texts.delete(d.uri.query);
+      }),
+    ];
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.query) ?? '';
+  }
+
+  /** Opens `oldText` (empty for a new file) against `newText` in the diff editor. */
+  async open(diff: { path: string; oldText?: string; newText: string }, title: string): Promise<void> {
+    const side = (text: string) => {
+      const id = String(++this.next);
+      this.texts.set(id, text);
+      // The file's own name, so the editor picks its language; the query finds the text.
+      return vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${basename(diff.path) || 'file'}`, query: id });
+    };
+    await vscode.commands.executeCommand('vscode.diff', side(diff.oldText ?? ''), side(diff.newText), title, { preview: true });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.texts.clear();
+  }
+}
 
 /**
  * The transcript panels, created with their bundle on first use. Until then no transcript tab
@@ -47,18 +106,6 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
     return this.get().whenLoaded(agentName, sessionId);
   }
 
-  setArchived(agentName: string, sessionId: string, archived: boolean): void {
-    this.panels?.setArchived(agentName, sessionId, archived);
-  }
-
-  setDeleted(agentName: string, sessionId: string): void {
-    this.panels?.setDeleted(agentName, sessionId);
-  }
-
-  setTitle(agentName: string, sessionId: string, title: string): void {
-    this.panels?.setTitle(agentName, sessionId, title);
-  }
-
   getState(agentName: string, sessionId: string): TranscriptState | undefined {
     return this.panels?.getState(agentName, sessionId);
   }
@@ -72,10 +119,62 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
   }
 }
 
-/** The serializer and the commands of transcript tabs; those that act on the tab in front do nothing while none was opened. */
-export function registerTranscripts(transcripts: LazyTranscripts): vscode.Disposable[] {
+/** What the other features get from Transcripts. */
+export interface TranscriptsFeature {
+  readonly transcripts: LazyTranscripts;
+  /** A transcript replayed (Search Sessions indexes it). */
+  readonly onDidReplay: vscode.Event<Replayed>;
+}
+
+export interface TranscriptsDeps {
+  readonly log: vscode.LogOutputChannel;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts'>;
+}
+
+/** The serializer, the diff provider and the commands of transcript tabs, and the tabs' part in the model's events. */
+export function registerTranscripts(context: vscode.ExtensionContext, deps: TranscriptsDeps): TranscriptsFeature {
+  const { log, sessions } = deps;
+  const { agents, model, health, learned } = sessions;
+  const diffs = new ToolDiffs();
+  const replays = new vscode.EventEmitter<Replayed>();
+  const spillDir = join(context.globalStorageUri.fsPath, 'transcripts');
+  // The files of extension hosts that ended without removing them (a crash, a kill) go now, in
+  // every window, whether or not a transcript opens; asynchronous, so activation does not wait.
+  void removeStaleSpillFiles(spillDir).then(
+    (removed) => removed && log.info(`Removed ${removed} transcript files left by an extension host that stopped.`),
+    () => undefined,
+  );
+  const transcripts = new LazyTranscripts(lazyBundle<TranscriptsBundle>('transcripts.js'), (bundle) => bundle.createTranscriptPanels(context, agents, log, { ...sessions.parts, diffs }, {
+    // Through the model, so the tree moves the session to Active at once.
+    unarchive: async (agentName, sessionId) => {
+      const [outcome] = await model.unarchive(agentName, [sessionId]);
+      if (outcome && outcome.status !== 'done') throw outcome.error ?? new Error(vscode.l10n.t('the agent answered "{0}"', outcome.status));
+    },
+    // Through the model too: the row takes the new date and state in place (the order holds).
+    afterLoad: (agentName, before) => model.checkAfterLoad(agentName, before),
+    closed: (agentName, sessionId) => {
+      const client = agents.connectedClient(agentName);
+      if (client) model.lastStatusCheck = model.checkStatus(agentName, client, [sessionId]);
+    },
+    // Only the agent's word about the session is remembered as its health (a time-out shows in
+    // the transcript, and is not the session's fault).
+    loaded: (agentName, sessionId, error) => {
+      if (error === undefined) void health.recordLoadSuccess(agentName, sessionId);
+      else if (isVerdictOnSession(error)) void health.recordLoadFailure(agentName, sessionId, messageOf(error));
+      // -32002: the agent no longer has it; the tree, search, pins and this tab hear it from the model.
+      if (isResourceNotFound(error)) model.sessionNotFound(agentName, sessionId);
+    },
+    learned: (agentName, sessionId, facts) => learned.learned(agentName, sessionId, facts),
+    replayed: (agent, session, batches) => replays.fire({ agent, session, batches }),
+    spillDir,
+    recorder: sessions.messages.recorder,
+  }));
   const inFront = () => transcripts.loaded?.activeTranscript();
-  return [
+  const { commandContext } = sessions;
+  context.subscriptions.push(
+    diffs,
+    replays,
+    transcripts,
     // A window reload: VS Code activates us for it (`onWebviewPanel:acpSessions.transcript`).
     vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, {
       deserializeWebviewPanel: (panel, state: unknown) => transcripts.get().restore(panel, state),
@@ -87,14 +186,14 @@ export function registerTranscripts(transcripts: LazyTranscripts): vscode.Dispos
     vscode.commands.registerCommand('acpSessions.transcript.previousPrompt', () => transcripts.loaded && transcripts.bundle().stepPrompt(transcripts.loaded, -1)),
     vscode.commands.registerCommand('acpSessions.transcript.nextPrompt', () => transcripts.loaded && transcripts.bundle().stepPrompt(transcripts.loaded, 1)),
     vscode.commands.registerCommand('acpSessions.transcript.goToPrompt', () => transcripts.loaded && transcripts.bundle().goToPrompt(transcripts.loaded)),
-  ];
-}
-
-/** Export Sessions… and Open Exported Transcript…: both in dist/transcripts.js. */
-export function registerExport(deps: CommandContext, transcripts: LazyTranscripts): vscode.Disposable[] {
-  return [
-    // A request (no steps, no preview, a folder given) only from the tests: see CommandContext.testMode.
-    vscode.commands.registerCommand('acpSessions.exportSessions', (request?: unknown) => transcripts.bundle().exportSessionsCommand(deps, transcripts.get(), deps.testMode ? request : undefined)),
-    vscode.commands.registerCommand('acpSessions.openExportedTranscript', (file?: unknown) => transcripts.bundle().openExported(deps, transcripts.get(), file)),
-  ];
+    // Export Sessions… and Open Exported Transcript…: a request (no steps, no preview, a folder
+    // given) only from the tests: see CommandContext.testMode.
+    vscode.commands.registerCommand('acpSessions.exportSessions', (request?: unknown) => transcripts.bundle().exportSessionsCommand(commandContext, transcripts.get(), commandContext.testMode ? request : undefined)),
+    vscode.commands.registerCommand('acpSessions.openExportedTranscript', (file?: unknown) => transcripts.bundle().openExported(commandContext, transcripts.get(), file)),
+    // Open tabs follow what the model learns, whoever caused it (a command, Clean Up, another
+    // window through the agent's live list, a -32002); no tab is open before the panels exist.
+    model.onDidDelete(({ agent, sessionId }) => transcripts.loaded?.setDeleted(agent, sessionId)),
+    model.onDidArchive(({ agent, sessionId, archived }) => transcripts.loaded?.setArchived(agent, sessionId, archived)),
+  );
+  return { transcripts, onDidReplay: replays.event };
 }

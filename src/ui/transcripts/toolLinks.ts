@@ -1,49 +1,10 @@
-// A tool call's locations and diffs, opened from a transcript: a location opens its file at that
-// line; a diff opens in VS Code's diff editor from two virtual, read-only documents (our own
-// scheme, served from memory by a TextDocumentContentProvider): nothing is ever written to disk.
-// The path and texts come from the host's timeline, never from the webview.
+// A tool call's locations, opened from a transcript: a location opens its file at that line (its
+// diffs open from the provider the main bundle registers: ToolDiffs in src/ui/transcripts/register.ts).
+// The path comes from the host's timeline, never from the webview.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolCallLocation } from '../../transcript/model';
-
-export const DIFF_SCHEME = 'acp-sessions-diff';
-
-/** Serves the two sides of every diff opened; a side is kept until its documents are closed. */
-export class ToolDiffs implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly texts = new Map<string, string>();
-  private next = 0;
-  private readonly disposables: vscode.Disposable[];
-
-  constructor() {
-    this.disposables = [
-      vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this),
-      vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d.uri.scheme === DIFF_SCHEME) this.texts.delete(d.uri.query);
-      }),
-    ];
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.query) ?? '';
-  }
-
-  /** Opens `oldText` (empty for a new file) against `newText` in the diff editor. */
-  async open(diff: { path: string; oldText?: string; newText: string }, title: string): Promise<void> {
-    const side = (text: string) => {
-      const id = String(++this.next);
-      this.texts.set(id, text);
-      // The file's own name, so the editor picks its language; the query finds the text.
-      return vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${path.basename(diff.path) || 'file'}`, query: id });
-    };
-    await vscode.commands.executeCommand('vscode.diff', side(diff.oldText ?? ''), side(diff.newText), title, { preview: true });
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
-    this.texts.clear();
-  }
-}
 
 /**
  * The file a location names: absolute as given, or relative to the session's folder. Undefined

@@ -1,24 +1,31 @@
-// Start-up wiring of the Sessions view: the agent registry from the user's settings, the sessions
-// model, session health, the tree, the command targets and the commands, and the settings they
-// follow. The view itself only provides data (src/ui/sessions/sessionsView.ts).
+// The Sessions feature, the main bundle's: the agent registry from the user's settings, the
+// sessions model, session health, pins, the tree, the command targets and the commands, Add Agent,
+// the walkthrough and the settings they follow. The view itself only provides data
+// (src/ui/sessions/sessionsView.ts). What other features need from it they get from what
+// `registerSessions` returns; it knows the transcripts only as the small interface it declares
+// (src/ui/sessions/commandContext.ts: open one, wait for its load).
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { AgentDisconnectedError } from '../../acp/errors';
 import { boundedLogger } from '../../acp/boundedLog';
 import { AgentRegistry } from '../../sessions/agentRegistry';
+import { formatText, type FormatText } from '../../sessions/format';
 import { SessionHealth } from '../../sessions/health';
 import { LearnedFacts } from '../../sessions/lineage';
 import { Pins } from '../../sessions/pins';
-import { SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
-import { CommandTargets } from './commandTargets';
+import { ListCancelledError, SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
 import { MessageRecorder, Messages } from '../common/messages';
-import { registerExport, type LazyTranscripts } from '../transcripts/register';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
+import { registerAddAgent } from './addAgent';
+import type { CommandContext, TranscriptsLike } from './commandContext';
+import { CommandTargets, SessionTarget } from './commandTargets';
 import { registerPins } from './pinCommands';
 import { claudeRetention } from './retention';
 import { registerResume } from './resumeTerminal';
 import { openLink, registerSessionLinks } from './sessionLinks';
 import { registerSessionCommands } from './sessionCommands';
 import { SessionsView } from './sessionsView';
-import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
+import { registerWalkthrough, walkthrough } from './walkthrough';
 
 const restrictedModeReason = () => vscode.l10n.t('Restricted Mode: agents do not start by themselves in a folder you have not trusted.');
 
@@ -33,21 +40,54 @@ export interface SessionsApi {
   readonly messages: MessageRecorder;
   /** Missing folders and failed loads (remembered in globalState). */
   readonly health: SessionHealth;
-  /** Pinned sessions (globalState). */
+  /** Pinned sessions (one file each in the global storage). */
   readonly pins?: Pins;
   /** What the URI handler does with a `vscode://…/open` link. */
   readonly openLink: (uri: vscode.Uri) => Promise<void>;
 }
 
 /**
+ * What exists once, in the main bundle, and the bundles loaded on first use take from it instead
+ * of their own copy (src/ui/transcripts/hostParts.ts says why): the walkthrough's progress, the
+ * display language's words, and classes that `instanceof` checks.
+ */
+export interface SessionsParts {
+  readonly walkthrough: typeof walkthrough;
+  readonly formatText: FormatText;
+  readonly SessionTarget: typeof SessionTarget;
+  readonly AgentDisconnectedError: typeof AgentDisconnectedError;
+  readonly ListCancelledError: typeof ListCancelledError;
+}
+
+/** What the other features get from Sessions. */
+export interface SessionsFeature {
+  readonly agents: AgentRegistry;
+  readonly model: SessionsModel;
+  readonly view: SessionsView;
+  readonly learned: LearnedFacts;
+  readonly health: SessionHealth;
+  readonly pins: Pins;
+  /** The messages of every feature (recorded in Test mode only). */
+  readonly messages: Messages;
+  /** What the commands work with (src/ui/sessions/commandContext.ts), for the commands other features register. */
+  readonly commandContext: CommandContext;
+  readonly parts: SessionsParts;
+  /** The test API's part (Test mode only). */
+  readonly api: SessionsApi | undefined;
+}
+
+export interface SessionsDeps {
+  readonly log: vscode.LogOutputChannel;
+  /** The transcripts, once their feature is registered (after this one). */
+  readonly transcripts: () => TranscriptsLike | undefined;
+}
+
+/**
  * Creates the agent registry from the user's settings (re-read on change), the sessions model
  * scoped to the workspace folders or all, the tree view and its commands.
  */
-export function activateSessions(
-  context: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-  transcripts: LazyTranscripts,
-): { agents: AgentRegistry; sessions: Omit<SessionsApi, 'messages'> & { messages: MessageRecorder | undefined } } {
+export function registerSessions(context: vscode.ExtensionContext, deps: SessionsDeps): SessionsFeature {
+  const { log } = deps;
   const config = () => vscode.workspace.getConfiguration('acpSessions');
   const folders = () =>
     (vscode.workspace.workspaceFolders ?? [])
@@ -55,6 +95,13 @@ export function activateSessions(
       .map((f) => ({ path: f.uri.fsPath, name: f.name }));
   const scope = (): SessionScope =>
     config().get<string>('scope') === 'all' ? { kind: 'all' } : { kind: 'folders', folders: folders().map((f) => f.path) };
+
+  const updateAgentCount = () => {
+    const count = readAgentConfigs().length;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.agentCount', count);
+    walkthrough.agentsConfigured(count);
+  };
+  updateAgentCount();
 
   const agents = new AgentRegistry({
     start: () => ({
@@ -89,25 +136,38 @@ export function activateSessions(
   });
   const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
-  if (context.extensionMode === vscode.ExtensionMode.Test) messages.recorder = new MessageRecorder();
+  const testMode = context.extensionMode === vscode.ExtensionMode.Test;
+  if (testMode) messages.recorder = new MessageRecorder();
   const targets = new CommandTargets(view, model, messages);
   const setContextKeys = () => {
     void vscode.commands.executeCommand('setContext', 'acpSessions.scope', config().get<string>('scope') === 'all' ? 'all' : 'workspace');
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const testMode = context.extensionMode === vscode.ExtensionMode.Test;
-  const commandContext = { registry: agents, model, view, messages, targets, log, transcripts: () => transcripts, health, testMode };
+  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode };
 
+  registerAddAgent(context);
+  registerWalkthrough(context);
   context.subscriptions.push(
+    vscode.commands.registerCommand('acpSessions.showLog', () => log.show()),
+    vscode.commands.registerCommand('acpSessions.openSettings', () =>
+      // In a remote window (SSH, containers, code-server) machine-scoped settings are listed
+      // only on the Remote tab; the User tab would say "No Settings Found". By id: a plain search
+      // for "acpSessions.agents" also finds acpSessions.showSubagents.
+      vscode.env.remoteName
+        ? vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: '@id:acpSessions.agents' })
+        : vscode.commands.executeCommand('workbench.action.openSettings', '@id:acpSessions.agents'),
+    ),
     view,
     ...registerSessionCommands(commandContext),
     ...registerResume(commandContext),
     ...registerSessionLinks(context, commandContext),
     ...registerPins(commandContext, pins),
-    ...registerExport(commandContext, transcripts),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('acpSessions.agents')) agents.setConfigs(readAgentConfigs());
+      if (e.affectsConfiguration('acpSessions.agents')) {
+        agents.setConfigs(readAgentConfigs());
+        updateAgentCount();
+      }
       if (e.affectsConfiguration('acpSessions.scope')) model.setScope(scope());
       if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
       if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
@@ -116,10 +176,6 @@ export function activateSessions(
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => model.setScope(scope())),
-    // Open transcripts follow what the model learns, whoever caused it (a command, Clean Up,
-    // another window through the agent's live list, a -32002).
-    model.onDidDelete(({ agent, sessionId }) => transcripts.setDeleted(agent, sessionId)),
-    model.onDidArchive(({ agent, sessionId, archived }) => transcripts.setArchived(agent, sessionId, archived)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => agents.setStartBlocked(undefined)),
     vscode.commands.registerCommand('acpSessions.startAgentsInRestrictedMode', () => agents.setStartBlocked(undefined)),
     { dispose: () => model.dispose() },
@@ -129,5 +185,15 @@ export function activateSessions(
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
-  return { agents, sessions: { model, view, learned, messages: messages.recorder, health, pins, openLink: (uri) => openLink(commandContext, uri) } };
+  const api: SessionsApi | undefined = messages.recorder && {
+    model,
+    view,
+    learned,
+    messages: messages.recorder,
+    health,
+    pins,
+    openLink: (uri) => openLink(commandContext, uri),
+  };
+  const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
+  return { agents, model, view, learned, health, pins, messages, commandContext, parts, api };
 }

@@ -11,6 +11,7 @@ import type { SearchFilters, Where } from '../../search/query';
 import type { SearchMatch, SearchResult, SessionResult } from '../../search/searchIndex';
 import { filterSummary, hasFilters } from './searchFilters';
 import { plainBlock, plainLine } from '../common/plainText';
+import { SearchContextWord, searchContextValue } from './contextValues';
 
 export const searchViewId = 'acpSessions.search';
 
@@ -220,7 +221,7 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
     if (node.options.tooltip) item.tooltip = node.options.tooltip;
     if (node.options.description) item.description = node.options.description;
     if (node.options.command) item.command = node.options.command;
-    item.contextValue = node.id.startsWith('cov/') ? 'searchCoverage' : node.id === 'filters' ? 'searchFilters' : 'searchInfo';
+    item.contextValue = searchContextValue(node.id.startsWith('cov/') ? SearchContextWord.searchCoverage : node.id === 'filters' ? SearchContextWord.searchFilters : SearchContextWord.searchInfo);
     return item;
   }
 }
@@ -238,7 +239,7 @@ function sessionItem(node: SessionResultNode): vscode.TreeItem {
   item.description = `${parts.join(' · ')} · ${count}`;
   item.tooltip = plainBlock(`${title}\n${s.agent} · ${s.cwd}${s.updatedAt ? `\n${s.updatedAt}` : ''}${s.archived ? `\n${vscode.l10n.t('Archived')}` : ''}`);
   item.iconPath = new vscode.ThemeIcon(s.archived ? 'archive' : 'comment-discussion');
-  item.contextValue = s.archived ? 'searchSession:archived' : 'searchSession';
+  item.contextValue = s.archived ? searchContextValue(SearchContextWord.searchSession, SearchContextWord.archived) : searchContextValue(SearchContextWord.searchSession);
   item.accessibilityInformation = { label: vscode.l10n.t('{0}, {1}, {2} matches', title, parts.join(', '), count) };
   return item;
 }
@@ -250,7 +251,7 @@ function matchItem(node: MatchNode): vscode.TreeItem {
   item.description = whereText(node.match.where);
   item.iconPath = new vscode.ThemeIcon(WHERE_ICON[node.match.where]);
   item.tooltip = plainBlock(`${whereText(node.match.where)}: ${node.match.line}`);
-  item.contextValue = 'searchMatch';
+  item.contextValue = searchContextValue(SearchContextWord.searchMatch);
   item.command = { command: 'acpSessions.search.openMatch', title: vscode.l10n.t('Open Match'), arguments: [node] };
   item.accessibilityInformation = { label: vscode.l10n.t('{0}, said by {1}', label.label, whereText(node.match.where)) };
   return item;

@@ -9,6 +9,7 @@ import { RetryNode } from './retryNode';
 import { SectionNode } from './sectionNode';
 import { markdownText, plainLine } from '../../common/plainText';
 import { presetText } from '../../common/l10n';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class AgentNode extends TreeNode {
@@ -43,7 +44,7 @@ export class AgentNode extends TreeNode {
     item.description = plainLine(describe(agent));
     item.tooltip = this.tooltip();
     item.iconPath = icon(agent.state);
-    item.contextValue = `agent:${agent.state.kind}`;
+    item.contextValue = contextValue(ContextWord.agent, ContextWord[agent.state.kind]);
     item.accessibilityInformation = { label: vscode.l10n.t('{0}, agent, {1}', agent.name, plainLine(describe(agent))) };
     return item;
   }

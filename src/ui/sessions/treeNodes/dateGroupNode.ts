@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo } from '../../../acp/types';
 import { type DateGroup } from '../../../sessions/format';
 import { dateGroupLabel } from '../../common/l10n';
+import { ContextWord, contextValue } from './contextValues';
 import type { SessionList } from '../../../sessions/sessionsModel';
 import { SessionNode } from './sessionNode';
 import { TreeNode, type TreeContext } from './treeNode';
@@ -33,7 +34,7 @@ export class DateGroupNode extends TreeNode {
     const item = new vscode.TreeItem(dateGroupLabel(this.group), vscode.TreeItemCollapsibleState.Expanded);
     item.id = this.id;
     item.description = String(this.sessions.length);
-    item.contextValue = 'dateGroup';
+    item.contextValue = contextValue(ContextWord.dateGroup);
     return item;
   }
 

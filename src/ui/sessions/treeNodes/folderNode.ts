@@ -2,6 +2,7 @@
 // with `cwd` = the folder.
 import * as vscode from 'vscode';
 import type { Section } from '../../../sessions/sessionsModel';
+import { ContextWord, contextValue } from './contextValues';
 import { listChildren } from './listChildren';
 import { TreeNode, type TreeContext } from './treeNode';
 
@@ -40,7 +41,7 @@ export class FolderNode extends TreeNode {
     const list = this.list;
     item.description = list.status === 'loaded' ? `${list.sessions.length}${list.hasMore ? '+' : ''}` : undefined;
     item.tooltip = this.folder.path;
-    item.contextValue = 'folder';
+    item.contextValue = contextValue(ContextWord.folder);
     return item;
   }
 

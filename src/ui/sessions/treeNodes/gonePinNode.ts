@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { sessionLabel } from '../../../sessions/format';
 import type { Pin } from '../../../sessions/pins';
 import { markdownText, plainLine } from '../../common/plainText';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode } from './treeNode';
 
 export class GonePinNode extends TreeNode {
@@ -28,7 +29,7 @@ export class GonePinNode extends TreeNode {
     item.id = this.id;
     item.description = vscode.l10n.t('gone');
     item.iconPath = new vscode.ThemeIcon('pinned-dirty', new vscode.ThemeColor('disabledForeground'));
-    item.contextValue = 'pin:gone';
+    item.contextValue = contextValue(ContextWord.pin, ContextWord.gone);
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${markdownText(label)}**\n\n`);
     tooltip.appendMarkdown(`${markdownText(vscode.l10n.t('Pinned, but agent "{0}" no longer lists this session: it was deleted or expired outside this window. Unpin to remove it from here.', this.pin.agent))}\n\n`);

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { messageOf } from '../../../acp/errors';
 import type { SessionList } from '../../../sessions/sessionsModel';
 import { plainBlock } from '../../common/plainText';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode } from './treeNode';
 
 export class LoadMoreNode extends TreeNode {
@@ -33,7 +34,7 @@ export class LoadMoreNode extends TreeNode {
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
     item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : vscode.l10n.t('Ask the agent for the next sessions ({0} shown).', this.list.sessions.length);
-    item.contextValue = 'loadMore';
+    item.contextValue = contextValue(ContextWord.loadMore);
     if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: vscode.l10n.t('Load More'), arguments: [this] };
     return item;
   }

@@ -1,6 +1,7 @@
 // A one-line state in the tree: loading, empty, error, not connected, or an explanation.
 import * as vscode from 'vscode';
 import { plainBlock, plainLine } from '../../common/plainText';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode } from './treeNode';
 
 export type MessageKind = 'loading' | 'empty' | 'error' | 'warning' | 'info';
@@ -40,7 +41,7 @@ export class MessageNode extends TreeNode {
     item.id = this.id;
     item.iconPath = icons[this.kind];
     item.tooltip = plainBlock(this.options.tooltip ?? this.message);
-    item.contextValue = `message:${this.kind}`;
+    item.contextValue = contextValue(ContextWord.message, ContextWord[this.kind]);
     item.command = this.options.command;
     return item;
   }

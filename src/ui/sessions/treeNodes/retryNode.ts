@@ -1,6 +1,7 @@
 // "Retry" under an error: lists again, or restarts the agent.
 import * as vscode from 'vscode';
 import type { SessionList } from '../../../sessions/sessionsModel';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode } from './treeNode';
 
 export class RetryNode extends TreeNode {
@@ -31,7 +32,7 @@ export class RetryNode extends TreeNode {
     const item = new vscode.TreeItem(this.label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('refresh');
-    item.contextValue = 'retry';
+    item.contextValue = contextValue(ContextWord.retry);
     item.command = { command: 'acpSessions.retry', title: this.label, arguments: [this] };
     return item;
   }

@@ -1,6 +1,7 @@
 // "Active" (`archived: "exclude"`) or "Archived" (`archived: "only"`) under an agent.
 import * as vscode from 'vscode';
 import type { Section } from '../../../sessions/sessionsModel';
+import { ContextWord, contextValue } from './contextValues';
 import { FolderNode } from './folderNode';
 import { listChildren } from './listChildren';
 import { TreeNode, type TreeContext } from './treeNode';
@@ -41,7 +42,7 @@ export class SectionNode extends TreeNode {
     item.tooltip = archived
       ? vscode.l10n.t('Sessions the agent keeps archived (session/list with archived: "only").')
       : vscode.l10n.t('Sessions that are not archived.');
-    item.contextValue = `section:${this.section}`;
+    item.contextValue = contextValue(ContextWord.section, ContextWord[this.section]);
     const name = archived ? vscode.l10n.t('Archived') : vscode.l10n.t('Active');
     item.accessibilityInformation = {
       label: item.description === undefined ? vscode.l10n.t('{0} section', name) : vscode.l10n.t('{0} section, {1} sessions', name, String(item.description)),

@@ -8,6 +8,7 @@ import type { Section, SessionList } from '../../../sessions/sessionsModel';
 import type { SessionProblem } from '../../../sessions/health';
 import { markdownText, plainLine } from '../../common/plainText';
 import { resumeTemplate } from '../../common/settings';
+import { ContextWord, contextValue } from './contextValues';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class SessionNode extends TreeNode {
@@ -86,7 +87,7 @@ export class SessionNode extends TreeNode {
     item.iconPath = problem
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
       : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.pinned ? 'pinned' : this.isSubagent ? 'robot' : this.isFork ? 'repo-forked' : 'comment-discussion');
-    item.contextValue = this.contextValue() + (problem ? ':problem' : '');
+    item.contextValue = contextValue(...this.contextWords(), ...(problem ? [ContextWord.problem] : []));
     // What a sighted user sees, in words: title, section, age, folder, lineage, live state, problem.
     const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
     const seen = archived
@@ -108,17 +109,17 @@ export class SessionNode extends TreeNode {
     return this.ctx.registry.agent(this.agent)?.capabilities;
   }
 
-  /** `session:<active|archived>` then the allowed operations, matched by regexes in package.json menus. */
-  contextValue(): string {
+  /** `session:<active|archived>` then the allowed operations and the pin, matched by regexes in package.json menus. */
+  private contextWords(): ContextWord[] {
     const caps = this.capabilities;
-    const parts = ['session', this.section];
-    if (caps?.archive) parts.push('archivable');
-    if (caps?.delete) parts.push('deletable');
-    if (caps?.loadSession) parts.push('loadable');
-    if (caps?.title) parts.push('renamable');
-    if (resumeTemplate(this.agent)) parts.push('resumable');
-    if (this.pinned) parts.push('pinned');
-    return parts.join(':');
+    const words: ContextWord[] = [ContextWord.session, ContextWord[this.section]];
+    if (caps?.archive) words.push(ContextWord.archivable);
+    if (caps?.delete) words.push(ContextWord.deletable);
+    if (caps?.loadSession) words.push(ContextWord.loadable);
+    if (caps?.title) words.push(ContextWord.renamable);
+    if (resumeTemplate(this.agent)) words.push(ContextWord.resumable);
+    if (this.pinned) words.push(ContextWord.pinned);
+    return words;
   }
 
   private tooltip(label: string, ms: number | undefined, problem: SessionProblem | undefined): vscode.MarkdownString {

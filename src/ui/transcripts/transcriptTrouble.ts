@@ -1,9 +1,11 @@
 // What transcripts could not keep, told where the user looks: a spill folder whose disk is full
-// (once per folder, a warning through the extension's messages and the log) and the updates one
-// tab could not keep (the log, and a notice in that tab's header with their count).
+// (once per folder, a warning through the extension's messages and the log), a folder a tab could
+// make no file in (the log; its rows stay in memory) and the updates one tab could not keep (the
+// log, and a notice in that tab's header with their count).
 import * as vscode from 'vscode';
 import type { Notice } from '../../transcript/model';
-import { onSpillWriteError } from '../../transcript/spillFile';
+import { messageOf } from '../../acp/errors';
+import { onSpillWriteError, SpillFile } from '../../transcript/spillFile';
 import type { Unkept } from '../../transcript/updateLog';
 import { Messages, type MessageRecorder } from '../common/messages';
 
@@ -25,6 +27,17 @@ export function watchSpillFailures(log: vscode.LogOutputChannel, recorder: Messa
     );
   });
   return new vscode.Disposable(() => watch.dispose());
+}
+
+/** A new file in `dir` for what the heap need not hold; none (all on the heap) when there is no directory or it cannot be written. */
+export function spillFileIn(dir: string | undefined, tag: string, log: vscode.LogOutputChannel, sessionId: string): SpillFile | undefined {
+  if (!dir) return undefined;
+  try {
+    return SpillFile.create(dir, tag);
+  } catch (error) {
+    log.warn(`Transcript of ${sessionId}: no file in ${dir} (${messageOf(error)}); its rows stay in memory.`);
+    return undefined;
+  }
 }
 
 /** Counts a tab's updates that could not be kept, logs each loss (a full disk's once), and makes the notice its header shows. */

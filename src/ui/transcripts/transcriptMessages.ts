@@ -1,0 +1,181 @@
+// The messages a transcript's page posts to the host, and what the host does for each. The page
+// is not trusted: every field is checked again here, a link opens only when it is allowed, and a
+// tool target or a subagent row is looked up in the host's timeline by its key, never taken from
+// the message itself.
+import * as vscode from 'vscode';
+import type { SessionInfo } from '../../acp/types';
+import { messageOf } from '../../acp/errors';
+import type { Entity } from '../../transcript/model';
+import { allowedLink, type HostAction, type OpenSubagentAction, type StartAt, type Viewport, type WebviewToHost } from '../../transcript/protocol';
+import { plainLine } from '../common/plainText';
+import type { SessionTarget } from '../sessions/commandTargets';
+import type { HostParts } from './hostParts';
+import { openLocation } from './toolLinks';
+
+/** What the page's messages act on: its tab, its replay, and the panels that hold it. */
+export interface MessageTarget {
+  readonly agentName: string;
+  readonly session: SessionInfo;
+  readonly log: vscode.LogOutputChannel;
+  readonly host: Pick<HostParts, 'walkthrough' | 'diffs' | 'SessionTarget'>;
+  /** Where an exported tab's subagent rows open their children; undefined for an agent's session. */
+  readonly exported: { openChild(sessionId: string): Promise<void> } | undefined;
+  readonly replay: {
+    readonly timeline: { get(key: string): Entity | undefined };
+    readonly archived: boolean;
+    readonly canRename: boolean;
+    sessionTitle(): string | null;
+    load(): Promise<void>;
+    unarchiveAndLoad(): Promise<void>;
+  };
+  /** The page said `ready`: it starts over, where it asks. */
+  ready(start: StartAt | undefined, viewport: Viewport | undefined): void;
+  /** The page scrolled: the rows it holds now. */
+  range(start: number, end: number, tail: boolean, viewport: Viewport | undefined): void;
+  find(seq: number, query: string, step: 0 | 1 | -1, from: number): void;
+  /** Tells the user (a warning), as the panels' messages do. */
+  warn(text: string): void;
+  /** Opens a session's transcript, as the panels' `open`. */
+  open(agentName: string, session: SessionInfo): Promise<void>;
+  /** This tab is the one Go to Prompt acts on. */
+  activated(): void;
+  exportMarkdown(): Promise<void>;
+}
+
+export class TranscriptMessages {
+  constructor(private readonly tab: MessageTarget) {}
+
+  receive(message: WebviewToHost): void {
+    if (!message || typeof message !== 'object') return;
+    switch (message.type) {
+      case 'ready': {
+        const start = message.start;
+        this.tab.ready(start && typeof start === 'object' ? { key: typeof start.key === 'string' ? start.key : undefined, end: start.end === true } : undefined, message.viewport);
+        break;
+      }
+      case 'range':
+        if (typeof message.start === 'number' && typeof message.end === 'number') this.tab.range(message.start, message.end, message.tail === true, message.viewport);
+        break;
+      case 'find':
+        if (typeof message.query === 'string' && typeof message.seq === 'number') {
+          this.tab.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0);
+        }
+        break;
+      case 'openLink':
+        void this.openLink(message.href);
+        break;
+      case 'action':
+        if (typeof message.action === 'string' && message.action.startsWith('openSubagent:')) void this.openSubagent(message.action as OpenSubagentAction);
+        else void this.runAction(message.action as HostAction);
+        break;
+      case 'compactionRead':
+        this.tab.host.walkthrough.readCompaction();
+        break;
+      case 'openTool':
+        if (typeof message.key === 'string' && typeof message.target === 'string') void this.openTool(message.key, message.target);
+        break;
+    }
+  }
+
+  private async openLink(href: unknown): Promise<void> {
+    const uri = linkToOpen(href);
+    if (!uri) {
+      this.tab.log.warn(`Refused to open a link from a transcript: ${JSON.stringify(String(href).slice(0, 200))}`);
+      return;
+    }
+    await vscode.env.openExternal(uri).then(undefined, (error: unknown) =>
+      this.tab.log.warn(`Could not open a link from a transcript: ${messageOf(error)}`),
+    );
+  }
+
+  /** A tool call's location or diff, found in this timeline by row key and position. */
+  private async openTool(key: string, target: string): Promise<void> {
+    const entity = this.tab.replay.timeline.get(key);
+    const match = /^(location|diff):(\d{1,6})$/.exec(target);
+    if (entity?.kind !== 'tool_call' || !match) {
+      this.tab.log.warn(`A transcript asked to open a tool target that is not there: ${JSON.stringify(target.slice(0, 200))}`);
+      return;
+    }
+    const index = Number(match[2]);
+    const warn = (text: string) => this.tab.warn(text);
+    if (match[1] === 'location') {
+      const location = entity.locations[index];
+      if (location) await openLocation(location, this.tab.session.cwd, warn);
+      return;
+    }
+    const item = entity.content[index];
+    if (item?.type !== 'diff') return;
+    const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
+    await this.tab.host.diffs.open(item, title);
+  }
+
+  /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */
+  private async openSubagent(action: OpenSubagentAction): Promise<void> {
+    const entity = this.tab.replay.timeline.get(action.slice('openSubagent:'.length));
+    if (entity?.kind !== 'subagent') {
+      this.tab.log.warn(`A transcript asked to open a subagent row that is not there: ${JSON.stringify(action.slice(0, 200))}`);
+      return;
+    }
+    // An exported file is data: its child comes from the same export or not at all, never from an agent.
+    if (this.tab.exported) return this.tab.exported.openChild(entity.sessionId);
+    // Unset, a child's folder is its parent's (subagents schema).
+    await this.tab.open(this.tab.agentName, { sessionId: entity.sessionId, cwd: entity.cwd ?? this.tab.session.cwd, title: entity.title ?? null });
+  }
+
+  private async runAction(action: HostAction): Promise<void> {
+    const { replay } = this.tab;
+    switch (action) {
+      case 'retry':
+        await replay.load();
+        break;
+      case 'showLog':
+        this.tab.log.show();
+        break;
+      case 'exportMarkdown':
+        await this.tab.exportMarkdown();
+        break;
+      case 'rename':
+        // The tree's Rename… for this session: the same validation, Undo and -32002 handling.
+        if (replay.canRename) {
+          const title = replay.sessionTitle();
+          await vscode.commands.executeCommand('acpSessions.rename', new this.tab.host.SessionTarget(this.tab.agentName, { ...this.tab.session, title }));
+        }
+        break;
+      case 'resume':
+        if (!this.tab.exported) await vscode.commands.executeCommand('acpSessions.resumeInTerminal', this.target());
+        break;
+      case 'copyLink':
+        if (!this.tab.exported) await vscode.commands.executeCommand('acpSessions.copyLink', this.target());
+        break;
+      case 'goToPrompt':
+        this.tab.activated();
+        await vscode.commands.executeCommand('acpSessions.transcript.goToPrompt');
+        break;
+      case 'unarchiveAndOpen':
+        await replay.unarchiveAndLoad();
+        break;
+    }
+  }
+
+  /** This session, named for a command (Resume in Terminal, Copy Link). */
+  private target(): SessionTarget {
+    const title = this.tab.replay.sessionTitle();
+    return new this.tab.host.SessionTarget(this.tab.agentName, { ...this.tab.session, title, ...(this.tab.replay.archived ? { archived: true } : {}) } as SessionInfo);
+  }
+}
+
+/**
+ * The URI a transcript link opens, or undefined when it must not open. Checked again here (the
+ * webview is not trusted to have done it); never throws, whatever the webview sent.
+ */
+export function linkToOpen(href: unknown): vscode.Uri | undefined {
+  const link = typeof href === 'string' ? allowedLink(href) : undefined;
+  if (!link) return undefined;
+  let uri: vscode.Uri;
+  try {
+    uri = vscode.Uri.parse(link, true);
+  } catch {
+    return undefined;
+  }
+  return ['http', 'https', 'mailto'].includes(uri.scheme.toLowerCase()) ? uri : undefined;
+}

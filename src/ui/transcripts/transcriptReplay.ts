@@ -1,0 +1,399 @@
+// The replay and live updates of one transcript: `session/load` (or an exported file's updates)
+// into a fresh Timeline, then the agent's live updates while the session is open, active and not
+// deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
+// the problem) and keeps every update it applied, for an export that must not load it again.
+import * as vscode from 'vscode';
+import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import { messageOf } from '../../acp/errors';
+import type { AgentRegistry } from '../../sessions/agentRegistry';
+import type { WebviewFeed } from '../../transcript/feed';
+import type { Entity, Usage } from '../../transcript/model';
+import type { TranscriptProblem } from '../../transcript/protocol';
+import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
+import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
+import { EntityStore } from '../../transcript/entityStore';
+import type { SpillFile } from '../../transcript/spillFile';
+import { Timeline } from '../../transcript/timeline';
+import { UpdateLog } from '../../transcript/updateLog';
+import { notificationText } from '../common/plainText';
+import type { HostParts } from './hostParts';
+import { problems, titleOf, type PageWait } from './transcriptHeader';
+import { spillFileIn, UnkeptUpdates } from './transcriptTrouble';
+
+/** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
+const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
+
+/** What an opened transcript learned about its session, for the tree: only what the agent said. */
+export interface SessionFacts {
+  /** The last `usage_update`. */
+  usage?: Usage;
+  /** The child sessions its `subagent_update`s announced, in order. */
+  subagents: string[];
+}
+
+/** An exported replay being read, for its tab: the file, its updates as read, and how a subagent row opens its child. */
+export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'close'> {
+  file: string;
+  /** Opens a child the file's subagent row names from the same export, or says it is not there: never an agent. */
+  openChild(sessionId: string): Promise<void>;
+}
+
+/** What the panels' owner lets a replay tell it or ask of it (the panels' options). */
+export interface ReplayOptions {
+  /** Unarchives through the Sessions model, so the tree moves the session at once. */
+  unarchive?(agentName: string, sessionId: string): Promise<void>;
+  /**
+   * After a successful load: what the load did, as the agent lists the session now (no side
+   * effects). `resumed`: the load made it newer (claude, codex resume what they load).
+   */
+  afterLoad?(agentName: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }>;
+  /** After the tab's `session/close`: the session's live state changed. */
+  closed?(agentName: string, sessionId: string): void;
+  /** After each `session/load`: the error when the agent could not replay it (session health). */
+  loaded?(agentName: string, sessionId: string, error?: unknown): void;
+  /** A replay ended, or a live update changed the figures or the children. */
+  learned?(agentName: string, sessionId: string, facts: SessionFacts): void;
+  /**
+   * After a successful replay: its entities, for the search index, in batches read from the
+   * transcript's file (the iteration fails when the tab closes before it ends).
+   */
+  replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
+  /**
+   * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
+   * extension hosts no longer running are removed at activation). Unset: everything on the heap.
+   */
+  spillDir?: string;
+}
+
+/** What a replay needs of its tab. */
+export interface ReplayOwner {
+  readonly agents: Pick<AgentRegistry, 'agent' | 'getClient' | 'connectedClient'>;
+  readonly log: vscode.LogOutputChannel;
+  readonly host: Pick<HostParts, 'AgentDisconnectedError'>;
+  readonly options: ReplayOptions;
+  /** The page's feed: the timeline tells it its changes; a replay starts the page over and sends its end. */
+  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush'>;
+  /** Settles with what had happened when the replay may begin: the page's `ready`, or why it is not waited for. */
+  readonly pageStarted: Promise<PageWait>;
+  /** Header-only changes (loading, archived, problems). */
+  markChanged(): void;
+  /** A live update was applied. */
+  changed(): void;
+}
+
+export class TranscriptReplay {
+  // Set here alone; read by the tab, its header and its state.
+  timeline!: Timeline;
+  loading = false;
+  loaded = false;
+  live = false;
+  archived: boolean;
+  /** The agent no longer has the session (the sessions model said so). */
+  deleted = false;
+  /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
+  resumed: { updatedAt?: string } | undefined;
+  /** How the last replay was known to be whole: the agent's mark, or only its answer. */
+  replayEnd: 'marker' | 'answer' | undefined;
+  /** Updates of the conversation that came after the answer of an agent that marks no end. */
+  lateUpdates = 0;
+  problem: TranscriptProblem | undefined;
+  readonly unkept: UnkeptUpdates;
+  replayWaitedFor: PageWait | undefined;
+  /** Settles when the current replay ends. */
+  replayDone: Promise<void> = Promise.resolve();
+  /** Settles when the check after the last successful load ends. */
+  afterLoadDone: Promise<void> = Promise.resolve();
+
+  /** Set by a rename from this window; wins over titles replayed from history. */
+  private renamedTitle: string | undefined;
+  private readonly times = new PromptTimes();
+  /** Every update applied since the last reset, in order (an export of this session writes them). */
+  private updates = new UpdateLog();
+  private liveSubscription: { dispose(): void } | undefined;
+  private disconnectSubscription: { dispose(): void } | undefined;
+  private loadCancellation: vscode.CancellationTokenSource | undefined;
+  private disposed = false;
+  /** session/load succeeded, so the agent holds the session open until session/close. */
+  private openOnAgent = false;
+  private reportedFacts = '';
+
+  constructor(
+    private readonly owner: ReplayOwner,
+    readonly agentName: string,
+    readonly session: SessionInfo,
+    /** An exported replay: shown from its file's updates, with no agent. */
+    private readonly source?: ExportedSource,
+  ) {
+    this.unkept = new UnkeptUpdates(owner.log, `Transcript of ${session.sessionId}${source ? ` (${source.file})` : ''}`);
+    this.archived = (session as SessionInfo & { archived?: boolean }).archived === true;
+    this.resetTimeline();
+  }
+
+  /** The exported replay file this transcript shows, or undefined for an agent's session. */
+  get exportedFile(): string | undefined {
+    return this.source?.file;
+  }
+
+  /** The header offers Rename… (the agent advertises `sessionCapabilities.title`; never for an exported file). */
+  get canRename(): boolean {
+    if (this.source) return false;
+    return this.owner.agents.agent(this.agentName)?.capabilities?.title === true;
+  }
+
+  /** The session's title as known now: a rename from this window, else the replay's, else the list's. */
+  sessionTitle(): string | null {
+    return this.renamedTitle ?? this.timeline.state.title ?? this.session.title ?? null;
+  }
+
+  /** Replays the session from the start into a fresh timeline. */
+  load(): Promise<void> {
+    const run = this.runLoad();
+    // Said, not swallowed: a replay that throws must not leave its tab loading for good with no word.
+    this.replayDone = run.catch((error: unknown) => this.owner.log.error(`Transcript of ${this.session.sessionId}: the replay failed: ${(error as Error)?.stack ?? error}`));
+    return this.replayDone;
+  }
+
+  private async runLoad(): Promise<void> {
+    this.stopLive();
+    this.loadCancellation?.cancel();
+    const cancellation = (this.loadCancellation = new vscode.CancellationTokenSource());
+    this.resetTimeline();
+    this.problem = undefined;
+    this.loading = true;
+    this.owner.feed.snapshot();
+    const { agentName, session } = this;
+    if (this.source) {
+      const timeline = this.timeline;
+      try {
+        // A slice at a time, the host free between them: a file of any length never holds it.
+        await forEachSlice(this.source.slices, (update) => this.apply(timeline, update), () => this.loadCancellation === cancellation && !this.disposed);
+      } catch (error) {
+        this.owner.log.warn(`Transcript of ${session.sessionId} (${this.source.file}) could not be shown: ${messageOf(error)}`);
+        this.problem = problems.loadFailed(error, ['showLog']);
+      } finally {
+        await this.source.close();
+        if (this.loadCancellation === cancellation && !this.disposed) this.ended();
+      }
+      return;
+    }
+    try {
+      let client;
+      try {
+        client = await this.owner.agents.getClient(agentName);
+      } catch (error) {
+        this.problem = problems.unavailable(agentName, error);
+        return;
+      }
+      if (cancellation.token.isCancellationRequested) return;
+      if (!client.capabilities.loadSession) {
+        this.problem = problems.noLoad(agentName, client.capabilities.resume);
+        return;
+      }
+      this.disconnectSubscription?.dispose();
+      this.disconnectSubscription = client.onDidDisconnect((error) => {
+        if (this.disposed) return;
+        this.stopLive();
+        this.problem = problems.disconnected(agentName, error);
+        this.owner.markChanged();
+      });
+      // The replay waits for the page (see ReplayOwner.pageStarted); the agent was started meanwhile.
+      const pageWait = await this.owner.pageStarted;
+      this.replayWaitedFor ??= pageWait;
+      if (cancellation.token.isCancellationRequested || this.disposed) return;
+      const timeline = this.timeline;
+      this.replayEnd = undefined;
+      this.lateUpdates = 0;
+      try {
+        // An agent that marks the end of its replay: the transcript is whole then, even before
+        // its answer; without the mark, the answer says so (and later updates are counted).
+        const result = await client.loadSession(session.sessionId, session.cwd, (update, line) => this.apply(timeline, update, false, line), cancellation.token, {
+          onReplayEnd: () => {
+            if (this.loadCancellation !== cancellation || this.disposed) return;
+            this.replayEnd = 'marker';
+            this.loading = false;
+            this.loaded = true;
+            this.owner.markChanged();
+          },
+        });
+        this.replayEnd = result.replayEnd;
+      } catch (error) {
+        if (cancellation.token.isCancellationRequested || this.disposed) return;
+        this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
+        // A crash says nothing about the session; the agent's refusal or a time-out does.
+        if (!(error instanceof this.owner.host.AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
+        // Only the agent's refusal says the session is archived away; a crash is retried as is.
+        this.problem = this.archived && !(error instanceof this.owner.host.AgentDisconnectedError) ? problems.archivedRefused(agentName, error) : problems.loadFailed(error, ['retry', 'showLog']);
+        return;
+      }
+      this.openOnAgent = true;
+      this.owner.options.loaded?.(agentName, session.sessionId);
+      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.rows.batches());
+      if (cancellation.token.isCancellationRequested || this.disposed) return;
+      this.afterLoadDone = this.checkAfterLoad();
+      // Subscribed only now: during the replay the same listener list carries the replay.
+      if (!this.archived && !this.deleted) this.startLive(client);
+    } finally {
+      if (this.loadCancellation === cancellation) this.ended();
+    }
+  }
+
+  /** The replay ended (or failed): the header says so and the page gets what is pending. */
+  private ended(): void {
+    this.loading = false;
+    this.loaded = true;
+    this.owner.markChanged();
+    this.owner.feed.flush();
+  }
+
+  /** Asks what the load did (through the Sessions model): a resume shows in the header. */
+  private async checkAfterLoad(): Promise<void> {
+    const afterLoad = this.owner.options.afterLoad;
+    if (!afterLoad) return;
+    try {
+      const { resumed, session } = await afterLoad(this.agentName, this.session);
+      if (!resumed || this.disposed) return;
+      this.resumed = session?.updatedAt ? { updatedAt: session.updatedAt } : {};
+      this.owner.markChanged();
+    } catch (error) {
+      this.owner.log.warn(`[${this.agentName}] Checking session ${this.session.sessionId} after its load failed: ${messageOf(error)}`);
+    }
+  }
+
+  private startLive(client: { onSessionUpdate(id: string, l: SessionUpdateListener): { dispose(): void } }): void {
+    this.stopLive();
+    const timeline = this.timeline;
+    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line) => {
+      this.apply(timeline, update, true, line);
+      if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates++;
+      // A title the agent sends after our rename is its latest word.
+      if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
+      // The archive RFD: the agent says so when it archives a session that is open.
+      if (timeline.state.archived === true) this.setArchived(true);
+      if (update.sessionUpdate === 'usage_update' || update.sessionUpdate === 'subagent_update') this.reportFacts();
+      this.owner.changed();
+    });
+    this.live = true;
+  }
+
+  private stopLive(): void {
+    this.liveSubscription?.dispose();
+    this.liveSubscription = undefined;
+    this.live = false;
+  }
+
+  /** Applies one update, and keeps it (as the agent's `line`, when it came with one) and its prompt's time. */
+  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array): void {
+    // A replay or subscription of a timeline that was reset since: its store is gone.
+    if (timeline !== this.timeline || this.disposed) return;
+    timeline.apply(update);
+    this.updates.push(update, line);
+    this.times.note(update, timeline.rows, live, Date.now());
+  }
+
+  /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
+  receivedUpdates(): Iterable<SessionUpdate> | undefined {
+    return this.loaded && !this.loading && !this.problem ? this.updates : undefined;
+  }
+
+  prompts(): PromptEntry[] {
+    return promptsOf(this.timeline.rows, this.times.times);
+  }
+
+  setTitle(title: string): void {
+    this.renamedTitle = title;
+    this.owner.markChanged();
+  }
+
+  setDeleted(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    this.stopLive();
+    this.owner.markChanged();
+  }
+
+  setArchived(archived: boolean): void {
+    if (this.archived === archived || this.deleted) return;
+    this.archived = archived;
+    if (archived) {
+      this.stopLive();
+    } else if (this.problem?.kind === 'archived-refused') {
+      void this.load();
+      return;
+    } else if (this.loaded && !this.loading) {
+      const client = this.owner.agents.connectedClient(this.agentName);
+      if (client?.capabilities.loadSession) this.startLive(client);
+    }
+    this.owner.markChanged();
+  }
+
+  /** The header's Unarchive and Open: through the Sessions model when it is there, then the replay again. */
+  async unarchiveAndLoad(): Promise<void> {
+    try {
+      if (this.owner.options.unarchive) {
+        await this.owner.options.unarchive(this.agentName, this.session.sessionId);
+      } else {
+        const client = await this.owner.agents.getClient(this.agentName);
+        await client.unarchiveSession(this.session.sessionId);
+        void vscode.commands.executeCommand('acpSessions.refresh');
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(notificationText(vscode.l10n.t('Could not unarchive "{0}": {1}', titleOf(this), messageOf(error))));
+      return;
+    }
+    this.archived = false;
+    await this.load();
+  }
+
+  /** Tells the tree the last figures and the announced children, when they changed. */
+  reportFacts(): void {
+    if (!this.owner.options.learned || this.loading) return;
+    const facts: SessionFacts = { subagents: [] };
+    const usage = this.timeline.state.usage;
+    if (usage) facts.usage = usage;
+    for (const entity of this.timeline.subagentsInOrder()) facts.subagents.push(entity.sessionId);
+    const key = JSON.stringify(facts);
+    if (key === this.reportedFacts) return;
+    this.reportedFacts = key;
+    this.owner.options.learned(this.agentName, this.session.sessionId, facts);
+  }
+
+  private spillFile(tag: string): SpillFile | undefined {
+    return spillFileIn(this.owner.options.spillDir, tag, this.owner.log, this.session.sessionId);
+  }
+
+  private resetTimeline(): void {
+    this.owner.feed.collector.clear();
+    this.timeline?.rows.dispose();
+    this.updates.dispose();
+    this.timeline = new Timeline(this.owner.feed.collector, new EntityStore(this.spillFile('entities')));
+    this.unkept.clear();
+    // An update that cannot be kept costs that update (counted, logged, in the header), never the tab.
+    this.updates = new UpdateLog(this.spillFile('updates'), (unkept) => {
+      this.unkept.add(unkept);
+      this.owner.markChanged();
+    });
+    this.times.clear();
+  }
+
+  /** The tab closed: the replay and live updates stop, and the transcript's files go. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.loadCancellation?.cancel();
+    this.stopLive();
+    this.disconnectSubscription?.dispose();
+    this.timeline.rows.dispose();
+    this.updates.dispose();
+  }
+
+  /** Closing the tab ends the session on the agent when it can. */
+  closeOnAgent(): void {
+    const client = this.owner.agents.connectedClient(this.agentName);
+    if (client?.capabilities.close && this.openOnAgent) {
+      client.closeSession(this.session.sessionId).then(
+        () => this.owner.options.closed?.(this.agentName, this.session.sessionId),
+        (error: unknown) => this.owner.log.warn(`[${this.agentName}] session/close of ${this.session.sessionId} failed: ${messageOf(error)}`),
+      );
+    }
+  }
+}

@@ -1,6 +1,6 @@
 // The webview's strings. Every user-visible string of the webview goes through `t`, written in
 // English as the key, with `{0}`, `{1}` for arguments, like `vscode.l10n.t` on the host side.
-// The host hands over the bundle of the display language (see transcriptPanel's html) as JSON
+// The host hands over the bundle of the display language (see src/ui/transcripts/transcriptHtml.ts) as JSON
 // in `<script type="application/json" id="l10n-bundle">`; without one the English stands.
 
 let bundle: Record<string, string> | undefined;

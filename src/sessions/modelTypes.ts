@@ -73,3 +73,8 @@ export function withState(session: SessionInfo, state: SessionState | undefined)
   const { state: _old, ...rest } = session;
   return state === undefined ? rest : { ...rest, state };
 }
+
+/** A session's title as the model's events carry it: the protocol's `null` (cleared) is undefined. */
+export function titleOf(session: Pick<SessionInfo, 'title'>): string | undefined {
+  return session.title ?? undefined;
+}

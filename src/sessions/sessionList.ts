@@ -12,6 +12,7 @@ import {
   CapabilityMissingError,
   isAuthRequired,
   ListCancelledError,
+  titleOf,
   withState,
   type ListAllProgress,
   type ListStatus,
@@ -25,8 +26,12 @@ export interface SessionListOwner {
   /** How many sessions a list shows before "Load more". */
   readonly pageSize: number;
   readonly log: ModelLog;
+  /** A session some loaded list holds, as the model knows it. */
+  find(agent: string, sessionId: string): { session: SessionInfo } | undefined;
   /** The list's content or status changed. */
   changed(list: SessionList): void;
+  /** A re-list brought another title for a session the model held (already in the list). */
+  titleChanged(agent: string, sessionId: string, title: string | undefined): void;
   /** The list was loaded from `client`: live updates for its sessions and folder, and their status. */
   loaded(list: SessionList, client: AcpClient, sessions: readonly SessionInfo[]): void;
 }
@@ -198,6 +203,11 @@ export class SessionList {
         pages++;
       } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
       if (foreign > 0) this.owner.log?.warn(`"${this.agent}" listed ${foreign} sessions of other folders for cwd ${this.cwd}; they are shown under their own folders only.`);
+      // Titles the agent changed since the model last heard (another process, a rename elsewhere).
+      const retitled = collected.filter((s) => {
+        const held = this.owner.find(this.agent, s.sessionId)?.session;
+        return held !== undefined && titleOf(held) !== titleOf(s);
+      });
       const byStatus = client.capabilities.sessionState === 'status';
       // session/status answers arrive after the list: until then a session shows what it showed.
       const shown = byStatus ? new Map(this.sessions.map((s) => [s.sessionId, s.state])) : undefined;
@@ -208,6 +218,7 @@ export class SessionList {
       this.loadingMore = false;
       this.loadedFrom = client;
       this.owner.loaded(this, client, collected);
+      for (const session of retitled) this.owner.titleChanged(this.agent, session.sessionId, titleOf(session));
     } catch (error) {
       if (!current()) return;
       this.owner.log?.warn(`Listing ${this.section} sessions of "${this.agent}" failed: ${messageOf(error)}`);

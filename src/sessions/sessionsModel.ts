@@ -17,7 +17,7 @@ import { Emitter, type Disposable, type Event } from './events';
 import { forgetRealPaths } from './folders';
 import { updatedAtMs } from './format';
 import { LiveUpdates, type LiveUpdatesOwner } from './liveUpdates';
-import { type BulkProgress, type ListAllProgress, type ModelLog, type Section, type SessionOutcome, type SessionScope } from './modelTypes';
+import { titleOf, type BulkProgress, type ListAllProgress, type ModelLog, type Section, type SessionOutcome, type SessionScope } from './modelTypes';
 import { listAllSessions, listKey, SessionList, type SessionListOwner } from './sessionList';
 import { SessionWrites, type WritesOwner } from './sessionWrites';
 import { checkAfterLoad, checkStatus, type StatusOwner } from './statusChecks';
@@ -61,9 +61,21 @@ export class SessionsModel implements Disposable {
    * A session was archived (`archived: true`) or unarchived, whether or not a loaded list holds
    * it: by {@link archive} or {@link unarchive} here (one or a clean-up run), by a
    * `session_info_update` that names `archived`, or by the agent's live list (an entry with the
-   * flag). Search changes its filter, not its text.
+   * flag). It may repeat the state the model held: every change the model applies to a session
+   * that carries the flag (a rename, a new date) fires it too. Search changes its filter, not its
+   * text.
    */
   readonly onDidArchive: Event<{ agent: string; sessionId: string; archived: boolean }> = this.onDidArchiveEmitter.event;
+
+  private readonly onDidRenameEmitter = new Emitter<{ agent: string; sessionId: string; title: string | undefined }>();
+  /**
+   * A session's title changed (`title` undefined: the agent cleared it): by {@link rename} here
+   * (always once it is done, with the title the agent stored, whether or not a list holds the
+   * session), by a `session_info_update` that names a title (`null` clears it), or by the
+   * agent's live list or a re-list that brings another title for a session a loaded list holds.
+   * Those fire only when the title differs from the one the model held.
+   */
+  readonly onDidRename: Event<{ agent: string; sessionId: string; title: string | undefined }> = this.onDidRenameEmitter.event;
 
   private readonly onDidDeleteEmitter = new Emitter<{ agent: string; sessionId: string }>();
   /**
@@ -113,6 +125,7 @@ export class SessionsModel implements Disposable {
       listedIds: (agent) => new Set(this.allLists(agent).flatMap((l) => l.sessions.map((s) => s.sessionId))),
       changed: (list) => this.changed(list),
       loaded: (list, client, sessions) => this.loaded(list, client, sessions),
+      titleChanged: (agent, sessionId, title) => this.onDidRenameEmitter.fire({ agent, sessionId, title }),
       move: (agent, session) => this.move(agent, session),
       remove: (agent, sessionId) => this.remove(agent, sessionId),
       liveChanged: (change) => this.onDidLiveChangeEmitter.fire(change),
@@ -289,6 +302,7 @@ export class SessionsModel implements Disposable {
     this.onDidLiveChangeEmitter.dispose();
     this.onDidDeleteEmitter.dispose();
     this.onDidArchiveEmitter.dispose();
+    this.onDidRenameEmitter.dispose();
   }
 
   /** A list changed. */
@@ -306,19 +320,22 @@ export class SessionsModel implements Disposable {
     }
   }
 
-  /** A rename is done: every list shows the stored title. */
+  /** A rename is done: every list shows the stored title, and the event fires once, held or not. */
   private renamed(agent: string, sessionId: string, title: string): void {
     const current = this.find(agent, sessionId)?.session;
-    if (current) this.move(agent, { ...current, title });
+    if (current) this.move(agent, { ...current, title }, false);
+    this.onDidRenameEmitter.fire({ agent, sessionId, title });
   }
 
   /**
    * Puts the session into the lists of its (new) section and out of the others. A list that
    * holds it keeps it in place, however the agent spells its folder now; only a list that does
-   * not hold it yet asks whether its folder is this one.
+   * not hold it yet asks whether its folder is this one. A title other than the one held fires
+   * onDidRename, unless the caller fires it (`announceTitle` false).
    */
-  private move(agent: string, session: SessionInfo): void {
+  private move(agent: string, session: SessionInfo, announceTitle = true): void {
     if (typeof session.archived === 'boolean') this.onDidArchiveEmitter.fire({ agent, sessionId: session.sessionId, archived: session.archived });
+    const held = announceTitle ? this.find(agent, session.sessionId)?.session : undefined;
     const lists = this.allLists(agent);
     // Without the flag, the section it is listed in says where it is (a rename keeps it there).
     const holder = lists.find((l) => l.sessions.some((s) => s.sessionId === session.sessionId));
@@ -341,6 +358,7 @@ export class SessionsModel implements Disposable {
     }
     const client = this.registry.connectedClient(agent);
     if (client) this.live.track(agent, client, [session]);
+    if (held && titleOf(held) !== titleOf(session)) this.onDidRenameEmitter.fire({ agent, sessionId: session.sessionId, title: titleOf(session) });
   }
 
   private remove(agent: string, sessionId: string): void {

@@ -1,0 +1,103 @@
+// The writes: archive, unarchive, rename and delete, each gated by the capability it needs (nothing
+// is sent without it), one request at a time in the caller's order, each session's outcome
+// reported as it is known. A -32002 means the agent no longer has the session. The model applies
+// each outcome to its lists and fires its events (`WritesOwner`); this part only asks the agent.
+import { isResourceNotFound, messageOf } from '../acp/errors';
+import type { SessionInfo } from '../acp/types';
+import type { AgentRegistry } from './agentRegistry';
+import { CapabilityMissingError, isAuthRequired, type BulkProgress, type ModelLog, type SessionOutcome } from './modelTypes';
+
+/** What the writes need from the model that owns the lists. */
+export interface WritesOwner {
+  readonly registry: Pick<AgentRegistry, 'getClient' | 'reportAuthenticationRequired'>;
+  readonly log: ModelLog;
+  /** A session some loaded list holds, as the model knows it. */
+  find(agent: string, sessionId: string): { session: SessionInfo } | undefined;
+  /** The agent archived or unarchived the session (`session`: as known before the request). */
+  archived(agent: string, sessionId: string, archived: boolean, session: SessionInfo | undefined): void;
+  /** The agent stored `title` for the session. */
+  renamed(agent: string, sessionId: string, title: string): void;
+  /** The agent no longer has the session (deleted, or it answered -32002). */
+  remove(agent: string, sessionId: string): void;
+  /** Lists the agent's lists again in the background, after writes that reached it. */
+  revalidate(agent: string): void;
+}
+
+export class SessionWrites {
+  constructor(private readonly owner: WritesOwner) {}
+
+  /** Archives or unarchives sessions. */
+  async setArchived(agent: string, sessionIds: readonly string[], archived: boolean, progress?: BulkProgress): Promise<SessionOutcome[]> {
+    const client = await this.owner.registry.getClient(agent);
+    const what = archived ? 'archive sessions' : 'unarchive sessions';
+    if (!client.capabilities.archive) throw new CapabilityMissingError(agent, 'archive', what);
+    return this.eachSession(agent, sessionIds, progress, async (sessionId, session) => {
+      if (archived) await client.archiveSession(sessionId);
+      else await client.unarchiveSession(sessionId);
+      this.owner.archived(agent, sessionId, archived, session);
+    });
+  }
+
+  /** Renames a session (`session/set_title`); done, the outcome carries the title the agent stored. */
+  async rename(agent: string, sessionId: string, title: string): Promise<SessionOutcome> {
+    const client = await this.owner.registry.getClient(agent);
+    if (!client.capabilities.title) throw new CapabilityMissingError(agent, 'title', 'rename sessions');
+    const session = this.owner.find(agent, sessionId)?.session;
+    try {
+      const stored = await client.setSessionTitle(sessionId, title);
+      this.owner.renamed(agent, sessionId, stored);
+      return { agent, sessionId, session, status: 'done', title: stored };
+    } catch (error) {
+      return this.failure(agent, sessionId, session, error);
+    }
+  }
+
+  /** Deletes sessions. Cancelled: the rest are not sent. */
+  async delete(agent: string, sessionIds: readonly string[], progress?: BulkProgress): Promise<SessionOutcome[]> {
+    const client = await this.owner.registry.getClient(agent);
+    if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');
+    return this.eachSession(agent, sessionIds, progress, async (sessionId) => {
+      await client.deleteSession(sessionId);
+      this.owner.remove(agent, sessionId);
+    });
+  }
+
+  /**
+   * Applies `change` to each session in turn (one request at a time, in the caller's order),
+   * reporting each outcome as it is known; a cancel leaves the rest unsent.
+   */
+  private async eachSession(
+    agent: string,
+    sessionIds: readonly string[],
+    progress: BulkProgress | undefined,
+    change: (sessionId: string, session: SessionInfo | undefined) => Promise<void>,
+  ): Promise<SessionOutcome[]> {
+    const outcomes: SessionOutcome[] = [];
+    for (const sessionId of sessionIds) {
+      if (progress?.isCancelled?.()) break;
+      const session = this.owner.find(agent, sessionId)?.session;
+      try {
+        await change(sessionId, session);
+        outcomes.push({ agent, sessionId, session, status: 'done' });
+      } catch (error) {
+        outcomes.push(this.failure(agent, sessionId, session, error));
+      }
+      progress?.onOutcome?.(outcomes[outcomes.length - 1]);
+    }
+    // After a change the local move is already on screen; listing again in the background keeps
+    // the cursor chains right (an agent's cursor may count positions that just moved).
+    if (outcomes.some((o) => o.status !== 'failed')) this.owner.revalidate(agent);
+    return outcomes;
+  }
+
+  private failure(agent: string, sessionId: string, session: SessionInfo | undefined, error: unknown): SessionOutcome {
+    if (isResourceNotFound(error)) {
+      // -32002: the agent no longer knows the session, so no list may keep showing it.
+      this.owner.remove(agent, sessionId);
+      return { agent, sessionId, session, status: 'gone', error };
+    }
+    if (isAuthRequired(error)) this.owner.registry.reportAuthenticationRequired(agent, messageOf(error));
+    this.owner.log?.warn(`Operation on session ${sessionId} of "${agent}" failed: ${messageOf(error)}`);
+    return { agent, sessionId, session, status: 'failed', error };
+  }
+}

@@ -194,6 +194,8 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
     // window through the agent's live list, a -32002); no tab is open before the panels exist.
     model.onDidDelete(({ agent, sessionId }) => transcripts.loaded?.setDeleted(agent, sessionId)),
     model.onDidArchive(({ agent, sessionId, archived }) => transcripts.loaded?.setArchived(agent, sessionId, archived)),
+    // A title cleared (a `null` from the agent) leaves the tab's title as it is.
+    model.onDidRename(({ agent, sessionId, title }) => title !== undefined && transcripts.loaded?.setTitle(agent, sessionId, title)),
   );
   return { transcripts, onDidReplay: replays.event };
 }

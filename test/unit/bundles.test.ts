@@ -37,6 +37,8 @@ const MAIN_ONLY = [
   'src/ui/sessions/commandTargets.ts',
   'src/sessions/agentRegistry.ts',
   'src/sessions/sessionsModel.ts',
+  // The model's error classes (ListCancelledError, CapabilityMissingError): instanceof checks them.
+  'src/sessions/modelTypes.ts',
   'src/sessions/health.ts',
   'src/acp/client.ts',
   'src/ui/common/lazyBundle.ts',

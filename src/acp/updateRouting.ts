@@ -1,0 +1,168 @@
+// Where each `session/update` goes: to the load of its session under way (its replay), and to
+// the session's live listeners; and the loads' turns, one load of a session at a time, since two
+// replays at once could not be told apart. Sends nothing itself: the client hands each load the
+// request that starts it (client.ts), and the connection the agent's lines (connection.ts).
+import type { CancellationToken, Disposable } from 'vscode-jsonrpc/node';
+import { ErrorCodes, RequestCancelledError } from './errors';
+import { isAirReplayEnd } from './jetbrainsAir';
+import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
+import type { AgentLines } from './ndjson';
+import type { LoadSessionResult, Logger, SessionUpdate, SessionUpdateListener } from './types';
+
+/** What the routing needs of the connection the updates come from. */
+export interface UpdateSource {
+  readonly name: string;
+  readonly log: Logger;
+  /** Parses the agent's lines, each `session/update`'s params to `onUpdate` with the line's bytes. */
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined) => void): void;
+  /** One warning for everything fixed in one message. */
+  warnProblems(what: string, problems: Problems): void;
+}
+
+/** A replay's request deadline, pushed back by each replayed update (connection.ts's `Deadline`). */
+export interface ReplayDeadline {
+  progress?: () => void;
+}
+
+/** Routes the agent's `session/update` notifications to loads and listeners. */
+export class UpdateRouter {
+  /** Per session, its listeners; replaced (never mutated) so that dispatch can iterate safely. */
+  private readonly listeners = new Map<string, readonly { listener: SessionUpdateListener; replays: boolean }[]>();
+  /** The load of a session under way: what arrives between its request and its answer is its replay. */
+  private readonly loadsInFlight = new Map<string, SessionUpdateListener>();
+  /** Loads of one session take turns (two replays at once could not be told apart): the last turn of each. */
+  private readonly loadTurns = new Map<string, Promise<void>>();
+  /** Per session being loaded, what to call when the agent marks the end of its replay. */
+  private readonly replayEndWaiters = new Map<string, () => void>();
+
+  constructor(private readonly source: UpdateSource) {}
+
+  /**
+   * Runs one load of a session in its turn: `send` sends the request whose answer ends the
+   * replay; every update in between goes to `onUpdate` and pushes `send`'s deadline back. Where
+   * the agent marks the end of its replay, `onReplayEnd` runs when the mark arrives.
+   */
+  async load(
+    sessionId: string,
+    onUpdate: SessionUpdateListener,
+    token: CancellationToken | undefined,
+    onReplayEnd: (() => void) | undefined,
+    send: (deadline: ReplayDeadline) => Promise<unknown>,
+  ): Promise<LoadSessionResult> {
+    const deadline: ReplayDeadline = {};
+    let replayEnd: LoadSessionResult['replayEnd'] = 'answer';
+    const onMarker = () => {
+      if (replayEnd === 'marker') return;
+      replayEnd = 'marker';
+      try {
+        onReplayEnd?.();
+      } catch (error) {
+        this.source.log.error(`[${this.source.name}] A replay-end listener failed: ${(error as Error)?.stack ?? error}`);
+      }
+    };
+    // One load of a session at a time; a later one waits for its turn (or its cancellation).
+    const previous = this.loadTurns.get(sessionId);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const turn = (previous ?? Promise.resolve()).then(() => mine);
+    this.loadTurns.set(sessionId, turn);
+    const replay: SessionUpdateListener = (update, line) => {
+      deadline.progress?.();
+      onUpdate(update, line);
+    };
+    try {
+      if (previous) await untilTurn(previous, token, 'session/load');
+      this.replayEndWaiters.set(sessionId, onMarker);
+      this.loadsInFlight.set(sessionId, replay);
+      await send(deadline);
+    } finally {
+      if (this.loadsInFlight.get(sessionId) === replay) this.loadsInFlight.delete(sessionId);
+      if (this.replayEndWaiters.get(sessionId) === onMarker) this.replayEndWaiters.delete(sessionId);
+      release();
+      if (this.loadTurns.get(sessionId) === turn) this.loadTurns.delete(sessionId);
+    }
+    return { replayEnd };
+  }
+
+  /** Adds a live listener of one session (see `AcpClient.onSessionUpdate`). */
+  onSessionUpdate(sessionId: string, listener: SessionUpdateListener, options: { replays?: boolean } = {}): Disposable {
+    const entry = { listener, replays: options.replays === true };
+    this.listeners.set(sessionId, [...(this.listeners.get(sessionId) ?? []), entry]);
+    let disposed = false;
+    return {
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        const rest = (this.listeners.get(sessionId) ?? []).filter((l) => l !== entry);
+        if (rest.length > 0) this.listeners.set(sessionId, rest);
+        else this.listeners.delete(sessionId);
+      },
+    };
+  }
+
+  /** Parses the agent's lines and delivers each `session/update`, in order, to its session's listeners. */
+  dispatch(lines: AgentLines): void {
+    const problems = new Problems();
+    try {
+      this.source.drain(lines, (params, line) => this.dispatchUpdate(params, line, problems));
+    } finally {
+      this.source.warnProblems('session/update', problems);
+    }
+  }
+
+  /** The connection ended: listeners and replay marks live as long as the agent's process. */
+  clear(): void {
+    this.listeners.clear();
+    this.replayEndWaiters.clear();
+  }
+
+  /**
+   * Delivers one update, with the agent's `line` it came from (its bytes) when checking it fixed
+   * nothing: the listener that logs updates for an export copies those bytes instead of encoding
+   * the parsed update again (an argument of the call, not state of the router that a later update
+   * replaces, so no listener can take another update's line).
+   */
+  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems): void {
+    const notification = sessionNotificationOf(params);
+    if (!notification) {
+      this.source.log.warn(
+        `[${this.source.name}] Skipped a session/update without sessionId or update.sessionUpdate: ${JSON.stringify(params)?.slice(0, 200)}`,
+      );
+      return;
+    }
+    const { sessionId, update } = notification;
+    if (isAirReplayEnd(update)) {
+      // The end of a load's replay: told to the load, never delivered as an info update.
+      this.replayEndWaiters.get(sessionId)?.();
+      return;
+    }
+    const load = this.loadsInFlight.get(sessionId);
+    const listeners = this.listeners.get(sessionId);
+    if (load === undefined && listeners === undefined) return;
+    const fixed = problems.count;
+    const checked = checkSessionUpdate(update, problems);
+    const raw = problems.count === fixed ? line : undefined;
+    if (load) this.deliver(load, checked, raw);
+    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw);
+  }
+
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined): void {
+    try {
+      listener(update, line);
+    } catch (error) {
+      this.source.log.error(`[${this.source.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
+    }
+  }
+}
+
+/** Resolves when `previous` (an earlier load's turn) is over; rejects once `token` is cancelled. */
+function untilTurn(previous: Promise<void>, token: CancellationToken | undefined, method: string): Promise<void> {
+  if (token?.isCancellationRequested) return Promise.reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent'));
+  return new Promise<void>((resolve, reject) => {
+    const cancelled = token?.onCancellationRequested(() => reject(new RequestCancelledError(ErrorCodes.RequestCancelled, method, 'cancelled before it was sent')));
+    void previous.then(() => {
+      cancelled?.dispose();
+      resolve();
+    });
+  });
+}

@@ -41,6 +41,9 @@ const MAIN_ONLY = [
   'src/sessions/modelTypes.ts',
   'src/sessions/health.ts',
   'src/acp/client.ts',
+  'src/acp/connection.ts',
+  'src/acp/updateRouting.ts',
+  'src/acp/listSubscriptions.ts',
   'src/ui/common/lazyBundle.ts',
 ];
 

@@ -55,6 +55,8 @@ export interface TranscriptHeader {
   resumed?: { updatedAt?: string };
   /** The agent no longer has the session (deleted here, elsewhere, or gone from its live list): what shows is what it replayed. */
   deleted?: boolean;
+  /** The load found no session (the agent does not have it): nothing shows, and nothing that needs the session is offered. */
+  notFound?: boolean;
   /**
    * How many updates of the conversation arrived after the agent answered `session/load`, when
    * it does not mark the end of its replay (Gemini answers before its replay ends).

@@ -24,6 +24,8 @@ export interface MessageTarget {
     readonly timeline: { get(key: string): Entity | undefined };
     readonly archived: boolean;
     readonly canRename: boolean;
+    /** The last load found no session: nothing that needs it is done (the page offers none of it). */
+    readonly notFound: boolean;
     sessionTitle(): string | null;
     load(): Promise<void>;
     unarchiveAndLoad(): Promise<void>;
@@ -41,6 +43,9 @@ export interface MessageTarget {
   activated(): void;
   exportMarkdown(): Promise<void>;
 }
+
+/** What the header offers only for a session the agent has. */
+const NEEDS_SESSION: ReadonlySet<HostAction> = new Set<HostAction>(['rename', 'resume', 'copyLink', 'goToPrompt', 'exportMarkdown', 'unarchiveAndOpen']);
 
 export class TranscriptMessages {
   constructor(private readonly tab: MessageTarget) {}
@@ -124,6 +129,7 @@ export class TranscriptMessages {
 
   private async runAction(action: HostAction): Promise<void> {
     const { replay } = this.tab;
+    if (replay.notFound && NEEDS_SESSION.has(action)) return;
     switch (action) {
       case 'retry':
         await replay.load();

@@ -230,6 +230,10 @@ export class TranscriptTab {
   }
 
   async exportMarkdown(): Promise<void> {
+    if (this.replay.notFound) {
+      void this.owner.messages.show('info', vscode.l10n.t('Nothing to export: agent "{0}" does not have the session {1}.', this.agentName, plainLine(this.session.sessionId, 200)));
+      return;
+    }
     const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown() });
     await vscode.window.showTextDocument(document, { preview: false });
   }

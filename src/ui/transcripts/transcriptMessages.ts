@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import type { Entity } from '../../transcript/model';
+import { keptWords } from '../../transcript/find';
 import { allowedLink, type HostAction, type OpenSubagentAction, type StartAt, type Viewport, type WebviewToHost } from '../../transcript/protocol';
 import { plainLine } from '../common/plainText';
 import type { SessionTarget } from '../sessions/commandTargets';
@@ -34,7 +35,9 @@ export interface MessageTarget {
   ready(start: StartAt | undefined, viewport: Viewport | undefined): void;
   /** The page scrolled: the rows it holds now. */
   range(start: number, end: number, tail: boolean, viewport: Viewport | undefined): void;
-  find(seq: number, query: string, step: 0 | 1 | -1, from: number): void;
+  find(seq: number, query: string, step: 0 | 1 | -1, from: number, words?: string[]): void;
+  /** The page scrolled: the row the reader is at now. */
+  reading(index: number): void;
   /** Tells the user (a warning), as the panels' messages do. */
   warn(text: string): void;
   /** Opens a session's transcript, as the panels' `open`. */
@@ -63,8 +66,11 @@ export class TranscriptMessages {
         break;
       case 'find':
         if (typeof message.query === 'string' && typeof message.seq === 'number') {
-          this.tab.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0);
+          this.tab.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0, keptWords(message.words));
         }
+        break;
+      case 'top':
+        if (Number.isInteger(message.index) && message.index >= 0) this.tab.reading(message.index);
         break;
       case 'openLink':
         void this.openLink(message.href);

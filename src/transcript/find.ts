@@ -1,6 +1,7 @@
 // Find in a transcript: matched in the host's timeline, so rows the webview does not hold are
 // found too. A search runs in slices that yield, answering as soon as the match to show is
-// known and again with the final count. Plain TS (no `vscode`).
+// known and again with the final count. It finds the query as one string, or each of the words
+// of a match of Search Sessions. Plain TS (no `vscode`).
 import { keyOfRow, peekRow, type EntityRows } from './rows';
 import { describePart, type Entity, type Part } from './model';
 import type { HostToWebview } from './protocol';
@@ -43,8 +44,14 @@ function partsSearchText(parts: readonly Part[]): string {
   return text;
 }
 
-/** Non-overlapping occurrences of `needle` (lower case) in `text`, ignoring case. */
-export function countMatches(text: string, needle: string): number {
+/** Non-overlapping occurrences of `needle` (lower case; or of any of several) in `text`, ignoring case. */
+export function countMatches(text: string, needle: string | readonly string[]): number {
+  if (typeof needle !== 'string') {
+    const found = occurrences(text.toLowerCase(), needle);
+    let n = 0;
+    while (!found.next().done) n++;
+    return n;
+  }
   if (!needle) return 0;
   const hay = text.toLowerCase();
   let n = 0;
@@ -52,10 +59,47 @@ export function countMatches(text: string, needle: string): number {
   return n;
 }
 
+/**
+ * Where any of `needles` occurs in `hay` (both lower case), in order and without overlapping: at
+ * each place the leftmost match, the longest of those starting there. The find of a match chosen
+ * in Search Sessions steps through each of its words so (the webview highlights the same way).
+ */
+export function* occurrences(hay: string, needles: readonly string[]): Generator<[start: number, end: number]> {
+  const words = needles.filter((w) => w.length > 0);
+  // The next place of each word at or after `from`; -1 once it occurs no more.
+  const next = words.map((w) => hay.indexOf(w));
+  for (let from = 0; ; ) {
+    let at = -1;
+    let length = 0;
+    for (let j = 0; j < words.length; j++) {
+      if (next[j] >= 0 && next[j] < from) next[j] = hay.indexOf(words[j], from);
+      const n = next[j];
+      if (n >= 0 && (at < 0 || n < at || (n === at && words[j].length > length))) {
+        at = n;
+        length = words[j].length;
+      }
+    }
+    if (at < 0) return;
+    yield [at, at + length];
+    from = at + length;
+  }
+}
+
+/** The words a find was given (see `TranscriptFind.find`), kept when they are strings: lower case, each once, at most 32. */
+export function keptWords(words: unknown): string[] | undefined {
+  if (!Array.isArray(words)) return undefined;
+  const kept = new Set<string>();
+  for (const w of words) if (typeof w === 'string' && w.trim() && kept.size < 32) kept.add(w.slice(0, 1000).toLowerCase());
+  return kept.size ? [...kept] : undefined;
+}
+
 interface Search {
   seq: number;
   query: string;
-  needle: string;
+  /** What is found: the query as one string, or each of the words given with it. */
+  needle: string | readonly string[];
+  /** The query and its words, to tell a step of this search from a new one. */
+  key: string;
   /** Rows with matches, in order, and the matches before each (prefix counts). */
   rows: number[];
   before: number[];
@@ -76,10 +120,15 @@ export class TranscriptFind {
     private readonly post: (message: HostToWebview) => void,
   ) {}
 
-  /** A `find` from the webview: a new search (step 0) or the next / previous match. */
-  find(seq: number, query: string, step: 0 | 1 | -1, from: number): void {
+  /**
+   * A `find` from the webview: a new search (step 0) or the next / previous match. With `words`
+   * (a match chosen in Search Sessions), each of them is found instead of `query` as one string.
+   */
+  find(seq: number, query: string, step: 0 | 1 | -1, from: number, words?: readonly string[]): void {
     const s = this.search;
-    if (step !== 0 && s && s.query === query) {
+    const needles = words ? keptWords(words) : undefined;
+    const key = JSON.stringify([query, needles ?? null]);
+    if (step !== 0 && s && s.key === key) {
       s.seq = seq;
       if (s.total > 0) s.current = (s.current + step + s.total) % s.total;
       this.answer(s);
@@ -87,11 +136,11 @@ export class TranscriptFind {
     }
     if (s) s.cancelled = true;
     const search: Search = {
-      seq, query, needle: query.toLowerCase(), rows: [], before: [], total: 0, current: -1,
+      seq, query, needle: needles ?? query.toLowerCase(), key, rows: [], before: [], total: 0, current: -1,
       from: Math.max(0, Math.floor(from) || 0), done: false, cancelled: false,
     };
     this.search = search;
-    if (!search.needle) {
+    if (!search.needle.length) {
       search.done = true;
       this.answer(search);
       return;

@@ -41,6 +41,13 @@ export function stepPrompt(prompts: readonly Pick<PromptEntry, 'index'>[], from:
   return undefined;
 }
 
+/** Where in `prompts` (in transcript order) the prompt at or above row `row` is, the one being read there: the last such; 0 when none is. */
+export function promptAt(prompts: readonly Pick<PromptEntry, 'index'>[], row: number): number {
+  let at = 0;
+  for (let i = 0; i < prompts.length && prompts[i].index <= row; i++) at = i;
+  return at;
+}
+
 /** The time an update says it was made, from its `_meta` (ISO text or epoch milliseconds), if any. */
 export function updateTime(update: unknown): number | undefined {
   const meta = (update as { _meta?: unknown } | undefined)?._meta;

@@ -55,6 +55,8 @@ export interface TranscriptHeader {
   resumed?: { updatedAt?: string };
   /** The agent no longer has the session (deleted here, elsewhere, or gone from its live list): what shows is what it replayed. */
   deleted?: boolean;
+  /** The load found no session (the agent does not have it): nothing shows, and nothing that needs the session is offered. */
+  notFound?: boolean;
   /**
    * How many updates of the conversation arrived after the agent answered `session/load`, when
    * it does not mark the end of its replay (Gemini answers before its replay ends).
@@ -99,8 +101,13 @@ export type HostToWebview =
   | { type: 'revealRow'; index: number }
   /** Previous / Next Prompt: the prompt rows' indices; the webview steps from the row at its top. */
   | { type: 'stepPrompt'; step: 1 | -1; indices: number[]; keys: string[] }
-  /** Opens the find bar (the Find command, from outside the webview); with `query`, searches it from row `from` (Search Sessions). */
-  | { type: 'openFind'; query?: string; from?: number }
+  /**
+   * Opens the find bar (the Find command, from outside the webview); with `query`, searches it
+   * from row `from` (Search Sessions). `words`: the query is Search Sessions' words and "phrases",
+   * each found on its own (as long as the bar is open), and `also` the texts the match had as
+   * written (other accents or case), found too while the query stands.
+   */
+  | { type: 'openFind'; query?: string; from?: number; words?: boolean; also?: string[] }
   /** The answer to a `find`: the `current`th of `total` matches (1-based; 0 of 0 when none). */
   | { type: 'found'; seq: number; query: string; total: number; current: number; index: number; key?: string; occurrence: number; done: boolean };
 
@@ -119,10 +126,13 @@ export type WebviewToHost =
    */
   | { type: 'range'; start: number; end: number; tail: boolean; viewport?: Viewport }
   /**
-   * Find `query` in the whole transcript (case-insensitive). `step` 0: a new search, from
-   * row `from`; 1 / -1: the next / previous match of the current search.
+   * Find `query` in the whole transcript (case-insensitive), or, with `words`, each of them
+   * (Search Sessions' words). `step` 0: a new search, from row `from`; 1 / -1: the next /
+   * previous match of the current search.
    */
-  | { type: 'find'; seq: number; query: string; step: 0 | 1 | -1; from: number }
+  | { type: 'find'; seq: number; query: string; step: 0 | 1 | -1; from: number; words?: string[] }
+  /** The row at the top of the view changed (the reader scrolled): Go to Prompt… starts at the prompt at or above it. */
+  | { type: 'top'; index: number }
   /** The user clicked a link; the host checks the scheme again before opening it. */
   | { type: 'openLink'; href: string }
   | { type: 'action'; action: HostAction | OpenSubagentAction }

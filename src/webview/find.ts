@@ -1,6 +1,9 @@
 // Find in the transcript: matched in the host's timeline (`find` / `found`), so rows not built
 // are found too; the webview shows the bar, the count, and highlights the match once its row is
 // built. FindSession is the DOM-free part (which answer is current, what to show); FindBar the bar.
+// Opened at a match of Search Sessions for several words, the bar finds each word and "phrase" as
+// that search reads them, until it closes; opened otherwise (Ctrl+F), it finds the text as typed.
+import { occurrences } from '../transcript/find';
 import type { HostToWebview, WebviewToHost } from '../transcript/protocol';
 import { t } from './l10n';
 import { codicon, element, type Row } from './rows';
@@ -16,23 +19,27 @@ export class FindSession {
   /** The current search's number: answers to older ones are stale. */
   private seq = 0;
   private sent = '';
+  /** The words of the current search (Search Sessions'), or undefined: the query as one string. */
+  private words: string[] | undefined;
   /** The match shown last (`index:occurrence`): the same answer again moves nothing. */
   private shown = '';
 
   /**
    * The `find` to send for `query`: `step` 1 / -1 the next / previous match of the current
    * search (a changed query starts a new one, step 0, from row `from`). Undefined for an empty
-   * query, which ends the search.
+   * query, which ends the search. With `words`, each of them is found instead of the query.
    */
-  search(query: string, step: 0 | 1 | -1, from: number): Find | undefined {
-    if (query !== this.sent) step = 0;
-    this.sent = query;
+  search(query: string, step: 0 | 1 | -1, from: number, words?: string[]): Find | undefined {
+    const sent = JSON.stringify([query, words ?? null]);
+    if (sent !== this.sent) step = 0;
+    this.sent = sent;
+    this.words = words;
     this.shown = '';
     if (!query) {
       this.seq++;
       return undefined;
     }
-    return { type: 'find', seq: ++this.seq, query, step, from };
+    return { type: 'find', seq: ++this.seq, query, step, from, ...(words ? { words } : {}) };
   }
 
   /** The bar closed: answers still coming are stale, and the next search starts over. */
@@ -46,7 +53,7 @@ export class FindSession {
    * What an answer shows: undefined when it is stale; else the count's text, whether there is
    * no result, and the match to bring into view (unless there is none or it is shown already).
    */
-  found(message: Found): { count: string; noResults: boolean; match?: { index: number; occurrence: number; query: string } } | undefined {
+  found(message: Found): { count: string; noResults: boolean; match?: { index: number; occurrence: number; query: string; words?: string[] } } | undefined {
     if (message.seq !== this.seq) return undefined;
     const count = message.total === 0
       ? (message.done ? t('No results') : '')
@@ -56,20 +63,42 @@ export class FindSession {
     const shown = `${message.index}:${message.occurrence}`;
     if (shown === this.shown) return result;
     this.shown = shown;
-    return { ...result, match: { index: message.index, occurrence: message.occurrence, query: message.query } };
+    const words = this.words ? { words: this.words } : {};
+    return { ...result, match: { index: message.index, occurrence: message.occurrence, query: message.query, ...words } };
   }
 }
 
-/** Where the `occurrence`th match of `query` starts in `text`, case-insensitive (the last match when there are fewer); -1 when none. */
-export function matchAt(text: string, query: string, occurrence: number): number {
-  const needle = query.toLowerCase();
-  const hay = text.toLowerCase();
-  let at = -1;
-  for (let i = hay.indexOf(needle), n = 0; i >= 0; i = hay.indexOf(needle, i + needle.length), n++) {
-    at = i;
-    if (n === occurrence) break;
+/**
+ * Where the `occurrence`th match of `query` (or of any of several words) starts in `text`,
+ * case-insensitive (the last match when there are fewer); -1 when none.
+ */
+export function matchAt(text: string, query: string | readonly string[], occurrence: number): number {
+  return matchSpan(text, query, occurrence)?.[0] ?? -1;
+}
+
+/** [start, end) of the `occurrence`th match, as `matchAt` finds it; undefined when none. */
+export function matchSpan(text: string, query: string | readonly string[], occurrence: number): [number, number] | undefined {
+  const needles = (typeof query === 'string' ? [query] : query).map((q) => q.toLowerCase());
+  let span: [number, number] | undefined;
+  let n = 0;
+  for (const found of occurrences(text.toLowerCase(), needles)) {
+    span = found;
+    if (n++ === occurrence) break;
   }
-  return at;
+  return span;
+}
+
+/**
+ * The words and "phrases" of a query as Search Sessions reads them (a trailing `*` of a prefix
+ * dropped: the find matches inside words anyway), each once.
+ */
+export function queryWords(query: string): string[] {
+  const words = new Map<string, string>();
+  for (const m of query.matchAll(/"([^"]*)"\*?|(\S+)/g)) {
+    const word = (m[1] ?? (m[2].length > 1 ? m[2].replace(/\*+$/, '') : m[2])).trim().replace(/\s+/g, ' ');
+    if (word && !words.has(word.toLowerCase())) words.set(word.toLowerCase(), word);
+  }
+  return [...words.values()];
 }
 
 export interface FindBarOptions {
@@ -93,7 +122,12 @@ export class FindBar {
   private readonly bar = element('div', 'find-bar');
   private typing: ReturnType<typeof setTimeout> | undefined;
   /** The match shown, to put back when its row's text is rendered anew (Markdown once quiet). */
-  private shownHighlight: { row: Row; query: string; occurrence: number } | undefined;
+  private shownHighlight: { row: Row; query: string | string[]; occurrence: number } | undefined;
+  /**
+   * Opened at a match of Search Sessions: the query is its words, each found on its own until
+   * the bar closes; `also` (the match's texts as written) while the query is what it was.
+   */
+  private byWords: { query: string; also: string[] } | undefined;
 
   constructor(private readonly options: FindBarOptions) {
     const { input, count, bar } = this;
@@ -130,11 +164,15 @@ export class FindBar {
     return this.input.value !== '';
   }
 
-  /** Opens the bar; with `query`, searches it from row `from` (a match chosen in Search Sessions). */
-  open(query?: string, from?: number): void {
+  /**
+   * Opens the bar; with `query`, searches it from row `from` (a match chosen in Search Sessions),
+   * with `words` each of its words and "phrases" and the texts in `also`.
+   */
+  open(query?: string, from?: number, words?: { also: string[] }): void {
     this.bar.hidden = false;
     this.input.focus();
     if (query !== undefined) {
+      this.setWords(words && { query, also: words.also });
       this.input.value = query;
       this.search(0, from);
     }
@@ -143,6 +181,7 @@ export class FindBar {
 
   close(): void {
     this.bar.hidden = true;
+    this.setWords(undefined);
     this.session.close();
     this.clearHighlight();
     this.options.closed();
@@ -152,10 +191,23 @@ export class FindBar {
     this.search(step);
   }
 
+  private setWords(words: { query: string; also: string[] } | undefined): void {
+    this.byWords = words;
+    this.input.title = words ? t('Finds each word and "phrase", as Search Sessions does') : '';
+  }
+
+  /** What the query finds: each of its words (opened from Search Sessions), else undefined (the query as typed). */
+  private words(): string[] | undefined {
+    const byWords = this.byWords;
+    if (!byWords) return undefined;
+    const query = this.input.value;
+    return queryWords(query === byWords.query ? `${query} ${byWords.also.map((w) => `"${w.replace(/"/g, ' ')}"`).join(' ')}` : query);
+  }
+
   private search(step: 0 | 1 | -1, from = this.options.topIndex()): void {
     if (this.typing !== undefined) clearTimeout(this.typing);
     this.typing = undefined;
-    const message = this.session.search(this.input.value, step, from);
+    const message = this.session.search(this.input.value, step, from, this.words());
     if (message) {
       this.options.post(message);
       return;
@@ -175,7 +227,7 @@ export class FindBar {
     if (!match) return;
     this.options.reveal(match.index, (row) => {
       this.options.open(row);
-      this.highlight(row, match.query, match.occurrence);
+      this.highlight(row, match.words ?? match.query, match.occurrence);
     });
   }
 
@@ -190,8 +242,8 @@ export class FindBar {
     (CSS as unknown as { highlights?: Map<string, unknown> }).highlights?.delete(FIND_HIGHLIGHT);
   }
 
-  /** Highlights the `occurrence`th match of `query` in the row's text and brings it into view (unless `scroll` is false). */
-  private highlight(row: Row, query: string, occurrence: number, scroll = true): void {
+  /** Highlights the `occurrence`th match of `query` (or its words) in the row's text and brings it into view (unless `scroll` is false). */
+  private highlight(row: Row, query: string | string[], occurrence: number, scroll = true): void {
     this.shownHighlight = { row, query, occurrence };
     const walker = document.createTreeWalker(row.el, NodeFilter.SHOW_TEXT);
     const nodes: Text[] = [];
@@ -200,12 +252,13 @@ export class FindBar {
       nodes.push(node as Text);
       text += (node as Text).data;
     }
-    const at = matchAt(text, query, occurrence);
-    if (at < 0) {
+    const span = matchSpan(text, query, occurrence);
+    if (!span) {
       this.clearHighlight();
       return;
     }
-    const length = query.toLowerCase().length;
+    const [at, end] = span;
+    const length = end - at;
     const range = document.createRange();
     let pos = 0;
     for (const node of nodes) {

@@ -35,6 +35,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   const facts = element('div', 'facts');
   facts.append(fact('hubot', header.agentName), fact('folder', header.cwd, header.cwd));
   if (header.updatedAt) facts.append(fact('history', formatDate(header.updatedAt), header.updatedAt));
+  if (header.notFound) facts.append(fact('question', t('Not found'), t('The agent does not have this session: there is nothing to show, and nothing to do with it here.'), 'not-found'));
   if (header.deleted) facts.append(fact('trash', t('Deleted'), t('The agent no longer has this session. What is shown is what it replayed before; nothing more will come.'), 'deleted'));
   if (header.archived) facts.append(fact('archive', t('Archived'), undefined, 'archived'));
   if (header.exported) facts.append(fact('file', t('Exported copy, read-only'), header.exported.file, 'exported'));
@@ -51,21 +52,9 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
     facts.append(fact('dashboard', `${t('Context {0} / {1}', compact(used), compact(size))}${cost ? ` · ${cost.amount.toFixed(2)} ${cost.currency}` : ''}`));
   }
 
-  const toolbar = element('div', 'toolbar');
-  toolbar.setAttribute('role', 'toolbar');
-  toolbar.setAttribute('aria-label', t('Transcript'));
-  // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
-  if (header.canRename) toolbar.append(button('edit', t('Rename…'), 'rename', 'F2'));
-  if (header.canResume) toolbar.append(button('terminal', t('Resume in Terminal'), 'resume'));
-  if (!header.exported && !header.deleted) toolbar.append(button('link', t('Copy Link'), 'copyLink'));
-  toolbar.append(button('list-selection', t('Go to Prompt…'), 'goToPrompt'));
-  toolbar.append(
-    button('unfold', t('Expand All Compactions'), 'expandAll'),
-    button('fold', t('Collapse All Compactions'), 'collapseAll'),
-    button('markdown', t('Export as Markdown'), 'exportMarkdown'),
-  );
-
-  const children: Node[] = [title, facts, toolbar];
+  const children: Node[] = [title, facts];
+  // A session not found has nothing to rename, resume, link to, walk, fold or export.
+  if (!header.notFound) children.push(toolbar(header));
   if (header.usageSeries) children.push(usageChart(header.usageSeries, revealRow));
   // Always one line, so that the page below does not move when the replay ends.
   const progress = element('div', 'progress');
@@ -99,6 +88,24 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   }
   el.replaceChildren(...children);
   rendered.set(el, { shape, status });
+}
+
+/** The tab's own buttons: what the session allows here. */
+function toolbar(header: TranscriptHeader): HTMLElement {
+  const bar = element('div', 'toolbar');
+  bar.setAttribute('role', 'toolbar');
+  bar.setAttribute('aria-label', t('Transcript'));
+  // The same Rename… as the tree's (F2 here too), run by the host: only where the agent can rename.
+  if (header.canRename) bar.append(button('edit', t('Rename…'), 'rename', 'F2'));
+  if (header.canResume) bar.append(button('terminal', t('Resume in Terminal'), 'resume'));
+  if (!header.exported && !header.deleted) bar.append(button('link', t('Copy Link'), 'copyLink'));
+  bar.append(
+    button('list-selection', t('Go to Prompt…'), 'goToPrompt'),
+    button('unfold', t('Expand All Compactions'), 'expandAll'),
+    button('fold', t('Collapse All Compactions'), 'collapseAll'),
+    button('markdown', t('Export as Markdown'), 'exportMarkdown'),
+  );
+  return bar;
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

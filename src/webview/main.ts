@@ -51,6 +51,8 @@ const restoreAnchor = host.state?.anchor;
 /** Where the webview starts: the row it showed before (a tab shown again, a reload), else the top. */
 const startAt: StartAt | undefined = restoreAnchor?.key ? { key: restoreAnchor.key } : undefined;
 
+/** The row the reader was at when the host was last told (the top of a new page at first). */
+let readingIndex = 0;
 const loop = new FrameLoop<HostToWebview>({ requestFrame: (f) => requestAnimationFrame(f), now: () => performance.now(), budgetMs: FRAME_BUDGET_MS }, frame);
 const text = new StreamedText<Row>({ appendText, now: () => performance.now() });
 const held: HeldRows = new HeldRows({
@@ -69,6 +71,12 @@ const list: VirtualList = createVirtualList({
   request: (range) => host.post({ type: 'range', ...range, viewport: list.viewport() }),
   restore: restoreAnchor,
   anchorChanged: (anchor) => host.saveState({ anchor }),
+  readingChanged: (index) => {
+    // Told when it changes: Go to Prompt… (on the host) starts at the prompt at or above it.
+    if (index === readingIndex) return;
+    readingIndex = index;
+    host.post({ type: 'top', index });
+  },
 });
 const markdown = new MarkdownPass({
   dirty: text.dirty,
@@ -134,9 +142,11 @@ function frame(): void {
       case 'setCompactionsOpen':
         setCompactionsOpen(message.open);
         break;
-      case 'openFind':
-        find.open(typeof message.query === 'string' ? message.query : undefined, typeof message.from === 'number' ? message.from : undefined);
+      case 'openFind': {
+        const also = Array.isArray(message.also) ? message.also.filter((w): w is string => typeof w === 'string') : [];
+        find.open(typeof message.query === 'string' ? message.query : undefined, typeof message.from === 'number' ? message.from : undefined, message.words === true ? { also } : undefined);
         break;
+      }
       case 'revealRow':
         revealIndex(message.index);
         break;

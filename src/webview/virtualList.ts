@@ -49,6 +49,8 @@ export interface VirtualListOptions {
   restore?: { key: string; offset: number };
   /** The row at the top of the view changed (after a scroll): remembered for a reload. */
   anchorChanged(anchor: { key: string; offset: number } | undefined): void;
+  /** After a scroll: the row the reader is at (see `readingRow`). */
+  readingChanged?(index: number): void;
 }
 
 /** The list in `options.timeline`; the rows it builds are `options.held`'s. */
@@ -172,6 +174,15 @@ export function createVirtualList(options: VirtualListOptions) {
     return { index, screenTop: listTop + heights.offset(index) - scrollPos };
   }
 
+  /**
+   * The row the reader is at: the first one under the header, once past the gap after the row
+   * above (a row revealed just below the header leaves a few pixels of that gap in view).
+   */
+  function readingRow(): number | undefined {
+    if (!held.count) return undefined;
+    return heights.indexAt(scroller.scrollTop + headerHeight - listTop + ROW_GAP_PX);
+  }
+
   /** The visible area the host fills with rows. */
   function viewport(): Viewport {
     return { width: Math.round(window.innerWidth), height: Math.round(Math.max(100, window.innerHeight - headerHeight)) };
@@ -263,6 +274,8 @@ export function createVirtualList(options: VirtualListOptions) {
       const top = topRow();
       const key = top ? held.at(top.index)?.key : undefined;
       options.anchorChanged(key && top ? { key, offset: Math.round(top.screenTop) } : undefined);
+      const reading = readingRow();
+      if (reading !== undefined) options.readingChanged?.(reading);
     });
   }
 
@@ -458,7 +471,7 @@ export function createVirtualList(options: VirtualListOptions) {
 
   return {
     listEl, beforeHold, appendTo, replaced, countChanged, setReplaying, startOver, restore,
-    topRow, viewport, builtRow, builtRows, rowOf, keepingPlace, reveal, pageKey, scrollIntoView, render, moveFocus,
+    topRow, readingRow, viewport, builtRow, builtRows, rowOf, keepingPlace, reveal, pageKey, scrollIntoView, render, moveFocus,
   };
 }
 

@@ -252,6 +252,34 @@ suite('Transcript', () => {
     assert.deepEqual(state.problem?.actions, ['retry', 'showLog']);
   });
 
+  test('a session the agent does not have (-32002, none of its lists holds it) is not found: the title says so, nothing that needs it is offered', async () => {
+    const { store } = await seeded();
+    const agent = await useAgent(store);
+    await api.transcripts.open(agent, { sessionId: 'sess_made_up', cwd: workspaceFolder(), title: null, updatedAt: null });
+    const state = await api.transcripts.whenLoaded(agent, 'sess_made_up');
+    assert.equal(state.notFound, true);
+    assert.equal(state.title, 'Session not found (…ade_up)');
+    assert.equal(state.problem?.kind, 'load-failed');
+    assert.deepEqual(state.problem?.actions, ['showLog'], 'no Try Again: the agent said it has no such session');
+    assert.match(state.problem!.message, /does not have this session/);
+  });
+
+  test('a refused load of a session no list holds is not found too, and may be tried again; one the tree lists is not', async () => {
+    const { store, seed } = await seeded();
+    const agent = await useAgent(store, ['--fail', 'session/load=-32603']);
+    await api.transcripts.open(agent, { sessionId: 'sess_unlisted', cwd: workspaceFolder(), title: 'A linked title', updatedAt: null });
+    const unlisted = await api.transcripts.whenLoaded(agent, 'sess_unlisted');
+    assert.equal(unlisted.notFound, true);
+    assert.equal(unlisted.title, 'A linked title (not found)');
+    assert.deepEqual(unlisted.problem?.actions, ['retry', 'showLog']);
+    assert.match(unlisted.problem!.message, /does not list this session and could not load it/);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, seed.special.long));
+    const listed = await api.transcripts.whenLoaded(agent, seed.special.long);
+    assert.equal(listed.notFound, false);
+    assert.equal(listed.problem?.kind, 'load-failed');
+    assert.doesNotMatch(listed.title, /not found/);
+  });
+
   test('archiving an open session marks its transcript archived and stops live updates', async () => {
     const { store, seed } = await seeded();
     const agent = await useAgent(store);

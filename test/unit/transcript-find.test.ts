@@ -2,7 +2,7 @@
 // webview holds; the answer names the match to show (row and occurrence) and the count.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TranscriptFind, countMatches, searchText } from '../../src/transcript/find';
+import { TranscriptFind, countMatches, keptWords, occurrences, searchText } from '../../src/transcript/find';
 import type { HostToWebview } from '../../src/transcript/protocol';
 import { Timeline } from '../../src/transcript/timeline';
 
@@ -71,4 +71,38 @@ test('a compaction summary and a query with no match', async () => {
   const finder = new TranscriptFind(() => timeline.entities, (m) => answers.push(m as Found));
   const none = await run(finder, answers, 1, 'absent words', 0, 0);
   assert.deepEqual([none[0].total, none[0].current, none[0].index], [0, 0, -1]);
+});
+
+test('with words (a match of Search Sessions), each of them is found, leftmost first, longest where two start together', async () => {
+  assert.deepEqual([...occurrences('the orbital relay, a relay', ['relay', 'orbital'])], [[4, 11], [12, 17], [21, 26]]);
+  assert.deepEqual([...occurrences('relays', ['relay', 'relays'])], [[0, 6]], 'the longer of two at one place, never both');
+  assert.deepEqual([...occurrences('abc', [''])], [], 'an empty word finds nothing');
+  assert.equal(countMatches('Orbital RELAY relay', ['orbital', 'relay']), 3);
+  assert.deepEqual(keptWords(['Orbital', 'orbital', 7, ' ', 'RELAY']), ['orbital', 'relay'], 'strings only, lower case, each once');
+  assert.equal(keptWords('orbital'), undefined);
+  const timeline = new Timeline();
+  for (const [i, t] of ['Plan the orbital relay.', 'nothing here', 'the relay again', 'orbital at last'].entries()) {
+    timeline.apply({ sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: t } });
+  }
+  const answers: Found[] = [];
+  const finder = new TranscriptFind(() => timeline.entities, (m) => answers.push(m as Found));
+  finder.find(1, 'orbital relay', 0, 0, ['orbital', 'relay']);
+  const deadline = Date.now() + 30_000;
+  while (!answers.some((a) => a.done)) {
+    assert.ok(Date.now() < deadline, 'the search ended within 30 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const last = answers[answers.length - 1];
+  assert.deepEqual([last.total, last.current, last.index, last.occurrence], [4, 1, 0, 0]);
+  const steps: number[][] = [];
+  for (let i = 0; i < 3; i++) {
+    finder.find(2 + i, 'orbital relay', 1, 0, ['orbital', 'relay']);
+    const a = answers[answers.length - 1];
+    steps.push([a.current, a.index, a.occurrence]);
+  }
+  assert.deepEqual(steps, [[2, 0, 1], [3, 2, 0], [4, 3, 0]], 'Enter steps through both words, in order');
+  // The same query as one string is another search: the words together occur once.
+  finder.find(9, 'orbital relay', 1, 0);
+  while (!(answers[answers.length - 1].seq === 9 && answers[answers.length - 1].done)) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(answers[answers.length - 1].total, 1);
 });

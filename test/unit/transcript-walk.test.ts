@@ -2,7 +2,7 @@
 // and the times the agent or a live update gave them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { promptsOf, PromptTimes, stepPrompt, updateTime } from '../../src/transcript/prompts';
+import { promptAt, promptsOf, PromptTimes, stepPrompt, updateTime } from '../../src/transcript/prompts';
 import { Timeline } from '../../src/transcript/timeline';
 
 const text = (t: string) => ({ type: 'text', text: t });
@@ -56,4 +56,11 @@ test('times of the wrong type or implausible size are no time', () => {
   for (const meta of [{ timestamp: 'yesterday' }, { timestamp: 12 }, { createdAt: {} }, { timestamp: 1e20 }, null, 'x']) {
     assert.equal(updateTime({ _meta: meta }), undefined, JSON.stringify(meta));
   }
+});
+
+test('Go to Prompt… starts at the prompt at or above the row being read, else the first', () => {
+  const prompts = [{ index: 0 }, { index: 13 }, { index: 26 }];
+  assert.deepEqual([0, 5, 12, 13, 20, 26, 40].map((row) => promptAt(prompts, row)), [0, 0, 0, 1, 1, 2, 2]);
+  assert.equal(promptAt([{ index: 4 }, { index: 9 }], 2), 0, 'above the first prompt: the first');
+  assert.equal(promptAt([], 3), 0);
 });

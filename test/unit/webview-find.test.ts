@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HostToWebview } from '../../src/transcript/protocol';
-import { FindSession, matchAt } from '../../src/webview/find';
+import { FindSession, matchAt, matchSpan, queryWords } from '../../src/webview/find';
 
 type Found = Extract<HostToWebview, { type: 'found' }>;
 const found = (seq: number, fields: Partial<Found> = {}): Found =>
@@ -51,4 +51,21 @@ test('matchAt finds the nth match, case-insensitively, without overlapping', () 
   assert.equal(matchAt('aaaa', 'aa', 1), 2, 'matches do not overlap');
   assert.equal(matchAt('Aa aA aa', 'aa', 9), 6, 'past the last: the last');
   assert.equal(matchAt('abc', 'x', 0), -1);
+});
+
+test('opened at a match of Search Sessions, the find sends its words, and the match it shows names them', () => {
+  const session = new FindSession();
+  const first = session.search('orbital relay', 0, 3, ['orbital', 'relay']);
+  assert.deepEqual(first, { type: 'find', seq: 1, query: 'orbital relay', step: 0, from: 3, words: ['orbital', 'relay'] });
+  assert.equal(session.search('orbital relay', 1, 3, ['orbital', 'relay'])?.step, 1, 'the same words: a step');
+  assert.equal(session.search('orbital relay', 1, 3)?.step, 0, 'the same query as one string: a new search');
+  const words = session.search('orbital relay', 0, 0, ['orbital', 'relay'])!;
+  assert.deepEqual(session.found(found(words.seq))?.match, { index: 7, occurrence: 0, query: 'q', words: ['orbital', 'relay'] });
+});
+
+test('matchAt and matchSpan find the nth match of any of several words; queryWords reads words as Search Sessions does', () => {
+  assert.equal(matchAt('The orbital relay; a RELAY', ['relay', 'orbital'], 2), 21);
+  assert.deepEqual(matchSpan('The orbital relay', ['relay', 'orbital'], 1), [12, 17]);
+  assert.equal(matchSpan('abc', ['x'], 0), undefined);
+  assert.deepEqual(queryWords('zephyr "boot  loader" refact* Zephyr "" *'), ['zephyr', 'boot loader', 'refact', '*']);
 });

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
+import type { SearchMatch } from '../../search/match';
 import { parseQuery, type SearchFilters } from '../../search/query';
 import type { SearchIndex } from '../../search/searchIndex';
 import { plainLine } from '../common/plainText';
@@ -50,6 +51,18 @@ export interface SearchQuery {
   readonly commands: Readonly<Record<string, (...args: never[]) => unknown>>;
   /** The filter picker while it is shown. */
   readonly filterPick: vscode.QuickPick<FilterItem | vscode.QuickPickItem> | undefined;
+}
+
+/**
+ * What the transcript's find steps through for a match, when the query had several words or a
+ * prefix (matched anywhere, in any order): each word and "phrase", as the search reads them, and
+ * what the match's line highlighted as written; else nothing more than the match's own text.
+ */
+function findWords(query: string, match: SearchMatch): Pick<TranscriptMatch, 'words' | 'matched'> {
+  const { terms } = parseQuery(query);
+  if (terms.length < 2 && !terms.some((t) => t.prefix)) return {};
+  const words = terms.map((t) => `${t.phrase ? `"${t.text}"` : t.text}${t.prefix ? '*' : ''}`).join(' ');
+  return { words, matched: match.highlights.map(([start, end]) => match.line.slice(start, end)) };
 }
 
 export function createSearchQuery({ context, agents, view, index: source, transcripts }: SearchQueryDeps): SearchQuery {
@@ -135,7 +148,7 @@ export function createSearchQuery({ context, agents, view, index: source, transc
     const s = target.parent.result.session;
     const session: SessionInfo & { archived: boolean } = { sessionId: s.sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: s.updatedAt ?? null, archived: s.archived };
     current = view.matches().findIndex((m) => m.id === target.id);
-    await transcripts()?.openAt(s.agent, session, { index: target.match.index, text: target.match.text });
+    await transcripts()?.openAt(s.agent, session, { index: target.match.index, text: target.match.text, ...findWords(view.state.query, target.match) });
   };
 
   const step = async (by: 1 | -1) => {

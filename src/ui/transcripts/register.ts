@@ -164,6 +164,8 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
       // -32002: the agent no longer has it; the tree, search, pins and this tab hear it from the model.
       if (isResourceNotFound(error)) model.sessionNotFound(agentName, sessionId);
     },
+    // A link or a search may name a session no list holds: refused, it is not found.
+    listed: (agentName, sessionId) => model.find(agentName, sessionId) !== undefined,
     learned: (agentName, sessionId, facts) => learned.learned(agentName, sessionId, facts),
     replayed: (agent, session, batches) => replays.fire({ agent, session, batches }),
     spillDir,

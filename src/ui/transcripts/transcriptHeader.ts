@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { messageOf } from '../../acp/errors';
 import type { SessionInfo } from '../../acp/types';
-import { sessionLabel } from '../../sessions/format';
+import { sessionLabel, shortId } from '../../sessions/format';
 import { partsText, type CompactionEntity, type EntityKind } from '../../transcript/model';
 import type { HostAction, TranscriptHeader, TranscriptProblem } from '../../transcript/protocol';
 import type { PromptEntry } from '../../transcript/prompts';
@@ -27,6 +27,8 @@ export interface TranscriptState {
   archived: boolean;
   /** The agent no longer has the session: the header says so and no live update is followed. */
   deleted: boolean;
+  /** The last load found no session (see TranscriptReplay.notFound): the tab says so and offers nothing that needs it. */
+  notFound: boolean;
   updateCount: number;
   entityCount: number;
   kinds: Partial<Record<EntityKind, number>>;
@@ -69,6 +71,8 @@ export interface HeaderFacts {
   readonly live: boolean;
   readonly archived: boolean;
   readonly deleted: boolean;
+  /** The last load found no session: title and header say so, and offer nothing that needs it. */
+  readonly notFound: boolean;
   /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
   readonly resumed: { updatedAt?: string } | undefined;
   readonly lateUpdates: number;
@@ -121,6 +125,14 @@ export const problems = {
     message: vscode.l10n.t('Agent "{0}" did not replay this archived session ({1}). Unarchive it to read its transcript.', agentName, messageOf(error)),
     actions: ['unarchiveAndOpen', 'showLog'],
   }),
+  /** `gone`: the agent answered -32002; else it refused to load a session none of its lists holds (asking again may help). */
+  notFound: (agentName: string, error: unknown, gone: boolean): TranscriptProblem => ({
+    kind: 'load-failed',
+    message: gone
+      ? vscode.l10n.t('Agent "{0}" does not have this session: {1}', agentName, messageOf(error))
+      : vscode.l10n.t('Agent "{0}" does not list this session and could not load it: {1}', agentName, messageOf(error)),
+    actions: gone ? ['showLog'] : ['retry', 'showLog'],
+  }),
   loadFailed: (error: unknown, actions: HostAction[]): TranscriptProblem => ({
     kind: 'load-failed',
     message: vscode.l10n.t('The transcript could not be loaded: {0}', messageOf(error)),
@@ -128,8 +140,10 @@ export const problems = {
   }),
 };
 
-/** The title of the tab and its header. */
-export function titleOf(facts: Pick<HeaderFacts, 'session' | 'sessionTitle'>): string {
+/** The title of the tab and its header (it says so when the session was not found). */
+export function titleOf(facts: Pick<HeaderFacts, 'session' | 'sessionTitle' | 'notFound'>): string {
+  const title = facts.sessionTitle()?.trim();
+  if (facts.notFound) return title ? vscode.l10n.t('{0} (not found)', sessionLabel({ sessionId: facts.session.sessionId, title })) : vscode.l10n.t('Session not found ({0})', shortId(facts.session.sessionId));
   return sessionLabel({ sessionId: facts.session.sessionId, title: facts.sessionTitle() ?? undefined });
 }
 
@@ -160,10 +174,12 @@ export function headerOf(facts: HeaderFacts): TranscriptHeader {
   }
   if (state.currentModeId) header.currentModeId = state.currentModeId;
   if (facts.problem) header.problem = facts.problem;
-  if (facts.deleted) header.deleted = true;
+  // Not found: nothing to rename, resume or link to (and "deleted" would say it was there once).
+  if (facts.notFound) header.notFound = true;
+  else if (facts.deleted) header.deleted = true;
   else if (facts.canRename) header.canRename = true;
   if (facts.exportedFile !== undefined) header.exported = { file: facts.exportedFile };
-  else if (!facts.deleted && resumeTemplate(facts.agentName)) header.canResume = true;
+  else if (!facts.deleted && !facts.notFound && resumeTemplate(facts.agentName)) header.canResume = true;
   if (facts.resumed) header.resumed = facts.resumed;
   if (facts.lateUpdates > 0) header.lateUpdates = facts.lateUpdates;
   return header;
@@ -191,6 +207,7 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     live: facts.live,
     archived: facts.archived,
     deleted: facts.deleted,
+    notFound: facts.notFound,
     updateCount: timeline.updateCount,
     entityCount: timeline.rows.length,
     kinds,

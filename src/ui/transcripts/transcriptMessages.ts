@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import type { Entity } from '../../transcript/model';
+import { keptWords } from '../../transcript/find';
 import { allowedLink, type HostAction, type OpenSubagentAction, type StartAt, type Viewport, type WebviewToHost } from '../../transcript/protocol';
 import { plainLine } from '../common/plainText';
 import type { SessionTarget } from '../sessions/commandTargets';
@@ -24,6 +25,8 @@ export interface MessageTarget {
     readonly timeline: { get(key: string): Entity | undefined };
     readonly archived: boolean;
     readonly canRename: boolean;
+    /** The last load found no session: nothing that needs it is done (the page offers none of it). */
+    readonly notFound: boolean;
     sessionTitle(): string | null;
     load(): Promise<void>;
     unarchiveAndLoad(): Promise<void>;
@@ -32,7 +35,9 @@ export interface MessageTarget {
   ready(start: StartAt | undefined, viewport: Viewport | undefined): void;
   /** The page scrolled: the rows it holds now. */
   range(start: number, end: number, tail: boolean, viewport: Viewport | undefined): void;
-  find(seq: number, query: string, step: 0 | 1 | -1, from: number): void;
+  find(seq: number, query: string, step: 0 | 1 | -1, from: number, words?: string[]): void;
+  /** The page scrolled: the row the reader is at now. */
+  reading(index: number): void;
   /** Tells the user (a warning), as the panels' messages do. */
   warn(text: string): void;
   /** Opens a session's transcript, as the panels' `open`. */
@@ -41,6 +46,9 @@ export interface MessageTarget {
   activated(): void;
   exportMarkdown(): Promise<void>;
 }
+
+/** What the header offers only for a session the agent has. */
+const NEEDS_SESSION: ReadonlySet<HostAction> = new Set<HostAction>(['rename', 'resume', 'copyLink', 'goToPrompt', 'exportMarkdown', 'unarchiveAndOpen']);
 
 export class TranscriptMessages {
   constructor(private readonly tab: MessageTarget) {}
@@ -58,8 +66,11 @@ export class TranscriptMessages {
         break;
       case 'find':
         if (typeof message.query === 'string' && typeof message.seq === 'number') {
-          this.tab.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0);
+          this.tab.find(message.seq, message.query.slice(0, 1000), message.step === 1 || message.step === -1 ? message.step : 0, Number(message.from) || 0, keptWords(message.words));
         }
+        break;
+      case 'top':
+        if (Number.isInteger(message.index) && message.index >= 0) this.tab.reading(message.index);
         break;
       case 'openLink':
         void this.openLink(message.href);
@@ -124,6 +135,7 @@ export class TranscriptMessages {
 
   private async runAction(action: HostAction): Promise<void> {
     const { replay } = this.tab;
+    if (replay.notFound && NEEDS_SESSION.has(action)) return;
     switch (action) {
       case 'retry':
         await replay.load();

@@ -111,9 +111,9 @@ export class TranscriptPanels implements vscode.Disposable {
   }
 
   /** The transcript tab in front (or the last one that was): what Go to Prompt and the prompt keys act on. */
-  activeTranscript(): { prompts(): PromptEntry[]; post(message: HostToWebview): void; title(): string; exportMarkdown(): Promise<void> } | undefined {
+  activeTranscript(): { prompts(): PromptEntry[]; readingRow(): number; post(message: HostToWebview): void; title(): string; exportMarkdown(): Promise<void> } | undefined {
     const panel = this.active();
-    return panel && { prompts: () => panel.prompts(), post: (m) => panel.post(m), title: () => panel.titleText(), exportMarkdown: () => panel.exportMarkdown() };
+    return panel && { prompts: () => panel.prompts(), readingRow: () => panel.readingRow(), post: (m) => panel.post(m), title: () => panel.titleText(), exportMarkdown: () => panel.exportMarkdown() };
   }
 
   /** Marks an open transcript's session deleted: it says so and follows no more live updates. */

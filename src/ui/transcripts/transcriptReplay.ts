@@ -4,7 +4,7 @@
 // the problem) and keeps every update it applied, for an export that must not load it again.
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
-import { messageOf } from '../../acp/errors';
+import { isResourceNotFound, messageOf } from '../../acp/errors';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { WebviewFeed } from '../../transcript/feed';
 import type { Entity, Usage } from '../../transcript/model';
@@ -38,6 +38,16 @@ export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' |
   openChild(sessionId: string): Promise<void>;
 }
 
+/**
+ * Whether `error` is the agent's answer about the request (a JSON-RPC error), not a cancel, a
+ * sign-in it wants or another process holding the session. By shape: the class is the main
+ * bundle's.
+ */
+function isRefusal(error: unknown): boolean {
+  const { code, method, reason } = (error ?? {}) as { code?: unknown; method?: unknown; reason?: unknown };
+  return typeof code === 'number' && typeof method === 'string' && reason === undefined && code !== -32800 && code !== -32000;
+}
+
 /** What the panels' owner lets a replay tell it or ask of it (the panels' options). */
 export interface ReplayOptions {
   /** Unarchives through the Sessions model, so the tree moves the session at once. */
@@ -49,6 +59,8 @@ export interface ReplayOptions {
   afterLoad?(agentName: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }>;
   /** After the tab's `session/close`: the session's live state changed. */
   closed?(agentName: string, sessionId: string): void;
+  /** Whether some list of the agent's holds the session (a link or a search may name one that none does). */
+  listed?(agentName: string, sessionId: string): boolean;
   /** After each `session/load`: the error when the agent could not replay it (session health). */
   loaded?(agentName: string, sessionId: string, error?: unknown): void;
   /** A replay ended, or a live update changed the figures or the children. */
@@ -90,6 +102,11 @@ export class TranscriptReplay {
   archived: boolean;
   /** The agent no longer has the session (the sessions model said so). */
   deleted = false;
+  /**
+   * The last load found no session: the agent answered -32002, or refused the load of a session
+   * none of its lists holds. The tab says so and offers nothing that needs the session.
+   */
+  notFound = false;
   /** Set when the agent reported that the load resumed the session: its new `updatedAt`. */
   resumed: { updatedAt?: string } | undefined;
   /** How the last replay was known to be whole: the agent's mark, or only its answer. */
@@ -159,6 +176,7 @@ export class TranscriptReplay {
     const cancellation = (this.loadCancellation = new vscode.CancellationTokenSource());
     this.resetTimeline();
     this.problem = undefined;
+    this.notFound = false;
     this.loading = true;
     this.owner.feed.snapshot();
     const { agentName, session } = this;
@@ -221,6 +239,14 @@ export class TranscriptReplay {
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
         // A crash says nothing about the session; the agent's refusal or a time-out does.
         if (!(error instanceof this.owner.host.AgentDisconnectedError)) this.owner.options.loaded?.(agentName, session.sessionId, error);
+        // Not found: the agent says so, or refuses a session none of its lists holds (an archived
+        // one was listed where it was opened from, and is offered to unarchive below).
+        const gone = isResourceNotFound(error);
+        if (gone || (!this.archived && isRefusal(error) && this.owner.options.listed?.(agentName, session.sessionId) === false)) {
+          this.notFound = true;
+          this.problem = problems.notFound(agentName, error, gone);
+          return;
+        }
         // Only the agent's refusal says the session is archived away; a crash is retried as is.
         this.problem = this.archived && !(error instanceof this.owner.host.AgentDisconnectedError) ? problems.archivedRefused(agentName, error) : problems.loadFailed(error, ['retry', 'showLog']);
         return;

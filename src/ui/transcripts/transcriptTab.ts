@@ -28,6 +28,13 @@ const PAGE_WAIT_MS = 10_000;
 export interface TranscriptMatch {
   index: number;
   text: string;
+  /**
+   * When the search had several words (or a prefix): its words and "phrases" as it reads them,
+   * which the find shows and steps through each of, instead of `text` alone.
+   */
+  words?: string;
+  /** With `words`: what the match's line highlighted, as written there (the find finds those too). */
+  matched?: string[];
 }
 
 /** What a tab needs of the panels that hold it. */
@@ -69,6 +76,8 @@ export class TranscriptTab {
   /** A match to show once the replay ended and the webview is ready (Search Sessions). */
   private pendingMatch: TranscriptMatch | undefined;
   private webviewReady = false;
+  /** The row the reader is at, as the page last said (Go to Prompt… starts at the prompt at or above it). */
+  private readingIndex = 0;
   /**
    * Settles once the page has said `ready` (or the tab was hidden or closed, or PAGE_WAIT_MS
    * went by first): the replay starts then, not while VS Code creates the webview. Both need
@@ -122,7 +131,8 @@ export class TranscriptTab {
       replay: this.replay,
       ready: (start, viewport) => this.ready(start, viewport),
       range: (start, end, tail, viewport) => this.feed.range(start, end, tail, viewport),
-      find: (seq, query, step, from) => this.finder.find(seq, query, step, from),
+      find: (seq, query, step, from, words) => this.finder.find(seq, query, step, from, words),
+      reading: (index) => (this.readingIndex = index),
       warn: (text) => void owner.messages.show('warning', text),
       open: (agent, child) => owner.open(agent, child),
       activated: () => owner.activated(this),
@@ -180,7 +190,8 @@ export class TranscriptTab {
     const match = this.pendingMatch;
     if (!match || !this.webviewReady || this.replay.loading || this.disposed) return;
     this.pendingMatch = undefined;
-    this.post({ type: 'openFind', query: match.text.slice(0, 1000), from: match.index });
+    const words = match.words !== undefined ? { words: true, also: (match.matched ?? []).slice(0, 16).map((m) => m.slice(0, 1000)) } : {};
+    this.post({ type: 'openFind', query: (match.words ?? match.text).slice(0, 1000), from: match.index, ...words });
   }
 
   /** A message from the page (or, in integration tests, as if the page had posted it). */
@@ -191,6 +202,8 @@ export class TranscriptTab {
   /** The page said `ready` (first load, shown again, reloaded): the replay may start, and the page starts over. */
   private ready(start: StartAt | undefined, viewport: Viewport | undefined): void {
     this.startPage('ready');
+    // A new page starts at its top, and says where it is once it scrolls (to the row it restores).
+    this.readingIndex = 0;
     this.feed.setReady(start, viewport);
     this.webviewReady = true;
     this.postPendingMatch();
@@ -202,6 +215,11 @@ export class TranscriptTab {
 
   prompts(): PromptEntry[] {
     return this.replay.prompts();
+  }
+
+  /** The row the reader is at (the first under the header), as the page last said. */
+  readingRow(): number {
+    return this.readingIndex;
   }
 
   titleText(): string {
@@ -230,6 +248,10 @@ export class TranscriptTab {
   }
 
   async exportMarkdown(): Promise<void> {
+    if (this.replay.notFound) {
+      void this.owner.messages.show('info', vscode.l10n.t('Nothing to export: agent "{0}" does not have the session {1}.', this.agentName, plainLine(this.session.sessionId, 200)));
+      return;
+    }
     const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: this.markdown() });
     await vscode.window.showTextDocument(document, { preview: false });
   }

@@ -1,9 +1,9 @@
 // Walking a transcript by the user's prompts: Previous / Next Prompt (Ctrl+Alt+Up / Down, as VS
 // Code's chat: "Previous / Next User Prompt") and Go to Prompt… (a quick pick of the prompts, with
-// the time each was sent where the agent or a live update told it). Found on the host's timeline;
-// the webview only brings the row into view.
+// the time each was sent where the agent or a live update told it, that starts at the prompt being
+// read). Found on the host's timeline; the webview only brings the row into view.
 import * as vscode from 'vscode';
-import type { PromptEntry } from '../../transcript/prompts';
+import { promptAt, type PromptEntry } from '../../transcript/prompts';
 import { quickPickText } from '../common/plainText';
 import type { TranscriptPanels } from './transcriptPanel';
 
@@ -31,10 +31,23 @@ export async function goToPrompt(panels: TranscriptPanels): Promise<void> {
     label: quickPickText(prompt.text || vscode.l10n.t('(empty prompt)'), 200),
     description: prompt.at === undefined ? vscode.l10n.t('prompt {0} of {1}', i + 1, prompts.length) : `${new Date(prompt.at).toLocaleString()} · ${vscode.l10n.t('prompt {0} of {1}', i + 1, prompts.length)}`,
   }));
-  const picked = await vscode.window.showQuickPick(items, {
-    title: vscode.l10n.t('Go to Prompt in "{0}"', quickPickText(transcript.title(), 100)),
-    placeHolder: vscode.l10n.t('Type to filter your prompts; Enter goes to the one chosen'),
-    matchOnDescription: true,
+  const pick = vscode.window.createQuickPick<PromptItem>();
+  pick.title = vscode.l10n.t('Go to Prompt in "{0}"', quickPickText(transcript.title(), 100));
+  pick.placeholder = vscode.l10n.t('Type to filter your prompts; Enter goes to the one chosen');
+  pick.matchOnDescription = true;
+  pick.items = items;
+  // The prompt being read: the last at or above the row the reader is at (else the first).
+  pick.activeItems = [items[promptAt(prompts, transcript.readingRow())]];
+  const picked = await new Promise<PromptItem | undefined>((resolve) => {
+    pick.onDidAccept(() => {
+      resolve(pick.selectedItems[0] ?? pick.activeItems[0]);
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      resolve(undefined);
+      pick.dispose();
+    });
+    pick.show();
   });
   if (picked) transcript.post({ type: 'revealRow', index: picked.prompt.index });
 }

@@ -98,9 +98,12 @@ suite('Facts reach every surface through the sessions model', () => {
   });
 
   test('deleted by a Clean Up run: the open transcript says so, the index and the pins let it go', async () => {
-    // Clean Up deletes archived sessions only.
-    const { store, agent } = await agentWith([record('clean1', 'stork', { archived: true }), record('keep1', 'stork', { title: 'Kept', archived: true })]);
+    // Clean Up deletes archived sessions only; Pin acts in Active only (issue 32), so clean1 is
+    // pinned there, then archived (a pinned session stays pinned in Archived).
+    const { store, agent } = await agentWith([record('clean1', 'stork'), record('keep1', 'stork', { title: 'Kept', archived: true })]);
     await pin(agent, 'clean1');
+    await vscode.commands.executeCommand('acpSessions.archive', await sessionRow(api, 'clean1'));
+    await until('clean1 is in Archived', async () => ((await sessionRow(api, 'clean1')) as { section?: string } | undefined)?.section === 'archived');
     await openTranscript(agent, 'clean1');
     api.sessions.messages.answerNextModal('Delete');
     await vscode.commands.executeCommand('acpSessions.cleanUp', { agent, action: 'delete', rule: { titlePattern: 'Facts clean1' } });

@@ -1,8 +1,10 @@
 // Issue 24 in a real browser driving a real VS Code, against the reference agent: Resume in
-// Terminal (a stand-in CLI that prints its arguments, run directly by the terminal), Copy Link
+// Terminal (a stand-in CLI that prints its arguments, run directly by the terminal; not offered
+// for an id that is not a plain token, and refused with the whole rule from the palette), Copy Link
 // opened through VS Code's own URL handling, walking a transcript by its prompts (keys and Go to
 // Prompt…) and opening a tool call's location and diff, Pin / Unpin with a pin the agent no longer
-// lists shown as gone, and Export Sessions… whose replay reopens as the same transcript.
+// lists shown as gone (Pin not offered on, and refused for, an archived session; Unpin kept for a
+// pinned one archived since), and Export Sessions… whose replay reopens as the same transcript.
 // Screenshots: test-results/screenshots/{resume-terminal,go-to-prompt,session-link,pins,export-reopened}.png.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,11 @@ const PIN = 'sess_pin';
 const GONE = 'sess_gone';
 const OTHER = 'sess_other';
 const OTHER_TITLE = 'An ordinary session';
+/** An id a program would read as an option: never passed to one. */
+const DASH = '-rf';
+const DASH_TITLE = 'Its id starts with a dash';
+const ARCHIVED = 'sess_archived';
+const ARCHIVED_TITLE = 'Put away for good';
 
 const text = (t: string) => ({ type: 'text', text: t });
 
@@ -44,6 +51,8 @@ const ui = useWorkbench('actions', async ({ work, folder, store }) => {
   await writeSession(store, session(folder, PIN, 'Keep this one at hand', 50, [{ sessionUpdate: 'user_message_chunk', content: text('pin me') }]));
   await writeSession(store, session(folder, GONE, 'Deleted behind our back', 60, [{ sessionUpdate: 'user_message_chunk', content: text('soon gone') }]));
   await writeSession(store, session(folder, OTHER, OTHER_TITLE, 30, [{ sessionUpdate: 'user_message_chunk', content: text('ordinary') }]));
+  await writeSession(store, session(folder, DASH, DASH_TITLE, 40, [{ sessionUpdate: 'user_message_chunk', content: text('dash') }]));
+  await writeSession(store, { ...session(folder, ARCHIVED, ARCHIVED_TITLE, 70, [{ sessionUpdate: 'user_message_chunk', content: text('done') }]), archived: true });
   // The stand-in CLI: prints each argument it was given, one a line, then waits to be closed.
   const standIn = join(work, 'stand-in-cli');
   writeFileSync(standIn, '#!/bin/sh\nfor a in "$@"; do printf "ARG[%s]\\n" "$a"; done\nexec sleep 600\n');
@@ -324,4 +333,73 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   assert.equal(await settledTimelineText(), original);
   assert.equal(await webview().locator('#header button[aria-label="Resume in Terminal"]').count(), 0);
   await ui.wb.screenshot('export-reopened');
+});
+
+/** The entries of a row's context menu, read once the menu holds the keyboard focus; Escape closes it. */
+async function menuEntries(row: Locator): Promise<string[]> {
+  await row.click({ button: 'right' });
+  const menu = ui.page.locator('.context-view .monaco-menu');
+  await until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
+  const entries = (await menu.first().locator('.action-item .action-label').allInnerTexts()).map((e) => e.trim()).filter(Boolean);
+  await ui.page.keyboard.press('Escape');
+  await until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
+  return entries;
+}
+
+/** Clicks a session's row (which opens its transcript) and waits until it is selected and its transcript shows. */
+async function selectSession(row: Locator, title: string): Promise<void> {
+  await row.click();
+  await until(`the row of "${title}" is selected`, async () => (await row.getAttribute('aria-selected')) === 'true');
+  await ui.wb.transcriptShown(title);
+}
+
+test('Resume in Terminal is not offered for a session whose id is not a plain token; from the palette it is refused with the whole rule', async () => {
+  await ui.wb.closeEditors();
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  // The menu of an ordinary id offers it: the check below is of the id, not of the agent.
+  assert.ok((await menuEntries(ui.row(OTHER_TITLE))).includes('Resume in Terminal'), 'offered for a plain id');
+  const entries = await menuEntries(ui.row(DASH_TITLE));
+  assert.ok(entries.includes('Copy Link'), `the menu is the session's: ${entries.join(', ')}`);
+  assert.ok(!entries.includes('Resume in Terminal'), `not offered for the id "${DASH}": ${entries.join(', ')}`);
+
+  await selectSession(ui.row(DASH_TITLE), DASH_TITLE);
+  await ui.wb.runCommand('ACP Sessions: Resume in Terminal');
+  const refused = await notificationWith('is not a plain token');
+  const said = (await refused.locator('.notification-list-item-message').innerText()).replace(/\u200B/g, '');
+  for (const part of [`"${DASH_TITLE}"`, 'letters, digits, "_", "-", ".", ":"', 'starts with a letter or digit', 'never "-"', 'at most 200 characters']) {
+    assert.ok(said.includes(part), `the refusal says ${part}: ${said}`);
+  }
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  await ui.wb.closeEditors();
+});
+
+test('Pin is not offered on an archived session, where pins order nothing, and from the palette it is refused; Unpin stays on a pinned session archived since', async () => {
+  const archivedSection = ui.pane.locator('.monaco-list-row[aria-level="2"]', { has: ui.page.locator('.label-name', { hasText: /^Archived$/ }) });
+  await archivedSection.click();
+  const archivedRow = ui.row(ARCHIVED_TITLE);
+  await archivedRow.waitFor({ timeout: HANG_GUARD_MS });
+  const entries = await menuEntries(archivedRow);
+  assert.ok(entries.includes('Unarchive'), `the menu is the archived session's: ${entries.join(', ')}`);
+  assert.ok(!entries.includes('Pin'), `Pin is not offered in Archived: ${entries.join(', ')}`);
+
+  // From the palette, with the archived session selected: refused, and nothing is pinned.
+  await selectSession(archivedRow, ARCHIVED_TITLE);
+  await ui.wb.runCommand('ACP Sessions: Pin');
+  const refused = await notificationWith('Not pinned');
+  const said = (await refused.locator('.notification-list-item-message').innerText()).replace(/\u200B/g, '');
+  assert.ok(said.includes(`"${ARCHIVED_TITLE}" is archived`) && said.includes('only the Active section'), said);
+  assert.doesNotMatch((await archivedRow.getAttribute('aria-label')) ?? '', /pinned/, 'not pinned');
+  await ui.wb.runCommand('Notifications: Clear All Notifications');
+  await ui.wb.closeEditors();
+
+  // Pinned in Active, then archived: Unpin is still there (Pin is not), and unpins it.
+  await contextMenu(ui.row(OTHER_TITLE), 'Pin');
+  await until('the pinned session is the first in Active', async () => (await activeLabels())[0] === OTHER_TITLE);
+  await contextMenu(ui.row(OTHER_TITLE), 'Archive');
+  const moved = ui.pane.locator('.monaco-list-row[aria-label*="archived session"]', { has: ui.page.locator('.label-name', { hasText: OTHER_TITLE }) });
+  await until('the pinned session is in Archived, still pinned', async () => /pinned/.test((await moved.getAttribute('aria-label').catch(() => null)) ?? ''));
+  const pinnedEntries = await menuEntries(moved);
+  assert.ok(pinnedEntries.includes('Unpin') && !pinnedEntries.includes('Pin'), pinnedEntries.join(', '));
+  await contextMenu(moved, 'Unpin');
+  await until('the archived session is unpinned', async () => !/pinned/.test((await moved.getAttribute('aria-label').catch(() => null)) ?? 'pinned'));
 });

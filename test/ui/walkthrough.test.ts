@@ -1,8 +1,8 @@
 // The Get Started walkthrough in a real VS Code, done as a new user would: the walkthrough stays
 // open beside the work, each step's action is done from the walkthrough's own buttons, the
-// Sessions view or the transcript, and each of its four steps turns checked when the user has
-// done it (add an agent, open a session, archive one and find it again, read a compaction), not
-// before. Adding a ready-made agent whose command is missing shows its install command and
+// Sessions view or the transcript, and each of its five steps turns checked when the user has
+// done it (add an agent, open a session, search what was said, archive one and find it again,
+// read a compaction), not before. Adding a ready-made agent whose command is missing shows its install command and
 // installs nothing. An agent configured before the walkthrough first opens checks its step too.
 // Its pictures come from here: test-results/screenshots/walkthrough-*.png.
 //
@@ -20,7 +20,7 @@ import { HANG_GUARD_MS, REFERENCE_AGENT, referenceAgent, repoRoot, useWorkbench,
 const COMPACTED = 'Refactor the parser';
 const DONE = 'Write the release notes';
 const WALKTHROUGH_TITLE = 'Get Started with ACP Sessions';
-const STEPS = ['addAgent', 'openSession', 'archive', 'readCompaction'];
+const STEPS = ['addAgent', 'openSession', 'search', 'archive', 'readCompaction'];
 const SHOTS = join(repoRoot(), 'test-results', 'screenshots');
 
 /** A store with a compacted session and a finished one, in `folder`. */
@@ -45,7 +45,7 @@ function walkthroughOf(ui: WorkbenchFixture) {
   const step = (id: string) => ui.page.locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="#${id}"]`);
   return {
     step,
-    /** The steps shown checked, once all four are on screen. */
+    /** The steps shown checked, once all five are on screen. */
     async checked(): Promise<string[]> {
       for (const id of STEPS) await step(id).waitFor({ timeout: HANG_GUARD_MS });
       const checked: string[] = [];
@@ -93,9 +93,11 @@ describe('a new user', () => {
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8'))['acpSessions.agents'] ?? []) : [];
   };
 
-  test('Get Started opens the walkthrough with four steps, none done yet', async () => {
+  test('Get Started opens the walkthrough with five steps, search among them, none done yet', async () => {
     await wt.open();
     assert.deepEqual(await wt.checked(), []);
+    const description = await ui.page.locator('.gettingStartedContainer', { hasText: WALKTHROUGH_TITLE }).innerText();
+    assert.match(description, /Browse, search, archive and read your coding agents' sessions in five steps/);
     await ui.wb.screenshot('walkthrough-start');
   });
 
@@ -131,7 +133,7 @@ describe('a new user', () => {
     assert.deepEqual(await wt.checked(), ['addAgent', 'openSession']);
   });
 
-  test('step 4: opening a compaction row in the transcript checks it', async () => {
+  test('step 5: opening a compaction row in the transcript checks it', async () => {
     await ui.page.locator('.tabs-container .tab', { hasText: COMPACTED }).click();
     const frame = ui.wb.webviewFrame();
     await frame.locator('details.compaction > summary').click();
@@ -142,7 +144,43 @@ describe('a new user', () => {
     await wt.untilChecked('readCompaction');
   });
 
-  test('step 3: archiving a session alone does not check it; finding it under Archived does', async () => {
+  // After step 5: a compaction read after a search was not shown checked (the extension completed
+  // the step; VS Code's Welcome page, back on its home page by then, did not show it), so the
+  // search comes after the compaction here.
+  test('step 3, from its Show the Search View button: the view opens, and a search that shows what it found checks the step', async () => {
+    const step = wt.step('search');
+    assert.ok(!(await wt.checked()).includes('search'), 'not before a search');
+    await step.click();
+    await ui.until('the walkthrough expands and focuses the Search step', () =>
+      step.evaluate((e) => e.classList.contains('expanded') && e === document.activeElement).catch(() => false));
+    // A click in a step also selects it, and the walkthrough focuses it 250 ms later: the query
+    // box is opened only after that, or the focus leaving it would close it.
+    await step.evaluate((e) => {
+      e.removeAttribute('data-refocused');
+      e.addEventListener('focus', () => e.setAttribute('data-refocused', 'true'), { once: true });
+    });
+    await step.locator('.monaco-button', { hasText: 'Show the Search View' }).click();
+    const search = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: /^Search/ }) }).first();
+    await ui.until('the Search view is open and the walkthrough has focused its step again', async () =>
+      (await search.locator('.pane-header').first().getAttribute('aria-expanded').catch(() => null)) === 'true' &&
+      (await step.getAttribute('data-refocused')) === 'true');
+    // The view's own Search Sessions… (its title bar shows its actions under the pointer).
+    await search.hover();
+    await search.locator('.pane-header .action-label[aria-label^="Search Sessions"]').click();
+    await ui.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Search Sessions' }).waitFor({ timeout: HANG_GUARD_MS });
+    await (await ui.quickInput()).fill('lexer');
+    await ui.page.keyboard.press('Enter');
+    const match = search.locator('.monaco-list-row', { hasText: 'The lexer now lives' }).first();
+    await match.waitFor({ timeout: HANG_GUARD_MS });
+    // The step's picture: the Search view showing the match.
+    await ui.page.mouse.move(800, 790);
+    await search.screenshot({ path: join(SHOTS, 'walkthrough-search.png') });
+    await wt.show();
+    await wt.untilChecked('search');
+    assert.deepEqual(await wt.checked(), ['addAgent', 'openSession', 'search', 'readCompaction']);
+  });
+
+  test('step 4: archiving a session alone does not check it; finding it under Archived does', async () => {
     // The walkthrough in front, the Sessions view (open since step 2) beside it.
     const pane = ui.page.locator('.pane', { has: ui.page.locator('.pane-header', { hasText: 'Sessions' }) }).first();
     const target = pane.locator('.monaco-list-row', { hasText: DONE }).first();

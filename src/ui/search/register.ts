@@ -2,7 +2,8 @@
 // VS Code needs from the first moment, registered here in a few lines, and dist/search.js
 // (src/ui/search/bundle.ts: the index, the indexer, the view's provider) loaded on first use.
 // The index follows the sessions model's events (a session deleted, archived, a list changed)
-// and the transcripts' replays. Nothing else of this folder is in the main bundle.
+// and the transcripts' replays; a search that shows what it found checks the walkthrough's Search
+// step. Nothing else of this folder is in the main bundle.
 import * as vscode from 'vscode';
 import type { SessionsModel } from '../../sessions/sessionsModel';
 import { lazyBundle, type LazyBundle } from '../common/lazyBundle';
@@ -69,6 +70,11 @@ export class LazySearch implements vscode.Disposable {
     return (this.part ??= this.create(this.bundle(), this.viewParts));
   }
 
+  /** Fires when the Search view's content changed (results, coverage, progress). */
+  get onDidChangeView(): vscode.Event<SearchNode | undefined> {
+    return this.viewParts.changed.event;
+  }
+
   /** Search if it was loaded. */
   get loaded(): SearchPart | undefined {
     return this.part;
@@ -97,6 +103,11 @@ export function registerSearch(context: vscode.ExtensionContext, deps: SearchDep
     searchCommandIds(context.extension.packageJSON),
   );
   context.subscriptions.push(search);
+  // The walkthrough's Search step is done once a search shows what it found.
+  context.subscriptions.push(search.onDidChangeView(() => {
+    const state = search.loaded?.view.state;
+    if (state?.query && state.result && state.result.sessions.length > 0) sessions.parts.walkthrough.searched();
+  }));
   // Search Sessions indexes what a transcript replayed, a batch read back from its file at a time.
   if (deps.transcripts) context.subscriptions.push(deps.transcripts.onDidReplay(({ agent, session, batches }) => search.get().replayed(agent, session, batches)));
   return search;

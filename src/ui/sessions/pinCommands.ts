@@ -1,9 +1,10 @@
 // Pin and Unpin: pinned sessions come first in their agent's Active section (the order is the
-// tree's: src/ui/sessions/treeNodes/pinnedParts.ts); a pin is kept in the global storage
-// (src/sessions/pins.ts), dropped when the sessions model says the session was deleted, and shown
-// as gone when the agent no longer lists it.
+// tree's: src/ui/sessions/treeNodes/pinnedParts.ts), so Pin refuses an archived session, while
+// Unpin takes any pinned one (archived after it was pinned, too). A pin is kept in the global
+// storage (src/sessions/pins.ts), dropped when the sessions model says the session was deleted,
+// and shown as gone when the agent no longer lists it.
 import * as vscode from 'vscode';
-import { groupBy } from '../../sessions/format';
+import { groupBy, sessionLabel } from '../../sessions/format';
 import type { Pins } from '../../sessions/pins';
 import type { CommandContext } from './commandContext';
 import type { Invocation } from './commandTargets';
@@ -18,7 +19,15 @@ export function registerPins(deps: CommandContext, pins: Pins): vscode.Disposabl
   return [
     vscode.commands.registerCommand('acpSessions.pin', async (...values: unknown[]) => {
       const targets = await resolve(values, vscode.l10n.t('Nothing was pinned'));
-      for (const [agent, refs] of groupBy(targets, (t) => t.agent)) await pins.pin(agent, refs.map((r) => r.session));
+      // Pins order only the Active section: an archived session is refused (the menu does not offer it there).
+      const archived = targets.filter((t) => t.section === 'archived');
+      if (archived.length > 0) {
+        void deps.messages.show('info', archived.length === 1
+          ? vscode.l10n.t('Not pinned: "{0}" is archived, and pins order only the Active section. Unarchive it first to pin it.', sessionLabel(archived[0].session))
+          : vscode.l10n.t('{0} archived sessions were not pinned: pins order only the Active section. Unarchive them first to pin them.', archived.length));
+      }
+      const active = targets.filter((t) => t.section !== 'archived');
+      for (const [agent, refs] of groupBy(active, (t) => t.agent)) await pins.pin(agent, refs.map((r) => r.session));
     }),
     vscode.commands.registerCommand('acpSessions.unpin', async (...values: unknown[]) => {
       const [node] = values;

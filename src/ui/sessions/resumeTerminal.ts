@@ -65,7 +65,8 @@ export async function resumeInTerminal(deps: CommandContext, target: SessionRef)
         return undefined;
       }
       case 'badSessionId':
-        void messages.show('warning', vscode.l10n.t('Not resumed: the session ID of "{0}" is not a plain token (letters, digits, "_", "-", ".", ":"), so it is not passed to a program.', label));
+        // The whole rule of isPlainToken (src/sessions/resume.ts), so the user sees what the id breaks.
+        void messages.show('warning', vscode.l10n.t('Not resumed: the session ID of "{0}" is not a plain token, so it is not passed to a program. A plain token has only letters, digits, "_", "-", ".", ":", starts with a letter or digit (never "-", which a program reads as an option), and has at most 200 characters.', label));
         return undefined;
       case 'badCwd':
         void messages.show('warning', vscode.l10n.t('Not resumed: the folder of "{0}" is not an absolute path.', label));

@@ -10,6 +10,7 @@ const SHOWN_KEY = 'acpSessions.walkthrough.shown';
 const STEP_KEYS = {
   addAgent: 'acpSessions.agentCount', // set by extension.ts; the step waits for "> 0"
   openSession: 'acpSessions.walkthrough.openedTranscript',
+  search: 'acpSessions.walkthrough.searched',
   archive: 'acpSessions.walkthrough.foundArchived',
   readCompaction: 'acpSessions.walkthrough.readCompaction',
 } as const;
@@ -39,6 +40,11 @@ class WalkthroughProgress {
 
   openedTranscript(): void {
     this.complete('openSession');
+  }
+
+  /** A search showed what it found (src/ui/search/register.ts watches the Search view). */
+  searched(): void {
+    this.complete('search');
   }
 
   archived(): void {

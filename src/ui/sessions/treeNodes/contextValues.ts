@@ -27,7 +27,7 @@ export const ContextWord = {
   pin: 'pin',
 
   // The second word of a section or session: which section it is in.
-  /** In Active: the agent lists it as not archived. */
+  /** In Active: the agent lists it as not archived. Pin is offered only here: pins order only Active. */
   active: 'active',
   /** In Archived: the agent lists it as archived. */
   archived: 'archived',
@@ -41,7 +41,10 @@ export const ContextWord = {
   loadable: 'loadable',
   /** The agent can rename (`title`). */
   renamable: 'renamable',
-  /** The agent's settings entry has a `resume` template (Resume in Terminal). */
+  /**
+   * The agent's settings entry has a `resume` template and the session's id is a plain token
+   * (src/sessions/resume.ts: Resume in Terminal refuses any other id).
+   */
   resumable: 'resumable',
   // A session's marks, after its operations.
   /** The user pinned it. */

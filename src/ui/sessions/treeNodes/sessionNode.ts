@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionState } from '../../../acp/types';
 import { relativeTime, sessionLabel, updatedAtMs } from '../../../sessions/format';
+import { isPlainToken } from '../../../sessions/resume';
 import type { Section, SessionList } from '../../../sessions/sessionsModel';
 import type { SessionProblem } from '../../../sessions/health';
 import { markdownText, plainLine } from '../../common/plainText';
@@ -117,7 +118,8 @@ export class SessionNode extends TreeNode {
     if (caps?.delete) words.push(ContextWord.deletable);
     if (caps?.loadSession) words.push(ContextWord.loadable);
     if (caps?.title) words.push(ContextWord.renamable);
-    if (resumeTemplate(this.agent)) words.push(ContextWord.resumable);
+    // Resume refuses an id that is not a plain token (it could be read as an option): not offered there.
+    if (resumeTemplate(this.agent) && isPlainToken(this.session.sessionId)) words.push(ContextWord.resumable);
     if (this.pinned) words.push(ContextWord.pinned);
     return words;
   }

@@ -300,8 +300,14 @@ suite('Search Sessions', () => {
 
   test('a session deleted outside the Sessions view\'s scope (another folder, by another process) leaves the index with the next survey, and is no longer found', async () => {
     const elsewhere = tempDir('acp-search-elsewhere-');
+    // Indexed while the Sessions view showed every folder (the offer and the results follow its scope).
+    await config().update('scope', 'all', vscode.ConfigurationTarget.Global);
+    await until('the scope is every folder', () => api.sessions.model.scope.kind === 'all');
     const { store, agent } = await indexedAndFound([record('o1', HOUR, [say('user', 'the zebra here')]), record('o2', 2 * HOUR, [say('user', 'a zebra elsewhere')], { cwd: elsewhere })], 'zebra');
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await until('the scope is the workspace', () => api.sessions.model.scope.kind === 'folders');
     assert.equal(api.sessions.model.scope.kind, 'folders', 'the Sessions view shows the workspace only');
+    await until('the results follow the scope', () => results().map((r) => r.sessionId).join() === 'o1');
     assert.ok(await markSessionDeleted(store, 'o2'), 'another process deletes o2');
     await refresh();
     assert.deepEqual(await indexedIds(agent), ['o1']);

@@ -2,7 +2,8 @@
 // fed by transcripts' replays and (where loads change nothing, or when asked) by loads of its own,
 // coverage, background indexing and its setting, Index Sessions… with its progress, Cancel, Clear,
 // and what follows the Sessions model: a deleted session leaves at once, archive changes only the
-// entry's flag, a newer updatedAt makes the entry stale (indexed again by the next survey). Text
+// entry's flag, a newer updatedAt makes the entry stale (indexed again by the next survey), a new
+// scope is surveyed again. Text
 // arriving live in an open tab after its replay is not indexed as it comes: the tab holds the
 // session (never loaded meanwhile); its moved date marks it stale, so it is indexed again once no
 // tab holds it, or when a tab replays it again. The query it knows only by ShownQuery below.
@@ -186,6 +187,8 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
     if (stale) surveySoon();
   };
   let followTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The scope the coverage and results were made for. */
+  let scopeShown = JSON.stringify(model.scope);
 
   const confirmAndIndex = async (agentArg?: string) => {
     let agent = typeof agentArg === 'string' ? agentArg : undefined;
@@ -293,6 +296,13 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
       void ready.then(({ index }) => index.updateMeta(agent, sessionId, { archived }), () => undefined);
     },
     listsChanged: () => {
+      // Another scope (the Sessions view's folders): counted and searched anew.
+      const now = JSON.stringify(model.scope);
+      if (now !== scopeShown) {
+        scopeShown = now;
+        surveySoon();
+        query.indexChanged();
+      }
       if (followTimer) return;
       followTimer = setTimeout(() => {
         followTimer = undefined;

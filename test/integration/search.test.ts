@@ -200,6 +200,11 @@ suite('Search Sessions', () => {
       assert.deepEqual(await indexedIds(agent), [], 'nothing of it is indexed');
     };
     await refresh();
+    // Nothing indexed and no query: the view is empty, so its welcome offers Index Sessions…; a
+    // query shows the coverage with the offer, and says how many sessions are not indexed.
+    assert.deepEqual(viewRows().map((r) => r.label), []);
+    await search('walrus');
+    assert.match(message(), new RegExp(`^No results in 0 indexed sessions\\. 3 sessions of ${agent} are not indexed yet, so no search finds them: Index Sessions… indexes them\\.$`));
     const offer = await until('the view offers to index the agent', () => viewRows().find((r) => r.label === `Index 3 sessions of ${agent}…`));
     assert.equal(offer.item.tooltip, 'What loading a session of this agent changes is not known: it may resume the session, so its date can become now. Nothing is loaded unless you ask.');
     assert.deepEqual(offer.item.command?.arguments, [agent]);

@@ -1,7 +1,9 @@
-// Search's query part: the query box (results as you type), running a search over the sessions of
-// the Sessions view's folders, the Search view's results and their next page, the filter picker, opening a match in its transcript with the find
-// bar showing it, next / previous match, and Refresh. It knows the index only by QueryIndex below
-// (src/ui/search/searchIndexing.ts keeps it), and offers the indexing part what ShownQuery asks.
+// Search's query part: the query box (results as you type; what is not indexed yet, with an Index
+// Sessions… button), running a search over the sessions of the Sessions view's folders, the Search
+// view's results and their next page, the filter picker, opening a match in its transcript with
+// the find bar showing it, next / previous match, and Refresh. It knows the index only by
+// QueryIndex below (src/ui/search/searchIndexing.ts keeps it), and offers the indexing part what
+// ShownQuery asks.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
@@ -100,9 +102,19 @@ export function createSearchQuery({ context, agents, view, index: source, transc
     box.value = query;
     box.valueSelection = [0, query.length];
     let typing: ReturnType<typeof setTimeout> | undefined;
-    const promptFromView = () => (box.prompt = view.treeView.message ?? vscode.l10n.t('Type to search what you and your agents said.'));
+    const indexButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('database'), tooltip: vscode.l10n.t('Index Sessions…') };
+    const promptFromView = () => {
+      box.prompt = view.queryPrompt() ?? vscode.l10n.t('Type to search what you and your agents said.');
+      const offered = view.canIndex;
+      if (offered !== box.buttons.includes(indexButton)) box.buttons = offered ? [indexButton] : [];
+    };
     const stopFollowing = view.onDidChangeTreeData(promptFromView);
     promptFromView();
+    box.onDidTriggerButton((button) => {
+      if (button !== indexButton) return;
+      box.hide();
+      void vscode.commands.executeCommand('acpSessions.search.indexAgent');
+    });
     box.onDidChangeValue((value) => {
       if (typing) clearTimeout(typing);
       typing = setTimeout(() => {

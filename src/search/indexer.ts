@@ -2,8 +2,9 @@
 // one agent at a time and one session at a time, the sessions not indexed yet, loaded here only
 // where loading has no effect the user would notice (measured per agent; see the README's
 // compatibility table), or when the user asked for it. A running session, or one a transcript
-// tab holds, is never loaded. Also says, per agent, what is indexed and what is not, and why.
-// Plain TS (no `vscode`).
+// tab holds, is never loaded. Also says, per agent, what is indexed and what is not, and why, for
+// the folders the Sessions view shows (its scope): a session of another folder is neither counted
+// nor offered nor loaded. Plain TS (no `vscode`).
 import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import { isResourceNotFound } from '../acp/errors';
@@ -33,7 +34,7 @@ export function loadEffect(agentInfoName: string | undefined): LoadEffect {
 
 export interface AgentCoverage {
   agent: string;
-  /** Sessions the agent lists (Active and Archived), when listed; undefined before or on failure. */
+  /** Sessions the agent lists (Active and Archived) in the Sessions view's scope, when listed; undefined before or on failure. */
   listed?: number;
   /** Listed sessions whose text is indexed as of their date. */
   indexed: number;
@@ -102,9 +103,9 @@ export class SearchIndexer {
   }
 
   /**
-   * Lists every session of the agent (Active and Archived, in the Sessions view's scope), drops
-   * index entries of sessions the agent no longer lists, updates titles and archive state, and
-   * says what is not indexed.
+   * Lists every session of the agent (Active and Archived, every folder), drops index entries of
+   * sessions the agent no longer lists, updates titles and archive state, and says what of the
+   * Sessions view's scope is not indexed.
    */
   async survey(agent: string, isCancelled: () => boolean = () => false): Promise<AgentCoverage> {
     const { agents, model, index } = this.options;
@@ -116,14 +117,17 @@ export class SearchIndexer {
     try {
       const listed = [...(await model.listAll(agent, 'active', { isCancelled })).map((s) => ({ ...s, archived: false }))];
       if (client.capabilities.archive) listed.push(...(await model.listAll(agent, 'archived', { isCancelled })).map((s) => ({ ...s, archived: true })));
-      coverage.listed = listed.length;
+      coverage.listed = 0;
       const seen = new Set<string>();
       for (const session of listed) {
         seen.add(session.sessionId);
         this.gone.delete(`${agent}\u0000${session.sessionId}`);
         const entry = index.get(agent, session.sessionId);
+        if (entry) index.updateMeta(agent, session.sessionId, { archived: session.archived, ...(typeof session.title === 'string' ? { title: session.title } : {}) });
+        // Counted, offered and loaded only in the folders the Sessions view shows.
+        if (!model.inScope(session.cwd)) continue;
+        coverage.listed++;
         if (entry) {
-          index.updateMeta(agent, session.sessionId, { archived: session.archived, ...(typeof session.title === 'string' ? { title: session.title } : {}) });
           if ((session.updatedAt ?? undefined) === entry.updatedAt) {
             coverage.indexed++;
             continue;
@@ -133,7 +137,8 @@ export class SearchIndexer {
         if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) coverage.busy++;
       }
       // The lists above are of every folder (listAll has no cwd), whatever the Sessions view's
-      // scope: a session of this agent they do not hold was deleted, wherever its folder is.
+      // scope: a session of this agent they do not hold was deleted, wherever its folder is. (An
+      // entry of another folder stays indexed, and is found once the scope holds its folder.)
       for (const entry of index.sessions(agent)) {
         if (!seen.has(entry.sessionId)) await this.removed(agent, entry.sessionId);
       }
@@ -206,7 +211,8 @@ export class SearchIndexer {
           counted = true;
         }
       }
-      if (!counted && this.options.index.get(agent, sessionId)) {
+      const entry = this.options.index.get(agent, sessionId);
+      if (!counted && entry && this.options.model.inScope(entry.cwd)) {
         coverage.indexed = Math.max(0, coverage.indexed - 1);
         counted = true;
       }
@@ -225,7 +231,7 @@ export class SearchIndexer {
 
   private dropped(session: IndexedSession): void {
     const coverage = this.coverageByAgent.get(session.agent);
-    if (!coverage || coverage.listed === undefined) return;
+    if (!coverage || coverage.listed === undefined || !this.options.model.inScope(session.cwd)) return;
     if ([...coverage.missing, ...coverage.stale].some((s) => s.sessionId === session.sessionId)) return;
     coverage.indexed = Math.max(0, coverage.indexed - 1);
     coverage.missing.push({ sessionId: session.sessionId, cwd: session.cwd, title: session.title ?? null, updatedAt: session.updatedAt ?? null, archived: session.archived } as SessionInfo);

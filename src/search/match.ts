@@ -5,7 +5,7 @@ import { WHERE_CODE, type DecodedBlock, type RecordRow } from './blocks';
 import { bloomHasAll } from './grams';
 import type { IndexedSession } from './manifest';
 import type { ParsedQuery, SearchFilters, Term, Where } from './query';
-import { fold } from './text';
+import { charClasses, fold, WORD } from './text';
 
 /** One match: a line of context with the words highlighted, where it was said, and its entity. */
 export interface SearchMatch {
@@ -40,6 +40,8 @@ export interface SearchOptions {
   limit?: number;
   /** Only sessions of these agents (the configured ones): an entry of another is never shown. */
   agents?: readonly string[];
+  /** Only sessions of the folders this says yes to (the Sessions view's scope). */
+  inScope?: (cwd: string) => boolean;
   /** Most matches listed per session. */
   matchesPerSession?: number;
   now?: number;
@@ -87,12 +89,30 @@ export function recordAt(records: readonly RecordRow[], at: number): RecordRow |
   return r && at >= r[2] && at < r[3] ? r : undefined;
 }
 
-/** The line around [at, end), within [min, max): about 24 characters before and 120 after. */
+/**
+ * Context before a match: a few words, at most this many characters. A match row sits deep in a
+ * narrow sidebar; with more, the words found fall past its edge (VS Code's Search view trims the
+ * text before a match likewise).
+ */
+export const CONTEXT_BEFORE = 12;
+/** Context after a match (the row's end is cut by VS Code where it has no room). */
+const CONTEXT_AFTER = 120;
+
+/**
+ * The line around [at, end), within [min, max): a few words before (CONTEXT_BEFORE characters at
+ * most, from a word's start: a word is not cut, spaces are dropped) and about 120 characters
+ * after, on the match's own line of the text.
+ */
 export function lineAround(text: string, at: number, end: number, min: number, max: number): [number, number] {
-  let start = Math.max(min, at - 24);
+  let start = Math.max(min, at - CONTEXT_BEFORE);
   const newlineBefore = text.lastIndexOf('\n', at - 1);
   if (newlineBefore >= start) start = newlineBefore + 1;
-  let stop = Math.min(max, Math.max(end, at + 120));
+  const classes = charClasses();
+  const inWord = (i: number) => classes[text.charCodeAt(i)] === WORD;
+  // Cut inside a word: from the next word on (CJK, written without spaces, is cut anywhere).
+  if (start > min && text[start - 1] !== '\n') while (start < at && inWord(start - 1) && inWord(start)) start++;
+  while (start < at && /\s/.test(text[start])) start++;
+  let stop = Math.min(max, Math.max(end, at + CONTEXT_AFTER));
   const newlineAfter = text.indexOf('\n', end);
   if (newlineAfter >= 0 && newlineAfter < stop) stop = newlineAfter;
   return [start, Math.max(stop, end)];

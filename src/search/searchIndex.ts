@@ -433,7 +433,7 @@ export class SearchIndex {
     await this.refresh().catch((error: unknown) => this.options.log?.warn(`Search index: could not read its manifest: ${(error as Error).message}`));
     await this.loadBlooms();
     const agents = options.agents && new Set(options.agents);
-    const candidates = [...this.entries.entries()].filter(([, e]) => (!agents || agents.has(e.agent)) && passes(e, query.filters, options.now ?? Date.now()));
+    const candidates = [...this.entries.entries()].filter(([, e]) => (!agents || agents.has(e.agent)) && (!options.inScope || options.inScope(e.cwd)) && passes(e, query.filters, options.now ?? Date.now()));
     result.searched = candidates.length;
     candidates.sort(([, a], [, b]) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
     let sliceStart = performance.now();

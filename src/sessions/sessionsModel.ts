@@ -14,7 +14,7 @@ import type { AcpClient } from '../acp/client';
 import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
-import { forgetRealPaths } from './folders';
+import { forgetRealPaths, sameFolder } from './folders';
 import { updatedAtMs } from './format';
 import { LiveUpdates, type LiveUpdatesOwner } from './liveUpdates';
 import { titleOf, type BulkProgress, type ListAllProgress, type ModelLog, type Section, type SessionOutcome, type SessionScope } from './modelTypes';
@@ -164,6 +164,11 @@ export class SessionsModel implements Disposable {
     }
     this.live.keepFolders(cwds);
     for (const agent of this.registry.agents) this.onDidChangeEmitter.fire({ agent: agent.name });
+  }
+
+  /** Whether a session of folder `cwd` is in the current scope, the folder however the agent spells it (Search counts and searches only those). */
+  inScope(cwd: unknown): boolean {
+    return this.currentScope.kind === 'all' || (typeof cwd === 'string' && this.currentScope.folders.some((folder) => sameFolder(folder, cwd)));
   }
 
   /** The `cwd` of each list per section under the current scope (undefined: every folder). */

@@ -200,6 +200,11 @@ suite('Search Sessions', () => {
       assert.deepEqual(await indexedIds(agent), [], 'nothing of it is indexed');
     };
     await refresh();
+    // Nothing indexed and no query: the view is empty, so its welcome offers Index Sessions…; a
+    // query shows the coverage with the offer, and says how many sessions are not indexed.
+    assert.deepEqual(viewRows().map((r) => r.label), []);
+    await search('walrus');
+    assert.match(message(), new RegExp(`^No results in 0 indexed sessions\\. 3 sessions of ${agent} are not indexed yet, so no search finds them: Index Sessions… indexes them\\.$`));
     const offer = await until('the view offers to index the agent', () => viewRows().find((r) => r.label === `Index 3 sessions of ${agent}…`));
     assert.equal(offer.item.tooltip, 'What loading a session of this agent changes is not known: it may resume the session, so its date can become now. Nothing is loaded unless you ask.');
     assert.deepEqual(offer.item.command?.arguments, [agent]);
@@ -300,8 +305,14 @@ suite('Search Sessions', () => {
 
   test('a session deleted outside the Sessions view\'s scope (another folder, by another process) leaves the index with the next survey, and is no longer found', async () => {
     const elsewhere = tempDir('acp-search-elsewhere-');
+    // Indexed while the Sessions view showed every folder (the offer and the results follow its scope).
+    await config().update('scope', 'all', vscode.ConfigurationTarget.Global);
+    await until('the scope is every folder', () => api.sessions.model.scope.kind === 'all');
     const { store, agent } = await indexedAndFound([record('o1', HOUR, [say('user', 'the zebra here')]), record('o2', 2 * HOUR, [say('user', 'a zebra elsewhere')], { cwd: elsewhere })], 'zebra');
+    await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    await until('the scope is the workspace', () => api.sessions.model.scope.kind === 'folders');
     assert.equal(api.sessions.model.scope.kind, 'folders', 'the Sessions view shows the workspace only');
+    await until('the results follow the scope', () => results().map((r) => r.sessionId).join() === 'o1');
     assert.ok(await markSessionDeleted(store, 'o2'), 'another process deletes o2');
     await refresh();
     assert.deepEqual(await indexedIds(agent), ['o1']);

@@ -71,6 +71,9 @@ test('the reference agent\'s 200 sessions are indexed in the background, and the
 
 test('a phrase said only in a compaction summary of a session nobody opened is found; Enter opens the transcript with the match shown', async () => {
   await findAndOpen(`"${SEARCH_NEEDLES.compactionPhrase}"`, SEARCH_NEEDLES.compactionPhrase, 'Search session 0137');
+  // The pointer off the rows, so no tooltip covers the picture.
+  await ui.page.mouse.move(0, 0);
+  await until('no tooltip is up', async () => (await ui.page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).count()) === 0);
   await ui.wb.screenshot('search');
   await closeEditors();
 });
@@ -86,4 +89,31 @@ test('a phrase of an archived session is found (any case), and opens the same wa
 test('CJK text written without spaces is found by a word inside it, and opens the same way', async () => {
   await findAndOpen(SEARCH_NEEDLES.cjkQuery, SEARCH_NEEDLES.cjkQuery, 'Search session 0171');
   await closeEditors();
+});
+
+test('the match stays in view: the context before it is a few words, so the word found shows whole in the default sidebar width', async () => {
+  const word = SEARCH_NEEDLES.compactionPhrase.split(' ')[0];
+  const pane = await searchPane();
+  await ui.wb.runCommand('ACP Sessions: Search Sessions…');
+  const input = await ui.quickInput();
+  await input.fill(word);
+  await until(`the query box says "${word}" has 1 result`, async () => /\b1 result in 1 session\b/.test(await ui.page.locator('.quick-input-widget').innerText().catch(() => '')));
+  await input.press('Enter');
+  // Enter moved to the match: selected, so its inline Open Match button takes room at the end too.
+  const row = pane.locator('.monaco-list-row', { has: ui.page.locator('.label-name .highlight') }).first();
+  await until('the match row is selected and drawn', async () => (await row.getAttribute('aria-selected').catch(() => null)) === 'true');
+  const seen = await row.evaluate((e) => {
+    const highlight = e.querySelector('.label-name .highlight')!.getBoundingClientRect();
+    // The label's box clips what does not fit (with an ellipsis); the row's buttons cover its end.
+    const label = e.querySelector('.monaco-icon-label-container')!.getBoundingClientRect();
+    const buttons = [...e.querySelectorAll('.actions .action-label')].map((b) => b.getBoundingClientRect()).filter((b) => b.width > 0);
+    // Where the label is cut, its last visible characters give way to the ellipsis.
+    const container = e.querySelector<HTMLElement>('.monaco-icon-label-container')!;
+    const context = document.createElement('canvas').getContext('2d')!;
+    context.font = getComputedStyle(container).font;
+    const ellipsis = container.scrollWidth > container.clientWidth ? context.measureText('…').width : 0;
+    const right = Math.min(label.right - ellipsis, ...buttons.map((b) => b.left));
+    return { text: e.querySelector('.label-name')!.textContent, left: highlight.left - label.left, right: highlight.right, visibleRight: right };
+  });
+  assert.ok(seen.left >= 0 && seen.right <= seen.visibleRight, `"${word}" is wholly in view in "${seen.text}" (it ends at ${seen.right}, the row shows up to ${seen.visibleRight})`);
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after, describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
+import { CONTEXT_BEFORE, lineAround } from '../../src/search/match';
 import { parseQuery } from '../../src/search/query';
 import { BLOCK_CHARS, FORMAT_VERSION, SearchIndex, type SearchResult } from '../../src/search/searchIndex';
 import { fold } from '../../src/search/text';
@@ -65,6 +66,22 @@ describe('Search Sessions: the query language', () => {
     const [start, end] = match.highlights[0];
     assert.equal(match.line.slice(start, end), SEARCH_NEEDLES.compactionPhrase);
     assert.equal(match.text, SEARCH_NEEDLES.compactionPhrase);
+  });
+
+  test('the context before a match is a few words, from a word\'s start, so the match stays in view in a narrow sidebar', async () => {
+    const result = await search(SEARCH_NEEDLES.compactionPhrase.split(' ')[0]);
+    const [match] = result.sessions[0].matches;
+    const [start] = match.highlights[0];
+    assert.equal(match.line.slice(0, start), '…so far: the ');
+    // A word is not cut, spaces are dropped; CJK, written without spaces, is cut anywhere.
+    const text = 'Please look at the configuration before the pangolin arrives';
+    const at = text.indexOf('pangolin');
+    const [from] = lineAround(text, at, at + 8, 0, text.length);
+    assert.equal(text.slice(from, at), 'before the ');
+    assert.ok(at - from <= CONTEXT_BEFORE);
+    const cjk = '東京都の天気予報を確認してから、デプロイの手順を整理しました。';
+    const cjkAt = cjk.indexOf('手順');
+    assert.equal(cjk.slice(lineAround(cjk, cjkAt, cjkAt + 2, 0, cjk.length)[0], cjkAt), cjk.slice(cjkAt - CONTEXT_BEFORE, cjkAt));
   });
 
   test('words match in any order, each somewhere in the session', async () => {

@@ -400,11 +400,16 @@ if (CHILD) {
     test('a session deleted outside the Sessions view\'s scope leaves the index with the next survey', async () => {
       const inScope = tempDir('acp-search-in-');
       const outside = tempDir('acp-search-out-');
-      const { storeDir, index, indexer, warnings } = await setup([record('here', inScope, 1), record('there', outside, 2)], inScope);
+      const { storeDir, model, index, indexer, warnings } = await setup([record('here', inScope, 1), record('there', outside, 2)], inScope);
+      // Indexed while the Sessions view showed every folder.
+      model.setScope({ kind: 'all' });
       const first = await indexer.survey('ref');
-      assert.equal(first.missing.length, 2, 'every session of the agent is surveyed, whatever the scope');
+      assert.equal(first.missing.length, 2, 'every folder is in the scope');
       assert.equal(await indexer.indexSessions('ref', [...first.missing], { isCancelled: () => false }), 2, warnings.join('\n'));
       assert.deepEqual(ids(await find(index, 'hello')), ['here', 'there']);
+      model.setScope({ kind: 'folders', folders: [inScope] });
+      const scoped = await indexer.survey('ref');
+      assert.deepEqual([scoped.listed, scoped.indexed, scoped.missing.length], [1, 1, 0], 'only the scope\'s folder is counted');
       assert.ok(await markSessionDeleted(storeDir, 'there'));
       const second = await indexer.survey('ref');
       assert.deepEqual(ids(await find(index, 'hello')), ['here'], '"there" is no longer found');

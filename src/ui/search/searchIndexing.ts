@@ -2,7 +2,9 @@
 // fed by transcripts' replays and (where loads change nothing, or when asked) by loads of its own,
 // coverage, background indexing and its setting, Index Sessions… with its progress, Cancel, Clear,
 // and what follows the Sessions model: a deleted session leaves at once, archive changes only the
-// entry's flag, a newer updatedAt makes the entry stale (indexed again by the next survey). Text
+// entry's flag, a newer updatedAt makes the entry stale (indexed again by the next survey), a new
+// scope is surveyed again. One indexing run at a time, in the background or asked for: its count
+// is the one the view and its notification show, and no other run starts while it goes. Text
 // arriving live in an open tab after its replay is not indexed as it comes: the tab holds the
 // session (never loaded meanwhile); its moved date marks it stale, so it is indexed again once no
 // tab holds it, or when a tab replays it again. The query it knows only by ShownQuery below.
@@ -15,7 +17,7 @@ import { SearchIndex } from '../../search/searchIndex';
 import type { Entity } from '../../transcript/model';
 import { Messages, type MessageRecorder } from '../common/messages';
 import { plainLine, quickPickText } from '../common/plainText';
-import { effectText, searchViewId, type SearchView } from './searchView';
+import { effectText, searchViewId, waitingOf, type SearchView } from './searchView';
 
 /** What indexing needs of the query part (src/ui/search/searchQuery.ts). */
 export interface ShownQuery {
@@ -98,6 +100,7 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
   let ready = openIndex();
 
   // --- coverage and background indexing ------------------------------------------------------
+  /** The survey's listing under way (Cancel stops it too). */
   let indexing: vscode.CancellationTokenSource | undefined;
   const coverage = new Map<string, AgentCoverage>();
   const showCoverage = () => view.update({ coverage: agents.agents.map((a) => coverage.get(a.name)).filter((c): c is AgentCoverage => c !== undefined) });
@@ -108,18 +111,35 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
   /** What a survey found to index: missing or stale, and not running. */
   const toIndex = (found: AgentCoverage) => [...found.missing, ...found.stale].filter((s) => s.state !== 'running');
 
-  const indexAgent = async (agent: string, sessions: SessionInfo[], token: vscode.CancellationToken, report?: (done: number, total: number) => void) => {
-    const { indexer } = await ready;
+  /** The one indexing run under way: its count is what the view and the notification show. */
+  let run: { agent: string; done: number; total: number; source: vscode.CancellationTokenSource } | undefined;
+
+  /** Indexes `sessions` of `agent` as the one run; the caller has checked that none is under way. */
+  const indexAgent = async (agent: string, sessions: SessionInfo[], source: vscode.CancellationTokenSource, report?: (done: number, total: number) => void) => {
+    const current = { agent, done: 0, total: sessions.length, source };
+    run = current;
+    const show = () => {
+      view.update({ indexing: { agent, done: current.done, total: current.total } });
+      report?.(current.done, current.total);
+    };
     view.update({ notice: undefined });
-    const indexed = await indexer.indexSessions(agent, sessions, {
-      isCancelled: () => token.isCancellationRequested,
-      progress: (done, total) => {
-        view.update({ indexing: { agent, done, total } });
-        report?.(done, total);
-      },
-    });
+    show();
+    let indexed = 0;
+    try {
+      const { indexer } = await ready;
+      indexed = await indexer.indexSessions(agent, sessions, {
+        isCancelled: () => source.token.isCancellationRequested,
+        progress: (done, total) => {
+          current.done = done;
+          current.total = total;
+          show();
+        },
+      });
+    } finally {
+      if (run === current) run = undefined;
+    }
     // What was indexed before a Cancel stays indexed; the view says where it stopped.
-    const notice = token.isCancellationRequested
+    const notice = source.token.isCancellationRequested
       ? vscode.l10n.t('Indexing {0} was cancelled after {1} of {2} sessions; those stay indexed. Refresh goes on.', plainLine(agent, 100), indexed, sessions.length)
       : undefined;
     view.update({ indexing: undefined, ...(notice ? { notice } : {}) });
@@ -128,9 +148,19 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
   let stoppedByUser = false;
 
   let surveying: Promise<void> | undefined;
+  /** The survey asked for while one ran: that one may have begun before what changed since (an agent added). */
+  let again: Promise<void> | undefined;
   let lastSurvey: Promise<void> = Promise.resolve();
   const survey = (): Promise<void> => {
-    surveying ??= (async () => {
+    if (surveying) {
+      again ??= surveying.then(() => {
+        again = undefined;
+        return survey();
+      });
+      lastSurvey = again;
+      return again;
+    }
+    surveying = (async () => {
       const { indexer } = await ready;
       indexer.pruneAgents(agents.agents.map((a) => a.name));
       for (const agent of agents.agents) {
@@ -140,8 +170,9 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
           const found = await indexer.survey(agent.name, () => source.token.isCancellationRequested);
           setCoverage(agent.name, found);
           const todo = toIndex(found);
-          if (background() && !stoppedByUser && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
-            await vscode.window.withProgress({ location: { viewId: searchViewId }, title: vscode.l10n.t('Indexing {0}', agent.name) }, () => indexAgent(agent.name, todo, source.token));
+          // Not while another run goes (one asked for): the survey after it indexes the rest.
+          if (background() && !stoppedByUser && !run && found.effect.kind === 'none' && !found.noLoad && todo.length > 0) {
+            await vscode.window.withProgress({ location: { viewId: searchViewId }, title: vscode.l10n.t('Indexing {0}', agent.name) }, () => indexAgent(agent.name, todo, source));
             setCoverage(agent.name, indexer.coverage(agent.name) ?? found);
           }
         } catch (error) {
@@ -153,7 +184,6 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
       }
     })().finally(() => {
       surveying = undefined;
-      view.update({ indexing: undefined });
     });
     lastSurvey = surveying;
     return surveying;
@@ -186,14 +216,30 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
     if (stale) surveySoon();
   };
   let followTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The scope the coverage and results were made for. */
+  let scopeShown = JSON.stringify(model.scope);
+
+  /** Refuses a second run while one goes, saying which and how far; true when refused. */
+  const refusedWhileRunning = () => {
+    if (!run) return false;
+    void messages.show('info', vscode.l10n.t('Sessions of {0} are being indexed ({1} of {2}): one run at a time. Wait until it ends, or stop it with Cancel Indexing.', run.agent, run.done, run.total));
+    return true;
+  };
 
   const confirmAndIndex = async (agentArg?: string) => {
+    if (refusedWhileRunning()) return;
     let agent = typeof agentArg === 'string' ? agentArg : undefined;
     if (!agent) {
-      const picked = await vscode.window.showQuickPick(agents.agents.map((a) => ({ label: quickPickText(a.name), name: a.name })), { title: vscode.l10n.t('Index Sessions of Which Agent?') });
+      // Each agent with what Index Sessions… would index, as the view counts it.
+      const notIndexed = (name: string) => {
+        const known = coverage.get(name);
+        const waiting = known ? waitingOf(known) : 0;
+        return waiting > 0 ? { description: vscode.l10n.t('{0} sessions not indexed', waiting) } : {};
+      };
+      const picked = await vscode.window.showQuickPick(agents.agents.map((a) => ({ label: quickPickText(a.name), name: a.name, ...notIndexed(a.name) })), { title: vscode.l10n.t('Index Sessions of Which Agent?') });
       agent = picked?.name;
     }
-    if (!agent) return;
+    if (!agent || refusedWhileRunning()) return;
     const { indexer } = await ready;
     const found = await indexer.survey(agent);
     setCoverage(agent, found);
@@ -208,16 +254,26 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
       `${effectText(found)} ${vscode.l10n.t('Each session is loaded once (session/load), one at a time; running sessions and open tabs are left alone.')}`,
       go,
     );
-    if (!agreed) return;
+    // A run may have begun while the question was open (the background, another window's click).
+    if (!agreed || refusedWhileRunning()) return;
     stoppedByUser = false;
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Indexing sessions of {0}', agent), cancellable: true }, async (progress, token) => {
-      let last = 0;
-      await indexAgent(agent, todo, token, (done, total) => {
-        progress.report({ message: vscode.l10n.t('{0} of {1}', done, total), increment: ((done - last) / total) * 100 });
-        last = done;
+    const source = new vscode.CancellationTokenSource();
+    try {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Indexing sessions of {0}', agent), cancellable: true }, async (progress, token) => {
+        // The notification's Cancel and Cancel Indexing stop the same run.
+        token.onCancellationRequested(() => source.cancel());
+        let last = 0;
+        await indexAgent(agent, todo, source, (done, total) => {
+          progress.report({ message: vscode.l10n.t('{0} of {1}', done, total), increment: ((done - last) / Math.max(1, total)) * 100 });
+          last = done;
+        });
       });
-    });
+    } finally {
+      source.dispose();
+    }
     setCoverage(agent, indexer.coverage(agent) ?? found);
+    // What the background would have indexed meanwhile.
+    surveySoon();
   };
 
   const commands: Record<string, (...args: never[]) => unknown> = {
@@ -225,9 +281,11 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
     'acpSessions.search.cancelIndexing': () => {
       stoppedByUser = true;
       indexing?.cancel();
+      run?.source.cancel();
     },
     'acpSessions.search.clearIndex': async () => {
       indexing?.cancel();
+      run?.source.cancel();
       const opened = await ready.catch(() => undefined);
       if (opened) await opened.index.clear();
       else {
@@ -251,12 +309,14 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('acpSessions.search.backgroundIndexing')) return;
       view.update({ backgroundIndexing: background() });
+      // Off: the survey and the background's run stop (a run asked for goes on: it has its Cancel).
       if (!background()) indexing?.cancel();
       else surveySoon();
     }),
     {
       dispose: () => {
         indexing?.cancel();
+        run?.source.cancel();
         for (const t of [surveyTimer, followTimer]) if (t) clearTimeout(t);
         void ready.then(({ index }) => index.dispose(), () => undefined);
       },
@@ -293,6 +353,13 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
       void ready.then(({ index }) => index.updateMeta(agent, sessionId, { archived }), () => undefined);
     },
     listsChanged: () => {
+      // Another scope (the Sessions view's folders): counted and searched anew.
+      const now = JSON.stringify(model.scope);
+      if (now !== scopeShown) {
+        scopeShown = now;
+        surveySoon();
+        query.indexChanged();
+      }
       if (followTimer) return;
       followTimer = setTimeout(() => {
         followTimer = undefined;

@@ -1,7 +1,9 @@
-// Search's query part: the query box (results as you type), running a search, the Search view's
-// results and their next page, the filter picker, opening a match in its transcript with the find
-// bar showing it, next / previous match, and Refresh. It knows the index only by QueryIndex below
-// (src/ui/search/searchIndexing.ts keeps it), and offers the indexing part what ShownQuery asks.
+// Search's query part: the query box (results as you type; what is not indexed yet, with an Index
+// Sessions… button), running a search over the sessions of the Sessions view's folders, the Search
+// view's results and their next page, the filter picker, opening a match in its transcript with
+// the find bar showing it, next / previous match, and Refresh. It knows the index only by
+// QueryIndex below (src/ui/search/searchIndexing.ts keeps it), and offers the indexing part what
+// ShownQuery asks.
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
@@ -37,6 +39,8 @@ export interface SearchQueryDeps {
   view: SearchView;
   index: QueryIndex;
   transcripts: () => QueryTranscripts | undefined;
+  /** Whether a session of folder `cwd` is in the Sessions view's scope: only those are searched. */
+  inScope(cwd: string): boolean;
 }
 
 /** The query shown and the commands on it. */
@@ -65,7 +69,7 @@ function findWords(query: string, match: SearchMatch): Pick<TranscriptMatch, 'wo
   return { words, matched: match.highlights.map(([start, end]) => match.line.slice(start, end)) };
 }
 
-export function createSearchQuery({ context, agents, view, index: source, transcripts }: SearchQueryDeps): SearchQuery {
+export function createSearchQuery({ context, agents, view, index: source, transcripts, inScope }: SearchQueryDeps): SearchQuery {
   let filterPick: vscode.QuickPick<FilterItem | vscode.QuickPickItem> | undefined;
   let query = '';
   let limit = PAGE;
@@ -81,8 +85,9 @@ export function createSearchQuery({ context, agents, view, index: source, transc
     try {
       const { index } = await source.ready;
       const parsed = parseQuery(query, view.state.filters);
-      // Only sessions of configured agents: an entry of an agent removed from the settings is never shown.
-      const result = await index.search(parsed, { limit, agents: agents.agents.map((a) => a.name), isCancelled: () => mine !== generation });
+      // Only sessions of configured agents (an entry of an agent removed from the settings is never
+      // shown) and of the folders the Sessions view shows, as the coverage counts them.
+      const result = await index.search(parsed, { limit, agents: agents.agents.map((a) => a.name), inScope, isCancelled: () => mine !== generation });
       if (mine !== generation) return;
       current = -1;
       const error = parsed.unknown.length ? vscode.l10n.t('Not understood: {0}.', plainLine(parsed.unknown.join(' '), 200)) : undefined;
@@ -110,9 +115,19 @@ export function createSearchQuery({ context, agents, view, index: source, transc
     box.value = query;
     box.valueSelection = [0, query.length];
     let typing: ReturnType<typeof setTimeout> | undefined;
-    const promptFromView = () => (box.prompt = view.treeView.message ?? vscode.l10n.t('Type to search what you and your agents said.'));
+    const indexButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('database'), tooltip: vscode.l10n.t('Index Sessions…') };
+    const promptFromView = () => {
+      box.prompt = view.queryPrompt() ?? vscode.l10n.t('Type to search what you and your agents said.');
+      const offered = view.canIndex;
+      if (offered !== box.buttons.includes(indexButton)) box.buttons = offered ? [indexButton] : [];
+    };
     const stopFollowing = view.onDidChangeTreeData(promptFromView);
     promptFromView();
+    box.onDidTriggerButton((button) => {
+      if (button !== indexButton) return;
+      box.hide();
+      void vscode.commands.executeCommand('acpSessions.search.indexAgent');
+    });
     box.onDidChangeValue((value) => {
       if (typing) clearTimeout(typing);
       typing = setTimeout(() => {
@@ -177,7 +192,7 @@ export function createSearchQuery({ context, agents, view, index: source, transc
     const folders = new Set((vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath));
     // Folders of configured agents' sessions only, as the results are.
     const configured = new Set(agents.agents.map((a) => a.name));
-    for (const s of index?.sessions() ?? []) if (configured.has(s.agent)) folders.add(s.cwd);
+    for (const s of index?.sessions() ?? []) if (configured.has(s.agent) && inScope(s.cwd)) folders.add(s.cwd);
     const { items, checked } = filterItems(agents.agents.map((a) => a.name), [...folders].sort(), view.state.filters);
     const pick = vscode.window.createQuickPick<FilterItem | vscode.QuickPickItem>();
     pick.title = vscode.l10n.t('Filter Search Results');

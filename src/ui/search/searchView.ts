@@ -1,8 +1,11 @@
 // The Search view's data provider (in the ACP Sessions container): results grouped by session
 // (title; agent, folder, age, Archived), a line of context per match with the words highlighted,
-// then the coverage (per agent, how many sessions are indexed, which not and why) and the offers
-// to index what loading would change. Agent text is plain text here: labels are cleaned without
-// changing their length, so the highlights stay on the words.
+// then the coverage (per agent, how many sessions are indexed, which not and why), the offers to
+// index what loading would change and the one indexing run under way. Before anything is indexed
+// and with no query the tree is empty, so package.json's welcome (viewsWelcome) offers Index
+// Sessions…; the query box's prompt says how many sessions are not indexed yet. Agent text is
+// plain text here: labels are cleaned without changing their length, so the highlights stay on
+// the words.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
@@ -35,7 +38,7 @@ export class InfoNode {
   constructor(
     readonly id: string,
     readonly label: string,
-    readonly options: { description?: string; tooltip?: string; icon?: string; command?: vscode.Command; children?: InfoNode[] } = {},
+    readonly options: { description?: string; tooltip?: string; icon?: string; command?: vscode.Command; children?: InfoNode[]; expanded?: boolean } = {},
   ) {}
 }
 
@@ -77,13 +80,23 @@ export interface SearchViewState {
   searching: boolean;
   error?: string;
   coverage: AgentCoverage[];
-  /** Agent names whose sessions are being indexed now, with progress. */
+  /** The one indexing run under way: its agent and count (the notification of a run shows the same). */
   indexing?: { agent: string; done: number; total: number };
   backgroundIndexing: boolean;
   /** Filters set in the picker (merged under the query's filter words). */
   filters: SearchFilters;
   /** What happened last to the index that the view must say (indexing cancelled, index cleared). */
   notice?: string;
+}
+
+/** How many listed sessions of an agent wait to be indexed: missing or stale, and not left alone. */
+export function waitingOf(c: AgentCoverage): number {
+  return c.error || c.noLoad ? 0 : Math.max(0, c.missing.length + c.stale.length - c.busy);
+}
+
+/** Sessions of the agent that only Index Sessions… indexes: loads change something, or background indexing is off. */
+export function offeredOf(c: AgentCoverage, backgroundIndexing: boolean): number {
+  return c.effect.kind !== 'none' || !backgroundIndexing ? waitingOf(c) : 0;
 }
 
 export class SearchView implements vscode.TreeDataProvider<SearchNode> {
@@ -139,7 +152,9 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
     if (query && result && !result.complete) {
       roots.push(new InfoNode('more', vscode.l10n.t('Show More Results'), { icon: 'ellipsis', command: { command: 'acpSessions.search.more', title: vscode.l10n.t('Show More Results') } }));
     }
-    roots.push(...this.coverageNodes());
+    // Nothing indexed yet and no query: an empty tree, so the welcome offers Index Sessions….
+    const welcome = this.offersWelcome();
+    if (!welcome) roots.push(...this.coverageNodes());
     this.roots = roots;
     this.treeView.message = this.message();
     const described = [query ? plainLine(query, 100) : '', filtered ? vscode.l10n.t('Filters: {0}', summary) : ''].filter(Boolean);
@@ -148,6 +163,43 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.hasResults', this.sessionNodes.length > 0);
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.hasQuery', query !== '');
     void vscode.commands.executeCommand('setContext', 'acpSessions.search.indexing', this.state.indexing !== undefined);
+    void vscode.commands.executeCommand('setContext', 'acpSessions.search.canIndex', welcome);
+  }
+
+  /**
+   * The welcome with Index Sessions… shows instead of rows: no query, no filter, no run, nothing
+   * to say, nothing indexed, and some agent's sessions can be indexed only when asked.
+   */
+  private offersWelcome(): boolean {
+    const { query, filters, indexing, notice, error, coverage, backgroundIndexing } = this.state;
+    if (query || hasFilters(filters) || indexing || notice || error) return false;
+    return coverage.every((c) => c.indexed === 0) && coverage.some((c) => offeredOf(c, backgroundIndexing) > 0);
+  }
+
+  /** What the query box says under the query: the view's message, and what is not indexed yet and how to index it. */
+  queryPrompt(): string | undefined {
+    const parts = [this.treeView.message, this.state.query ? undefined : this.notIndexed()].filter((p): p is string => !!p);
+    return parts.length ? parts.join(' ') : undefined;
+  }
+
+  /** Some agent's sessions can be indexed only when asked (the query box offers Index Sessions… then). */
+  get canIndex(): boolean {
+    return this.state.indexing === undefined && this.state.coverage.some((c) => offeredOf(c, this.state.backgroundIndexing) > 0);
+  }
+
+  /** How many sessions only Index Sessions… would index, per agent, and how; undefined when none (or a run is under way). */
+  private notIndexed(): string | undefined {
+    if (this.state.indexing) return undefined;
+    const offered = this.state.coverage.map((c) => ({ agent: plainLine(c.agent, 100), count: offeredOf(c, this.state.backgroundIndexing) })).filter((o) => o.count > 0);
+    if (offered.length === 0) return undefined;
+    const total = offered.reduce((n, o) => n + o.count, 0);
+    if (offered.length === 1) {
+      return total === 1
+        ? vscode.l10n.t('1 session of {0} is not indexed yet, so no search finds it: Index Sessions… indexes it.', offered[0].agent)
+        : vscode.l10n.t('{0} sessions of {1} are not indexed yet, so no search finds them: Index Sessions… indexes them.', total, offered[0].agent);
+    }
+    const each = offered.map((o) => vscode.l10n.t('{0} of {1}', o.count, o.agent)).join(', ');
+    return vscode.l10n.t('{0} sessions are not indexed yet ({1}), so no search finds them: Index Sessions… indexes them.', total, each);
   }
 
   private message(): string | undefined {
@@ -163,30 +215,42 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
       parts.push(result.sessions.length === 0
         ? vscode.l10n.t('No results in {0} indexed sessions.', result.searched)
         : vscode.l10n.t('{0} in {1} ({2} indexed sessions searched).', results, sessions, result.searched));
+      // A query before indexing: how many sessions it could not search, and how to index them.
+      const notIndexed = this.notIndexed();
+      if (notIndexed) parts.push(notIndexed);
     } else if (searching) parts.push(vscode.l10n.t('Searching…'));
-    if (indexing) parts.push(vscode.l10n.t('Indexing {0}: {1} of {2} sessions…', indexing.agent, indexing.done, indexing.total));
+    if (indexing) parts.push(vscode.l10n.t('Indexing {0}: {1} of {2} sessions…', plainLine(indexing.agent, 100), indexing.done, indexing.total));
     return parts.length ? parts.join(' ') : undefined;
   }
 
   private coverageNodes(): InfoNode[] {
     const nodes: InfoNode[] = [];
+    const { indexing, backgroundIndexing } = this.state;
     for (const c of this.state.coverage) {
       const agent = plainLine(c.agent, 100);
       const children: InfoNode[] = [];
-      const waiting = c.missing.length + c.stale.length - c.busy;
+      const waiting = waitingOf(c);
       if (c.error) children.push(new InfoNode(`cov/${c.agent}/error`, vscode.l10n.t('Could not list its sessions: {0}', plainLine(c.error)), { icon: 'error' }));
       else if (c.noLoad) children.push(new InfoNode(`cov/${c.agent}/noload`, vscode.l10n.t('This agent cannot replay sessions (no loadSession): there is no text to index.'), { icon: 'circle-slash' }));
       else {
         if (c.missing.length) children.push(new InfoNode(`cov/${c.agent}/missing`, vscode.l10n.t('{0} not indexed yet', c.missing.length), { icon: 'circle-large-outline' }));
         if (c.stale.length) children.push(new InfoNode(`cov/${c.agent}/stale`, vscode.l10n.t('{0} changed since they were indexed', c.stale.length), { icon: 'history' }));
         if (c.busy) children.push(new InfoNode(`cov/${c.agent}/busy`, vscode.l10n.t('{0} left alone: running, or open in a tab (a tab indexes what it replays)', c.busy), { icon: 'debug-pause' }));
-        if (waiting > 0 && c.effect.kind !== 'none') {
+        if (indexing?.agent === c.agent) {
+          // The run's own count, as its notification says it; no offer while it goes.
+          children.push(new InfoNode(`cov/${c.agent}/run`, vscode.l10n.t('Indexing: {0} of {1} sessions…', indexing.done, indexing.total), {
+            icon: 'sync~spin',
+            tooltip: vscode.l10n.t('One run at a time: Cancel Indexing (the view\'s title bar) stops it; what it indexed stays indexed.'),
+          }));
+        } else if (indexing) {
+          // One run at a time: another agent's offer comes back once the run ends.
+        } else if (waiting > 0 && c.effect.kind !== 'none') {
           children.push(new InfoNode(`cov/${c.agent}/offer`, vscode.l10n.t('Index {0} sessions of {1}…', waiting, agent), {
             icon: 'play',
             tooltip: effectText(c),
             command: { command: 'acpSessions.search.indexAgent', title: vscode.l10n.t('Index Sessions…'), arguments: [c.agent] },
           }));
-        } else if (waiting > 0 && !this.state.backgroundIndexing) {
+        } else if (waiting > 0 && !backgroundIndexing) {
           children.push(new InfoNode(`cov/${c.agent}/off`, vscode.l10n.t('Background indexing is off (setting acpSessions.search.backgroundIndexing): Index {0} sessions of {1}…', waiting, agent), {
             icon: 'play',
             command: { command: 'acpSessions.search.indexAgent', title: vscode.l10n.t('Index Sessions…'), arguments: [c.agent] },
@@ -196,7 +260,10 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
       const label = c.listed === undefined
         ? vscode.l10n.t('{0}: not listed', agent)
         : vscode.l10n.t('{0}: {1} of {2} sessions indexed', agent, c.indexed, c.listed);
-      nodes.push(new InfoNode(`cov/${c.agent}`, label, { icon: 'database', children, tooltip: effectText(c) }));
+      // Expanded while it offers something or runs, so the offer is in sight. (A row keeps the
+      // state it was first shown in: the open one has an id of its own.)
+      const open = children.some((n) => /\/(offer|off|run)$/.test(n.id));
+      nodes.push(new InfoNode(`cov/${c.agent}${open ? '/open' : ''}`, label, { icon: 'database', children, tooltip: effectText(c), expanded: open }));
     }
     return nodes;
   }
@@ -215,7 +282,8 @@ export class SearchView implements vscode.TreeDataProvider<SearchNode> {
   getTreeItem(node: SearchNode): vscode.TreeItem {
     if (node.kind === 'session') return sessionItem(node);
     if (node.kind === 'match') return matchItem(node);
-    const item = new vscode.TreeItem(node.label, node.options.children?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const state = !node.options.children?.length ? vscode.TreeItemCollapsibleState.None : node.options.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    const item = new vscode.TreeItem(node.label, state);
     item.id = node.id;
     if (node.options.icon) item.iconPath = new vscode.ThemeIcon(node.options.icon);
     if (node.options.tooltip) item.tooltip = node.options.tooltip;

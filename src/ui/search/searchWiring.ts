@@ -76,6 +76,7 @@ export function activateSearch(
       refresh: () => indexing.refresh(),
     },
     transcripts,
+    inScope: (cwd) => model.inScope(cwd),
   });
   const indexing: SearchIndexing = createSearchIndexing({
     context,

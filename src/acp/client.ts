@@ -24,6 +24,7 @@ import type {
   SessionInfo,
   SessionListChange,
   SessionState,
+  ReplayObserver,
   SessionUpdateListener,
 } from './types';
 
@@ -65,7 +66,7 @@ export class AcpClient {
 
   private constructor(
     readonly config: AgentConfig,
-    options: AcpClientOptions,
+    private readonly options: AcpClientOptions,
   ) {
     this.name = config.name;
     this.rpc = new AgentConnection(config, options, {
@@ -258,11 +259,51 @@ export class AcpClient {
     options: { onReplayEnd?: () => void } = {},
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
-    return this.updates.load(sessionId, onUpdate, token, options.onReplayEnd, (deadline) =>
-      this.protocolVersion === 2
-        ? this.rpc.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline)
-        : this.rpc.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline),
-    );
+    const observer = this.observeReplay(sessionId, cwd);
+    const listener: SessionUpdateListener = observer
+      ? (update, line) => {
+          observer.update(update, line);
+          onUpdate(update, line);
+        }
+      : onUpdate;
+    let ok = false;
+    try {
+      const result = await this.updates.load(sessionId, listener, token, options.onReplayEnd, (deadline) =>
+        this.protocolVersion === 2
+          ? this.rpc.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline)
+          : this.rpc.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline),
+      );
+      ok = true;
+      return result;
+    } finally {
+      if (observer) this.safely(() => observer.end(ok));
+    }
+  }
+
+  /** The observer of this replay, if the options ask for one; its failure costs only itself. */
+  private observeReplay(sessionId: string, cwd: string): ReplayObserver | undefined {
+    const make = this.options.replays;
+    if (!make) return undefined;
+    let observer: ReplayObserver | undefined;
+    this.safely(() => (observer = make(this.name, sessionId, cwd)));
+    if (!observer) return undefined;
+    const inner = observer;
+    let failed = false;
+    return {
+      update: (update, line) => {
+        if (!failed) this.safely(() => inner.update(update, line), () => (failed = true));
+      },
+      end: (ok) => inner.end(ok && !failed),
+    };
+  }
+
+  private safely(run: () => void, onError?: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      onError?.();
+      this.options.log.error(`[${this.name}] A replay observer failed: ${(error as Error)?.stack ?? error}`);
+    }
   }
 
   /** `session/resume` without replay. */

@@ -134,6 +134,20 @@ export interface AcpClientOptions {
   defaultCwd?: string;
   /** How long `dispose` waits after SIGTERM before SIGKILL. Default 2000. */
   killGraceMs?: number;
+  /**
+   * Told of every replay this client receives (a transcript, a survey's load, an export): what it
+   * returns hears each replayed update, as the load's own listener does, then how the load ended.
+   * Undefined: nothing is told of this one.
+   */
+  replays?: (agent: string, sessionId: string, cwd: string) => ReplayObserver | undefined;
+}
+
+/** One replay, as {@link AcpClientOptions.replays} hears it. */
+export interface ReplayObserver {
+  /** One replayed update, with its line as {@link SessionUpdateListener} gets it (copy, never keep). */
+  update(update: SessionUpdate, line: Uint8Array | undefined): void;
+  /** The load answered (`ok`) or failed; after either no update comes. */
+  end(ok: boolean): void;
 }
 
 /** What the agent advertised, reduced to the methods this client uses. */

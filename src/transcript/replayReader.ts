@@ -65,7 +65,7 @@ export async function openReplay(path: string, limits: ReplayReadLimits): Promis
   const file = await openRegular(path, limits.maxFileBytes);
   let handedOn = false;
   try {
-    const lines = lineReader(file.handle, file.size, limits.maxLineBytes);
+    const lines = lineReader(fileChunks(file.handle, file.size), limits.maxLineBytes);
     const first = await lines.next();
     if (first.done || first.value === TOO_LONG) throw new ReplayOpenError('the first line is not an acp-sessions/replay header', 'header');
     const header = parseHeader(first.value);
@@ -79,12 +79,23 @@ export async function openReplay(path: string, limits: ReplayReadLimits): Promis
   }
 }
 
+/**
+ * A replay whose header is known and whose lines come as `chunks` (a kept copy's decompressed
+ * body): read as a file's are, each line bounded and checked; `close` ends the source.
+ */
+export function openReplayLines(header: ReplayHeader, chunks: AsyncIterable<Uint8Array>, maxLineBytes: number, size: number, close: () => Promise<void>): OpenedReplay {
+  const counts: ReplayReadCounts = { updates: 0, skipped: 0, tooLong: 0 };
+  let closed: Promise<void> | undefined;
+  const closeOnce = () => (closed ??= close().catch(() => undefined));
+  return { header, size, slices: slices(closeOnce, lineReader(chunks, maxLineBytes), header.sessionId, counts), counts, close: closeOnce };
+}
+
 /** The header of `path` only (a bounded read of its first line), or undefined when it is no replay. */
 export async function readReplayHeader(path: string, maxFileBytes: number): Promise<ReplayHeader | undefined> {
   let file: { handle: fs.FileHandle; size: number } | undefined;
   try {
     file = await openRegular(path, maxFileBytes);
-    const first = await lineReader(file.handle, Math.min(file.size, MAX_HEADER_BYTES + 1), MAX_HEADER_BYTES).next();
+    const first = await lineReader(fileChunks(file.handle, Math.min(file.size, MAX_HEADER_BYTES + 1)), MAX_HEADER_BYTES).next();
     return first.done || first.value === TOO_LONG ? undefined : parseHeader(first.value);
   } catch {
     return undefined;
@@ -128,22 +139,30 @@ function parseHeader(line: string): ReplayHeader {
 
 const TOO_LONG = Symbol('line too long');
 
-/**
- * The lines of the first `size` bytes, decoded one by one (a newline byte is never inside a
- * UTF-8 sequence, so each line decodes alone); a line over `maxLineBytes` is dropped as it is
- * read and given as TOO_LONG, its bytes never held.
- */
-async function* lineReader(handle: fs.FileHandle, size: number, maxLineBytes: number): AsyncGenerator<string | typeof TOO_LONG> {
+/** The first `size` bytes of a file, a chunk at a time (each a view of one buffer, good until the next). */
+async function* fileChunks(handle: fs.FileHandle, size: number): AsyncGenerator<Buffer> {
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size)));
-  let partial: Buffer[] = [];
-  let partialBytes = 0;
-  let overLong = false;
   let position = 0;
   while (position < size) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
     if (bytesRead === 0) break;
     position += bytesRead;
-    const chunk = buffer.subarray(0, bytesRead);
+    yield buffer.subarray(0, bytesRead);
+  }
+}
+
+/**
+ * The lines of `chunks`, decoded one by one (a newline byte is never inside a UTF-8 sequence, so
+ * each line decodes alone); a line over `maxLineBytes` is dropped as it is read and given as
+ * TOO_LONG, its bytes never held. A chunk may be reused by its source once the next is asked for.
+ */
+async function* lineReader(chunks: AsyncIterable<Uint8Array>, maxLineBytes: number): AsyncGenerator<string | typeof TOO_LONG> {
+  let partial: Buffer[] = [];
+  let partialBytes = 0;
+  let overLong = false;
+  for await (const bytes of chunks) {
+    const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const bytesRead = chunk.length;
     let start = 0;
     for (;;) {
       const end = chunk.indexOf(NEWLINE, start);

@@ -1,0 +1,319 @@
+// One kept copy of a session on disk: the replay's `session/update` lines as the agent sent them,
+// gzip-compressed, then a trailer that says whose they are. The trailer comes last because what
+// it counts is known only once the replay ended; a listing reads it alone (a few kilobytes from
+// the file's end), never the body.
+//
+//   [gzip body][trailer JSON, UTF-8][trailer length: u32 LE][MAGIC, 8 bytes]
+//
+// A copy is written under a temporary name beside its place, flushed to disk and renamed, so a
+// window closed, a full disk or a crash half-way leaves no file that reads as whole; one cut short
+// later fails the checks here (its size, the gzip frame) and, read to its end, gzip's own CRC.
+// Plain Node, no `vscode`.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { createGunzip, createGzip, type Gzip } from 'node:zlib';
+import type { ReplayHeader } from '../transcript/replayFile';
+import { openReplayLines, type OpenedReplay } from '../transcript/replayReader';
+
+export const KEPT_FORMAT = 'acp-sessions/kept';
+export const KEPT_VERSION = 1;
+const MAGIC = Buffer.from('ACPKEEP1', 'latin1');
+const TAIL_BYTES = 4 + MAGIC.length;
+/** A trailer is one small JSON object; a longer one is not a trailer. */
+const MAX_TRAILER_BYTES = 64 * 1024;
+/** Lines gathered before they go to the compressor: few calls into zlib, little waiting on the heap. */
+const STAGE_BYTES = 256 * 1024;
+const NEWLINE = 0x0a;
+export const KEPT_SUFFIX = '.kept';
+const TMP_SUFFIX = '.tmp';
+const GONE_SUFFIX = '.gone';
+
+/** What a kept copy says of itself. */
+export interface KeptMeta {
+  format: typeof KEPT_FORMAT;
+  version: number;
+  agentName: string;
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  /** The session's `updatedAt` as the agent listed it when the copy was made. */
+  updatedAt?: string;
+  archived?: boolean;
+  /** When the copy was made (ISO). */
+  keptAt: string;
+  /** How many updates the body holds. */
+  updates: number;
+  /** The compressed body's bytes, and what it holds uncompressed. */
+  bodyBytes: number;
+  rawBytes: number;
+}
+
+/** The session's facts a copy records, as its writer is told them at the end. */
+export type KeptFacts = Pick<KeptMeta, 'agentName' | 'sessionId' | 'cwd' | 'title' | 'updatedAt' | 'archived'>;
+
+export class KeptFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeptFileError';
+  }
+}
+
+/** Where `agentName`'s copies live under `root`: names are hashes, never the agent's text. */
+export function agentFolder(root: string, agentName: string): string {
+  return join(root, hash(agentName, 16));
+}
+
+/** The file of one session's copy. */
+export function keptPath(root: string, agentName: string, sessionId: string): string {
+  return join(agentFolder(root, agentName), hash(sessionId, 32) + KEPT_SUFFIX);
+}
+
+/** The mark a delete here leaves, so a copy another window was writing at that moment is not put back. */
+export function gonePath(keptFile: string): string {
+  return keptFile.slice(0, -KEPT_SUFFIX.length) + GONE_SUFFIX;
+}
+
+export function isKeptName(name: string): boolean {
+  return name.endsWith(KEPT_SUFFIX) && !name.startsWith('.');
+}
+
+export function isTemporaryName(name: string): boolean {
+  return name.startsWith('.') && name.endsWith(TMP_SUFFIX);
+}
+
+function hash(text: string, length: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+/**
+ * Reads the trailer of `path` and checks the file against it: its size, the gzip frame's start
+ * and the uncompressed size gzip records at its end. Throws KeptFileError naming what is wrong.
+ */
+export async function readKeptMeta(path: string): Promise<{ meta: KeptMeta; size: number; mtimeMs: number }> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new KeptFileError('it is not a regular file');
+    const size = stat.size;
+    if (size < TAIL_BYTES + 18) throw new KeptFileError(`it is ${size} bytes, too short to be a copy`);
+    const tail = Buffer.alloc(Math.min(size, MAX_TRAILER_BYTES + TAIL_BYTES + 4));
+    await readFully(handle, tail, size - tail.length);
+    if (!tail.subarray(tail.length - MAGIC.length).equals(MAGIC)) throw new KeptFileError('its end is missing (it was cut short or is not a copy)');
+    const trailerBytes = tail.readUInt32LE(tail.length - TAIL_BYTES);
+    if (trailerBytes > MAX_TRAILER_BYTES || trailerBytes + TAIL_BYTES + 4 > tail.length) throw new KeptFileError('its trailer is too long');
+    const trailerStart = tail.length - TAIL_BYTES - trailerBytes;
+    let meta: unknown;
+    try {
+      meta = JSON.parse(tail.toString('utf8', trailerStart, tail.length - TAIL_BYTES));
+    } catch {
+      throw new KeptFileError('its trailer is not JSON');
+    }
+    if (!isKeptMeta(meta)) throw new KeptFileError(`its trailer is not an ${KEPT_FORMAT} trailer`);
+    if (meta.version > KEPT_VERSION) throw new KeptFileError(`version ${meta.version} is newer than this extension reads (${KEPT_VERSION})`);
+    if (meta.bodyBytes + trailerBytes + TAIL_BYTES !== size) throw new KeptFileError(`it is ${size} bytes where its trailer counts ${meta.bodyBytes + trailerBytes + TAIL_BYTES}`);
+    const head = Buffer.alloc(2);
+    await readFully(handle, head, 0);
+    // gzip's magic first; its last four body bytes are the uncompressed size, modulo 2^32.
+    if (head[0] !== 0x1f || head[1] !== 0x8b) throw new KeptFileError('its body is not gzip');
+    const isize = tail.readUInt32LE(trailerStart - 4);
+    if (isize !== meta.rawBytes % 2 ** 32) throw new KeptFileError('its body does not end where gzip says');
+    return { meta, size, mtimeMs: stat.mtimeMs };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function readFully(handle: fs.FileHandle, into: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new KeptFileError('it ended while being read');
+    done += bytesRead;
+  }
+}
+
+function isKeptMeta(value: unknown): value is KeptMeta {
+  const m = value as Partial<KeptMeta> | null;
+  const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+  return (
+    !!m && typeof m === 'object' && m.format === KEPT_FORMAT && typeof m.version === 'number' &&
+    typeof m.agentName === 'string' && typeof m.sessionId === 'string' && typeof m.cwd === 'string' &&
+    optionalString(m.title) && optionalString(m.updatedAt) && (m.archived === undefined || typeof m.archived === 'boolean') &&
+    typeof m.keptAt === 'string' && isCount(m.updates) && isCount(m.bodyBytes) && isCount(m.rawBytes)
+  );
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/**
+ * Opens a copy to read as an exported replay is read (each line bounded and checked as an agent's
+ * is: the file is on a disk other windows write to). A body that fails gzip's check ends the
+ * slices with a KeptFileError.
+ */
+export async function openKept(path: string, maxLineBytes: number): Promise<OpenedReplay & { meta: KeptMeta }> {
+  const { meta } = await readKeptMeta(path);
+  const stream = createReadStream(path, { start: 0, end: Math.max(0, meta.bodyBytes - 1) });
+  const gunzip = createGunzip();
+  stream.on('error', (error) => gunzip.destroy(error));
+  stream.pipe(gunzip);
+  const header: ReplayHeader = {
+    format: 'acp-sessions/replay',
+    version: 1,
+    agentName: meta.agentName,
+    sessionId: meta.sessionId,
+    cwd: meta.cwd,
+    title: meta.title,
+    updatedAt: meta.updatedAt,
+    archived: meta.archived,
+    exportedAt: meta.keptAt,
+    updates: meta.updates,
+  };
+  const close = async () => {
+    stream.destroy();
+    gunzip.destroy();
+  };
+  return { ...openReplayLines(header, checkedChunks(gunzip), maxLineBytes, meta.bodyBytes, close), meta };
+}
+
+async function* checkedChunks(gunzip: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of gunzip) yield chunk;
+  } catch (error) {
+    throw new KeptFileError(`the copy is damaged: ${(error as Error)?.message ?? error}`);
+  }
+}
+
+/**
+ * Writes one copy as a replay comes in: `push` takes each update's line (copied at once), the
+ * compressing and writing happen on libuv's threads; `finish` puts the copy in its place when
+ * `keep` agrees, `abort` drops it. Never throws into `push`: a failed write is told by `finish`.
+ */
+export class KeptWriter {
+  private readonly tmp: string;
+  private readonly gzip: Gzip;
+  private readonly written: Promise<void>;
+  private stage = Buffer.allocUnsafe(STAGE_BYTES);
+  private staged = 0;
+  private rawBytes = 0;
+  private updates = 0;
+  private failure: Error | undefined;
+  private ended = false;
+  readonly startedAt = Date.now();
+
+  constructor(readonly path: string) {
+    this.tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
+    this.gzip = createGzip({ level: 6 });
+    this.written = this.write();
+    // Heard at once (a full disk stops the pushes); `finish` rejects with it.
+    this.written.catch((error: Error) => {
+      this.failure ??= error;
+      this.gzip.destroy();
+    });
+  }
+
+  private async write(): Promise<void> {
+    await fs.mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const handle = await fs.open(this.tmp, 'wx', 0o600);
+    try {
+      let position = 0;
+      for await (const chunk of this.gzip as AsyncIterable<Buffer>) {
+        let done = 0;
+        while (done < chunk.length) {
+          const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, position);
+          done += bytesWritten;
+          position += bytesWritten;
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** One notification line (without its newline): the agent's bytes, or a line encoded here. */
+  push(line: Uint8Array | string): void {
+    if (this.ended || this.failure) return;
+    const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
+    this.updates++;
+    this.rawBytes += bytes.length + 1;
+    if (bytes.length + 1 > this.stage.length - this.staged) this.flush();
+    if (bytes.length + 1 > this.stage.length) {
+      const own = Buffer.allocUnsafe(bytes.length + 1);
+      own.set(bytes, 0);
+      own[bytes.length] = NEWLINE;
+      this.gzip.write(own);
+      return;
+    }
+    this.stage.set(bytes, this.staged);
+    this.stage[this.staged + bytes.length] = NEWLINE;
+    this.staged += bytes.length + 1;
+  }
+
+  private flush(): void {
+    if (this.staged === 0) return;
+    // The compressor keeps the buffer it was given until it is done with it: a new one is staged.
+    this.gzip.write(this.stage.subarray(0, this.staged));
+    this.stage = Buffer.allocUnsafe(STAGE_BYTES);
+    this.staged = 0;
+  }
+
+  /**
+   * Ends the body, adds the trailer, flushes the file to disk and, when `keep` agrees (given the
+   * copy in place, if any, it may decline: a newer copy, a delete since), renames it into place.
+   * Resolves to the copy's trailer, or undefined when it was declined; rejects when writing failed.
+   */
+  async finish(facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>): Promise<KeptMeta | undefined> {
+    if (this.ended) throw new KeptFileError('the copy was already ended');
+    this.flush();
+    this.ended = true;
+    this.gzip.end();
+    try {
+      await this.written;
+      const bodyBytes = (await fs.stat(this.tmp)).size;
+      const meta: KeptMeta = { format: KEPT_FORMAT, version: KEPT_VERSION, ...facts, keptAt: new Date().toISOString(), updates: this.updates, bodyBytes, rawBytes: this.rawBytes };
+      const trailer = Buffer.from(JSON.stringify(meta), 'utf8');
+      if (trailer.length > MAX_TRAILER_BYTES) throw new KeptFileError('the trailer is too long');
+      const tail = Buffer.alloc(TAIL_BYTES);
+      tail.writeUInt32LE(trailer.length, 0);
+      MAGIC.copy(tail, 4);
+      const handle = await fs.open(this.tmp, 'a');
+      try {
+        await handle.write(Buffer.concat([trailer, tail]));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      let existing: KeptMeta | undefined;
+      try {
+        existing = (await readKeptMeta(this.path)).meta;
+      } catch {
+        existing = undefined;
+      }
+      if (!(await keep(existing, this.startedAt))) {
+        await fs.rm(this.tmp, { force: true });
+        return undefined;
+      }
+      await fs.rename(this.tmp, this.path);
+      return meta;
+    } catch (error) {
+      await fs.rm(this.tmp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Drops the copy (the load failed or was cancelled); resolves once the temporary file is gone. */
+  async abort(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.gzip.destroy();
+    await this.written.catch(() => undefined);
+    await fs.rm(this.tmp, { force: true }).catch(() => undefined);
+  }
+
+  /** Set once the compressor or the disk failed (a full disk): `finish` rejects with it. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+}

@@ -1,0 +1,200 @@
+// Kept copies (src/keep/): a replay from the reference agent, a real process over real pipes, is
+// kept as it comes and reads back as the same updates; a copy cut short or spoiled on disk never
+// reads as whole; two stores on one folder (two windows) never spoil each other's work; a delete
+// here is not undone by a copy another window was still writing; a full disk loses the copy
+// alone, with a message.
+import assert from 'node:assert/strict';
+import { mkdtempSync, promises as fs, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { SessionUpdate } from '../../src/acp/types';
+import { keptPath, KeptFileError, openKept, readKeptMeta } from '../../src/keep/keptFile';
+import { KeptStore, type KeepMode, type KeptStoreOptions } from '../../src/keep/keptStore';
+import { collectReplay } from '../../src/transcript/replayReader';
+import { storedSession, writeAll } from '../agent/fixtures';
+import { referenceAgent, rejection, startClient, tempDir } from './acp-helpers';
+import { mountTmpfs, unmount } from './fullDisk';
+
+const CWD = '/work/project-a';
+const MB = 1024 * 1024;
+
+function replayOf(sessionId: string, parts: number, noise = false): SessionUpdate[] {
+  return Array.from({ length: parts }, (_, i) =>
+    noise
+      ? { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: createHash('sha512').update(`${sessionId} ${i}`).digest('hex') } }
+      : i % 2 === 0
+      ? { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `question ${i} of ${sessionId}: how does the orbital relay route its packets?` } }
+      : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `answer ${i}: the relay keeps a table of neighbours and forwards each packet to the nearest, «ここ» included.` } },
+  ) as SessionUpdate[];
+}
+
+function storeOn(root: string, overrides: Partial<KeptStoreOptions> & { updatedAt?: () => string | undefined; mode?: () => KeepMode } = {}): { store: KeptStore; warnings: string[] } {
+  const warnings: string[] = [];
+  const store = new KeptStore({
+    root,
+    mode: () => 'read',
+    budgetBytes: () => 100 * MB,
+    facts: () => ({ title: 'Orbital relay', updatedAt: overrides.updatedAt?.() ?? '2026-11-30T10:00:00.000Z' }),
+    log: { warn: (m) => warnings.push(m) },
+    ...overrides,
+  });
+  return { store, warnings };
+}
+
+async function agentWith(t: Parameters<typeof tempDir>[0], sessions: { id: string; parts: number; noise?: boolean }[], store: KeptStore) {
+  const dir = join(tempDir(t), 'store');
+  await writeAll(dir, sessions.map((s) => storedSession(s.id, { updates: replayOf(s.id, s.parts, s.noise) })));
+  return startClient(t, referenceAgent(dir), { replays: (agent, sessionId, cwd) => store.observe(agent, sessionId, cwd) });
+}
+
+test('a replay is kept as it comes: the copy reads back as the same updates, in a 0700 folder as a 0600 file, with its facts', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const { store } = storeOn(root);
+  const { client } = await agentWith(t, [{ id: 's1', parts: 400 }], store);
+  const replayed: SessionUpdate[] = [];
+  await client.loadSession('s1', CWD, (u) => replayed.push(u));
+  await store.lastWrite;
+  const copy = store.get('reference', 's1');
+  assert.ok(copy, 'the store knows the copy');
+  assert.equal(copy.meta.updates, 400);
+  assert.equal(copy.meta.title, 'Orbital relay');
+  assert.equal(copy.meta.cwd, CWD);
+  assert.equal(statSync(copy.path).mode & 0o777, 0o600);
+  assert.equal(statSync(join(copy.path, '..')).mode & 0o777, 0o700);
+  assert.equal(statSync(root).mode & 0o777, 0o700);
+  assert.ok(copy.bytes < copy.meta.rawBytes / 4, `compressed: ${copy.bytes} bytes for ${copy.meta.rawBytes}`);
+  const opened = await openKept(copy.path, 64 * MB);
+  assert.deepEqual(await collectReplay(opened), replayed);
+  assert.deepEqual(opened.counts, { updates: 400, skipped: 0, tooLong: 0 });
+  // A second store on the folder (another window) finds it by its trailer alone.
+  const other = storeOn(root).store;
+  await other.scan();
+  assert.equal(other.get('reference', 's1')?.meta.updates, 400);
+});
+
+test('a copy is not made again while the session has not moved, and is made again once it has', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  let updatedAt = '2026-11-30T10:00:00.000Z';
+  const { store } = storeOn(root, { updatedAt: () => updatedAt });
+  const { client } = await agentWith(t, [{ id: 's1', parts: 4 }], store);
+  await client.loadSession('s1', CWD, () => undefined);
+  await store.lastWrite;
+  const first = store.get('reference', 's1')!;
+  assert.equal(store.observe('reference', 's1', CWD), undefined, 'nothing to observe: the copy is as new as the session');
+  updatedAt = '2026-12-01T10:00:00.000Z';
+  await client.loadSession('s1', CWD, () => undefined);
+  await store.lastWrite;
+  const second = store.get('reference', 's1')!;
+  assert.equal(second.meta.updatedAt, updatedAt);
+  assert.notEqual(second.meta.keptAt, undefined);
+  assert.ok(second.meta.keptAt >= first.meta.keptAt);
+});
+
+test('with the mode off, or the budget spent, no copy is made; a failed load leaves no file behind', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  let mode: KeepMode = 'off';
+  let budget = 100 * MB;
+  const { store } = storeOn(root, { mode: () => mode, budgetBytes: () => budget });
+  const { client } = await agentWith(t, [{ id: 's1', parts: 4 }, { id: 's2', parts: 4 }], store);
+  await client.loadSession('s1', CWD, () => undefined);
+  await store.lastWrite;
+  assert.equal(store.get('reference', 's1'), undefined);
+  mode = 'read';
+  await client.loadSession('s1', CWD, () => undefined);
+  await store.lastWrite;
+  assert.ok(store.get('reference', 's1'));
+  budget = 1;
+  await client.loadSession('s2', CWD, () => undefined);
+  await store.lastWrite;
+  assert.equal(store.get('reference', 's2'), undefined, 'no new copy past the budget');
+  budget = 100 * MB;
+  await rejection(client.loadSession('missing', CWD, () => undefined));
+  await store.lastWrite;
+  const names = await fs.readdir(join(store.get('reference', 's1')!.path, '..'));
+  assert.deepEqual(names.filter((n) => !n.endsWith('.kept')), [], `no temporary file stays: ${names.join(', ')}`);
+});
+
+test('a copy cut short or spoiled on disk never reads as whole: the scan lists it as damaged, a spoiled body fails at its end', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const { store } = storeOn(root);
+  const { client } = await agentWith(t, [{ id: 'cut', parts: 300 }, { id: 'spoiled', parts: 300 }], store);
+  await client.loadSession('cut', CWD, () => undefined);
+  await store.lastWrite;
+  await client.loadSession('spoiled', CWD, () => undefined);
+  await store.lastWrite;
+  const cut = store.get('reference', 'cut')!;
+  const spoiled = store.get('reference', 'spoiled')!;
+  truncateSync(cut.path, cut.bytes - 100);
+  await assert.rejects(readKeptMeta(cut.path), KeptFileError);
+  // One byte in the middle of the body: the trailer and sizes hold, gzip's CRC does not.
+  const bytes = readFileSync(spoiled.path);
+  bytes[Math.floor(spoiled.meta.bodyBytes / 2)] ^= 0xff;
+  writeFileSync(spoiled.path, bytes);
+  const fresh = storeOn(root).store;
+  await fresh.scan();
+  assert.equal(fresh.get('reference', 'cut'), undefined, 'a cut copy is not listed as a copy');
+  assert.deepEqual(fresh.damaged('reference').map((d) => d.path), [cut.path]);
+  const opened = await openKept(spoiled.path, 64 * MB);
+  await assert.rejects(collectReplay(opened), (error: Error) => error instanceof KeptFileError || /damaged|check|invalid/i.test(error.message));
+});
+
+test('two windows on one folder: a copy of an older state never replaces a newer one, and both leave one whole copy', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const newer = storeOn(root, { updatedAt: () => '2026-12-01T10:00:00.000Z' }).store;
+  const older = storeOn(root, { updatedAt: () => '2026-11-01T10:00:00.000Z' }).store;
+  const one = await agentWith(t, [{ id: 's1', parts: 2000 }], newer);
+  const two = await agentWith(t, [{ id: 's1', parts: 10 }], older);
+  await Promise.all([one.client.loadSession('s1', CWD, () => undefined), two.client.loadSession('s1', CWD, () => undefined)]);
+  await Promise.all([newer.lastWrite, older.lastWrite]);
+  const { meta } = await readKeptMeta(keptPath(root, 'reference', 's1'));
+  assert.equal(meta.updatedAt, '2026-12-01T10:00:00.000Z');
+  assert.equal(meta.updates, 2000);
+  // The older window's copy, finished last, was declined (written again here so the order is sure).
+  await two.client.loadSession('s1', CWD, () => undefined);
+  await older.lastWrite;
+  assert.equal((await readKeptMeta(keptPath(root, 'reference', 's1'))).meta.updates, 2000);
+});
+
+test('a delete here is not undone by a copy of the session that was being written when it happened', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const { store } = storeOn(root);
+  const other = storeOn(root).store;
+  const { client } = await agentWith(t, [{ id: 's1', parts: 10 }], store);
+  await client.loadSession('s1', CWD, () => undefined);
+  await store.lastWrite;
+  // The other window begins its copy, then this one deletes the session.
+  const observer = other.observe('reference', 's1', CWD)!;
+  observer.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'late' } } as SessionUpdate, undefined);
+  await store.delete('reference', ['s1']);
+  assert.equal(store.get('reference', 's1'), undefined);
+  observer.end(true);
+  await other.lastWrite;
+  await assert.rejects(fs.stat(keptPath(root, 'reference', 's1')), { code: 'ENOENT' });
+});
+
+test('a full disk loses the copy alone: the copy is dropped naming the cause, no file is left, the load itself succeeds', async (t) => {
+  // Its own folder, unmounted before it is removed (after-hooks run in the order they were added).
+  const root = mkdtempSync(join(tmpdir(), 'acp-kept-'));
+  const mounted = mountTmpfs(root, 64 * 1024);
+  t.after(() => {
+    if (mounted) unmount(root);
+    rmSync(root, { recursive: true, force: true });
+  });
+  if (!mounted) {
+    // Where this process may not mount (not root), a folder it may not write to refuses instead.
+    t.diagnostic('no tmpfs: the copies folder is read-only instead of full');
+    await fs.chmod(root, 0o500);
+  }
+  const { store, warnings } = storeOn(root);
+  const { client } = await agentWith(t, [{ id: 'big', parts: 3000, noise: true }], store);
+  const replayed: SessionUpdate[] = [];
+  await client.loadSession('big', CWD, (u) => replayed.push(u));
+  await store.lastWrite;
+  assert.equal(replayed.length, 3000, 'the load is whole');
+  assert.equal(store.get('reference', 'big'), undefined);
+  assert.match(warnings.join('\n'), mounted ? /Could not keep a copy of session "big": .*(ENOSPC|no space)/i : /Could not keep a copy of session "big": .*(EACCES|permission)/i);
+  const left = (await fs.readdir(root, { recursive: true })).filter((n) => String(n).includes('.tmp'));
+  assert.deepEqual(left, []);
+});

@@ -198,6 +198,7 @@ export class KeptStore implements Disposable {
   }
 
   private async readFolder(): Promise<void> {
+    const started = new Date().toISOString();
     const copies = new Map<string, Map<string, KeptCopy>>();
     const damaged = new Map<string, DamagedCopy>();
     let folders: string[];
@@ -241,6 +242,13 @@ export class KeptStore implements Disposable {
       );
     }
     if (this.disposed) return;
+    // A copy this window put in place while the folder was read is kept, whether the read saw it or not.
+    for (const copy of this.all()) {
+      if (copy.meta.keptAt < started) continue;
+      let map = copies.get(copy.meta.agentName);
+      if (!map) copies.set(copy.meta.agentName, (map = new Map()));
+      if (!map.has(copy.meta.sessionId)) map.set(copy.meta.sessionId, copy);
+    }
     this.copies.clear();
     for (const [agent, map] of copies) this.copies.set(agent, map);
     this.damagedFiles.clear();

@@ -62,6 +62,8 @@ export interface IndexerOptions {
   model: SessionsModel;
   /** Whether a transcript tab shows the session (its replay will index it). */
   isOpen(agent: string, sessionId: string): boolean;
+  /** Whether a copy of the session is kept here: its entry stays once the agent no longer lists it (Kept Here). */
+  kept?(agent: string, sessionId: string): boolean;
   log: { info(m: string): void; warn(m: string): void };
 }
 
@@ -138,9 +140,10 @@ export class SearchIndexer {
       }
       // The lists above are of every folder (listAll has no cwd), whatever the Sessions view's
       // scope: a session of this agent they do not hold was deleted, wherever its folder is. (An
-      // entry of another folder stays indexed, and is found once the scope holds its folder.)
+      // entry of another folder stays indexed, and is found once the scope holds its folder; so
+      // does one whose copy is kept here, found as the Kept Here session it now is.)
       for (const entry of index.sessions(agent)) {
-        if (!seen.has(entry.sessionId)) await this.removed(agent, entry.sessionId);
+        if (!seen.has(entry.sessionId) && !this.options.kept?.(agent, entry.sessionId)) await this.removed(agent, entry.sessionId);
       }
     } catch (error) {
       coverage.error = (error as Error)?.message ?? String(error);

@@ -21,7 +21,7 @@ export interface LiveUpdatesOwner {
   /** Puts what the agent now says about a session into the lists (and fires what changed). */
   move(agent: string, session: SessionInfo): void;
   /** The agent no longer has the session. */
-  remove(agent: string, sessionId: string): void;
+  remove(agent: string, sessionId: string, how: 'gone'): void;
   /** A live list change was applied. */
   liveChanged(change: { agent: string; sessions: string[]; removed: string[] }): void;
 }
@@ -175,7 +175,7 @@ export class LiveUpdates implements Disposable {
   private liveChange(agent: string, entry: LiveLists, change: SessionListChange): void {
     if (this.live.get(agent) !== entry || this.owner.registry.connectedClient(agent) !== entry.client) return;
     for (const session of change.sessions) this.owner.move(agent, session);
-    for (const sessionId of change.removed) this.owner.remove(agent, sessionId);
+    for (const sessionId of change.removed) this.owner.remove(agent, sessionId, 'gone');
     this.owner.liveChanged({ agent, sessions: change.sessions.map((s) => s.sessionId), removed: change.removed });
   }
 

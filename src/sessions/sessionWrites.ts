@@ -18,7 +18,7 @@ export interface WritesOwner {
   /** The agent stored `title` for the session. */
   renamed(agent: string, sessionId: string, title: string): void;
   /** The agent no longer has the session (deleted, or it answered -32002). */
-  remove(agent: string, sessionId: string): void;
+  remove(agent: string, sessionId: string, how: 'deleted' | 'gone'): void;
   /** Lists the agent's lists again in the background, after writes that reached it. */
   revalidate(agent: string): void;
 }
@@ -58,8 +58,8 @@ export class SessionWrites {
     if (!client.capabilities.delete) throw new CapabilityMissingError(agent, 'delete', 'delete sessions');
     return this.eachSession(agent, sessionIds, progress, async (sessionId) => {
       await client.deleteSession(sessionId);
-      this.owner.remove(agent, sessionId);
-    });
+      this.owner.remove(agent, sessionId, 'deleted');
+    }, 'deleted');
   }
 
   /**
@@ -71,6 +71,8 @@ export class SessionWrites {
     sessionIds: readonly string[],
     progress: BulkProgress | undefined,
     change: (sessionId: string, session: SessionInfo | undefined) => Promise<void>,
+    /** What a -32002 answer means here: the session is gone, or (a delete) deleted as asked. */
+    goneAs: 'deleted' | 'gone' = 'gone',
   ): Promise<SessionOutcome[]> {
     const outcomes: SessionOutcome[] = [];
     for (const sessionId of sessionIds) {
@@ -80,7 +82,7 @@ export class SessionWrites {
         await change(sessionId, session);
         outcomes.push({ agent, sessionId, session, status: 'done' });
       } catch (error) {
-        outcomes.push(this.failure(agent, sessionId, session, error));
+        outcomes.push(this.failure(agent, sessionId, session, error, goneAs));
       }
       progress?.onOutcome?.(outcomes[outcomes.length - 1]);
     }
@@ -90,10 +92,10 @@ export class SessionWrites {
     return outcomes;
   }
 
-  private failure(agent: string, sessionId: string, session: SessionInfo | undefined, error: unknown): SessionOutcome {
+  private failure(agent: string, sessionId: string, session: SessionInfo | undefined, error: unknown, goneAs: 'deleted' | 'gone' = 'gone'): SessionOutcome {
     if (isResourceNotFound(error)) {
       // -32002: the agent no longer knows the session, so no list may keep showing it.
-      this.owner.remove(agent, sessionId);
+      this.owner.remove(agent, sessionId, goneAs);
       return { agent, sessionId, session, status: 'gone', error };
     }
     if (isAuthRequired(error)) this.owner.registry.reportAuthenticationRequired(agent, messageOf(error));

@@ -44,6 +44,14 @@ export interface SessionsChange {
   list?: SessionList;
 }
 
+/** What {@link SessionsModel.onDidDelete} tells. */
+export interface SessionDeleted {
+  agent: string;
+  sessionId: string;
+  /** `deleted`: the user deleted it here; `gone`: the agent no longer has it, by no act here. */
+  how: 'deleted' | 'gone';
+}
+
 export interface SessionsModelOptions {
   /** How many sessions a list shows before "Load more" (the agent pages as it likes). */
   pageSize?: number;
@@ -77,14 +85,19 @@ export class SessionsModel implements Disposable {
    */
   readonly onDidRename: Event<{ agent: string; sessionId: string; title: string | undefined }> = this.onDidRenameEmitter.event;
 
-  private readonly onDidDeleteEmitter = new Emitter<{ agent: string; sessionId: string }>();
+  private readonly onDidDeleteEmitter = new Emitter<SessionDeleted>();
   /**
-   * A session the agent no longer has: deleted by {@link delete} here (one or a clean-up run),
-   * answered -32002 to a write here or elsewhere ({@link sessionNotFound}: a transcript's load),
-   * or removed by the agent's live list. Fires whether or not a list showed it (search drops its
-   * text).
+   * A session the agent no longer has: deleted by {@link delete} here (one or a clean-up run;
+   * `how: 'deleted'`, also when the agent answered -32002 to that delete), or gone without the
+   * user asking here (`how: 'gone'`): answered -32002 to another write here or elsewhere
+   * ({@link sessionNotFound}: a transcript's load), or removed by the agent's live list. Fires
+   * whether or not a list showed it (search drops its text; a kept copy goes only when deleted).
    */
-  readonly onDidDelete: Event<{ agent: string; sessionId: string }> = this.onDidDeleteEmitter.event;
+  readonly onDidDelete: Event<SessionDeleted> = this.onDidDeleteEmitter.event;
+
+  private readonly onDidRefreshEmitter = new Emitter<{ agent?: string }>();
+  /** The user asked for a refresh (of one agent, or all): what was learned from elsewhere is read again. */
+  readonly onDidRefresh: Event<{ agent?: string }> = this.onDidRefreshEmitter.event;
 
   private readonly onDidLiveChangeEmitter = new Emitter<{ agent: string; sessions: string[]; removed: string[] }>();
   /** Fires after a live list change was applied (tests wait for it instead of sleeping). */
@@ -127,7 +140,7 @@ export class SessionsModel implements Disposable {
       loaded: (list, client, sessions) => this.loaded(list, client, sessions),
       titleChanged: (agent, sessionId, title) => this.onDidRenameEmitter.fire({ agent, sessionId, title }),
       move: (agent, session) => this.move(agent, session),
-      remove: (agent, sessionId) => this.remove(agent, sessionId),
+      remove: (agent, sessionId, how) => this.remove(agent, sessionId, how),
       liveChanged: (change) => this.onDidLiveChangeEmitter.fire(change),
       archived: (agent, sessionId, archived, session) => {
         if (session) this.move(agent, { ...session, archived });
@@ -214,6 +227,7 @@ export class SessionsModel implements Disposable {
   async refresh(agentName?: string): Promise<void> {
     const agents = this.registry.agents.filter((a) => agentName === undefined || a.name === agentName);
     forgetRealPaths();
+    this.onDidRefreshEmitter.fire({ agent: agentName });
     await Promise.all(
       agents.map(async (agent) => {
         if (agent.state.kind === 'connected') {
@@ -263,7 +277,7 @@ export class SessionsModel implements Disposable {
    * it no longer has it, so every list drops it and whoever follows the model hears of it.
    */
   sessionNotFound(agent: string, sessionId: string): void {
-    this.remove(agent, sessionId);
+    this.remove(agent, sessionId, 'gone');
   }
 
   /**
@@ -308,6 +322,7 @@ export class SessionsModel implements Disposable {
     this.onDidDeleteEmitter.dispose();
     this.onDidArchiveEmitter.dispose();
     this.onDidRenameEmitter.dispose();
+    this.onDidRefreshEmitter.dispose();
   }
 
   /** A list changed. */
@@ -366,8 +381,8 @@ export class SessionsModel implements Disposable {
     if (held && titleOf(held) !== titleOf(session)) this.onDidRenameEmitter.fire({ agent, sessionId: session.sessionId, title: titleOf(session) });
   }
 
-  private remove(agent: string, sessionId: string): void {
-    this.onDidDeleteEmitter.fire({ agent, sessionId });
+  private remove(agent: string, sessionId: string, how: SessionDeleted['how']): void {
+    this.onDidDeleteEmitter.fire({ agent, sessionId, how });
     for (const list of this.allLists(agent)) {
       const next = list.sessions.filter((s) => s.sessionId !== sessionId);
       if (next.length !== list.sessions.length) {

@@ -50,7 +50,7 @@ export interface TranscriptHeader {
   /** The agent's entry has a resume command: the header offers Resume in Terminal. */
   canResume?: boolean;
   /** The transcript was read from an exported replay file: no agent, nothing to change. */
-  exported?: { file: string };
+  exported?: { file: string; keptAt?: string };
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
   resumed?: { updatedAt?: string };
   /** The agent no longer has the session (deleted here, elsewhere, or gone from its live list): what shows is what it replayed. */

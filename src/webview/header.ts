@@ -38,7 +38,8 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   if (header.notFound) facts.append(fact('question', t('Not found'), t('The agent does not have this session: there is nothing to show, and nothing to do with it here.'), 'not-found'));
   if (header.deleted) facts.append(fact('trash', t('Deleted'), t('The agent no longer has this session. What is shown is what it replayed before; nothing more will come.'), 'deleted'));
   if (header.archived) facts.append(fact('archive', t('Archived'), undefined, 'archived'));
-  if (header.exported) facts.append(fact('file', t('Exported copy, read-only'), header.exported.file, 'exported'));
+  if (header.exported?.keptAt) facts.append(fact('save', t('Kept copy, read-only'), t('The agent no longer has this session. ACP Sessions kept this copy of it on {0}, when it was last read.', formatDate(header.exported.keptAt)), 'kept'));
+  else if (header.exported) facts.append(fact('file', t('Exported copy, read-only'), header.exported.file, 'exported'));
   if (header.resumed) {
     const when = header.resumed.updatedAt ? formatDate(header.resumed.updatedAt) : undefined;
     facts.append(fact('debug-restart', t('Resumed by the agent'), when ? t('Loading this session resumed it on the agent: it now counts as updated {0}.', when) : t('Loading this session resumed it on the agent.'), 'resumed'));

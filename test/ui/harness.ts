@@ -378,6 +378,11 @@ export interface WorkbenchFixture extends WorkbenchPaths {
   row(title: string): Locator;
   /** The Sessions tree's row with `text` anywhere in it (label, description, section name). */
   rowWithText(text: string | RegExp): Locator;
+  /**
+   * Opens `row`'s context menu and chooses `item` by keyboard once it is the focused entry (a
+   * click can land while the menu still moves); resolves once the menu closed.
+   */
+  contextMenu(row: Locator, item: string): Promise<void>;
 }
 
 /** The Search view's pane in the ACP Sessions container, expanded. */
@@ -434,6 +439,21 @@ export function useWorkbench(
     dialog: (text) => fixture.wb.dialog(text),
     row: (title) => fixture.pane.locator('.monaco-list-row', { has: fixture.page.locator('.label-name', { hasText: title }) }),
     rowWithText: (text) => fixture.pane.locator('.monaco-list-row', { hasText: text }),
+    async contextMenu(row, item) {
+      await row.click({ button: 'right' });
+      const menu = fixture.page.locator('.context-view .monaco-menu');
+      await fixture.until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
+      const escaped = item.replace(/[.*+?^$(){}|[\]\\]/g, '\\$&');
+      const entry = menu.locator('.action-item', { hasText: new RegExp(`^${escaped}$`) }).first();
+      await entry.waitFor({ timeout: HANG_GUARD_MS });
+      await fixture.until(`"${item}" is the focused menu entry`, async () => {
+        if (await entry.evaluate((e) => e.classList.contains('focused') || e.contains(document.activeElement)).catch(() => false)) return true;
+        await fixture.page.keyboard.press('ArrowDown');
+        return false;
+      });
+      await fixture.page.keyboard.press('Enter');
+      await fixture.until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
+    },
   };
   return fixture;
 }

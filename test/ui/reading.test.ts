@@ -100,20 +100,7 @@ test('a match of two words opens the transcript with its find stepping through e
   await ui.wb.closeEditors();
 });
 
-async function contextMenu(row: Locator, item: string): Promise<void> {
-  await row.click({ button: 'right' });
-  const menu = ui.page.locator('.context-view .monaco-menu');
-  await until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
-  const entry = menu.locator('.action-item', { hasText: new RegExp(`^${item}$`) }).first();
-  await entry.waitFor({ timeout: HANG_GUARD_MS });
-  await until(`"${item}" is the focused menu entry`, async () => {
-    if (await entry.evaluate((e) => e.classList.contains('focused') || e.contains(document.activeElement)).catch(() => false)) return true;
-    await ui.page.keyboard.press('ArrowDown');
-    return false;
-  });
-  await ui.page.keyboard.press('Enter');
-  await until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
-}
+const contextMenu = (row: Locator, item: string) => ui.contextMenu(row, item);
 
 test('a link to a session the agent does not have opens a tab that says it was not found and offers nothing that needs the session', async () => {
   await ui.wb.closeEditors();

@@ -251,21 +251,7 @@ async function activeLabels(): Promise<string[]> {
   return ui.pane.locator('.monaco-list-row[aria-level="3"] .label-name').allInnerTexts();
 }
 
-async function contextMenu(row: Locator, item: string): Promise<void> {
-  await row.click({ button: 'right' });
-  const menu = ui.page.locator('.context-view .monaco-menu');
-  await until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
-  const entry = menu.locator('.action-item', { hasText: new RegExp(`^${item}$`) }).first();
-  await entry.waitFor({ timeout: HANG_GUARD_MS });
-  // Chosen by keyboard once it is the focused entry: a click can land while the menu still moves.
-  await until(`"${item}" is the focused menu entry`, async () => {
-    if (await entry.evaluate((e) => e.classList.contains('focused') || e.contains(document.activeElement)).catch(() => false)) return true;
-    await ui.page.keyboard.press('ArrowDown');
-    return false;
-  });
-  await ui.page.keyboard.press('Enter');
-  await until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
-}
+const contextMenu = (row: Locator, item: string) => ui.contextMenu(row, item);
 
 test('Pin puts a session first in Active, kept per agent and session; a pin the agent no longer lists shows as gone until unpinned', async () => {
   await contextMenu(ui.row('Keep this one at hand'), 'Pin');

@@ -115,12 +115,12 @@ describe('sessions model: onDidDelete', () => {
     await active.load();
     const outcomes = await model.delete('ref', ['s1', 's3']);
     assert.deepEqual(outcomes.map((o) => o.status), ['done', 'done']);
-    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1' }, { agent: 'ref', sessionId: 's3' }]);
+    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1', how: 'deleted' }, { agent: 'ref', sessionId: 's3', how: 'deleted' }]);
     // A session no list holds (the Archived section was never opened) is deleted all the same.
     const unlisted = setupModel(await store([record('z1', P, 1, { archived: true })]));
     const unlistedEvents = recordEvents(unlisted.model);
     await unlisted.model.delete('ref', ['z1']);
-    assert.deepEqual(unlistedEvents.deletes, [{ agent: 'ref', sessionId: 'z1' }]);
+    assert.deepEqual(unlistedEvents.deletes, [{ agent: 'ref', sessionId: 'z1', how: 'deleted' }]);
   });
 
   test('a delete answered -32002 fires: the session is gone', async () => {
@@ -130,7 +130,8 @@ describe('sessions model: onDidDelete', () => {
     await active.load();
     const [outcome] = await model.delete('ref', ['s1']);
     assert.equal(outcome.status, 'gone');
-    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1' }]);
+    // The user asked for the delete: it counts as deleted here (a kept copy goes too).
+    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1', how: 'deleted' }]);
     assert.deepEqual(active.sessions, []);
   });
 
@@ -142,7 +143,7 @@ describe('sessions model: onDidDelete', () => {
     await writeSession(dir, record('s2', P, 2, { deleted: true }));
     const [outcome] = await model.archive('ref', ['s2']);
     assert.equal(outcome.status, 'gone');
-    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's2' }]);
+    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's2', how: 'gone' }]);
   });
 
   test('sessionNotFound (a -32002 outside the model\'s writes, e.g. a transcript\'s load) fires', async () => {
@@ -151,7 +152,7 @@ describe('sessions model: onDidDelete', () => {
     const active = model.list('ref', 'active', P);
     await active.load();
     model.sessionNotFound('ref', 's1');
-    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1' }]);
+    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's1', how: 'gone' }]);
     assert.deepEqual(active.sessions, []);
   });
 
@@ -163,6 +164,6 @@ describe('sessions model: onDidDelete', () => {
     await model.lastLiveSubscription;
     await markSessionDeleted(dir, 's2');
     await until('the live list removed s2', () => events.deletes.length > 0);
-    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's2' }]);
+    assert.deepEqual(events.deletes, [{ agent: 'ref', sessionId: 's2', how: 'gone' }]);
   });
 });

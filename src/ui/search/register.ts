@@ -40,6 +40,9 @@ export class LazySearch implements vscode.Disposable {
     model: SessionsModel,
     /** The search commands contributed in package.json (see searchCommandIds). */
     commandIds: readonly string[],
+    /** Whether a copy of the session is kept here, and the kept-only sessions whose copy was deleted. */
+    kept: (agent: string, sessionId: string) => boolean = () => false,
+    onDidForgetKept: vscode.Event<{ agent: string; sessionId: string }> = () => ({ dispose() {} }),
   ) {
     const changed = new vscode.EventEmitter<SearchNode | undefined>();
     // The view's provider hands each call on; VS Code asks only while the view shows.
@@ -58,7 +61,9 @@ export class LazySearch implements vscode.Disposable {
       changed,
       treeView.onDidChangeVisibility((e) => e.visible && this.get()),
       ...commandIds.map((id) => vscode.commands.registerCommand(id, (...args: never[]) => this.get().commands[id]?.(...args))),
-      model.onDidDelete(({ agent, sessionId }) => this.get().removed(agent, sessionId)),
+      // A session gone by no act here whose copy is kept stays found (Kept Here); a delete here removes it.
+      model.onDidDelete(({ agent, sessionId, how }) => (how === 'gone' && kept(agent, sessionId) ? undefined : this.get().removed(agent, sessionId))),
+      onDidForgetKept(({ agent, sessionId }) => this.part?.removed(agent, sessionId)),
       model.onDidArchive(({ agent, sessionId, archived }) => this.get().archivedChanged(agent, sessionId, archived)),
       model.onDidChange(() => this.part?.listsChanged()),
     ];
@@ -87,7 +92,7 @@ export class LazySearch implements vscode.Disposable {
 
 export interface SearchDeps {
   readonly log: vscode.LogOutputChannel;
-  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'messages' | 'parts'>;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'messages' | 'parts' | 'kept'>;
   /** Undefined when the Transcripts feature could not start: nothing is replayed, nothing opens at a match. */
   readonly transcripts: TranscriptsFeature | undefined;
 }
@@ -101,6 +106,8 @@ export function registerSearch(context: vscode.ExtensionContext, deps: SearchDep
     (bundle, viewParts) => bundle.createSearch(sessions.parts, context, log, sessions.agents, sessions.model, () => transcripts, sessions.messages.recorder, viewParts),
     sessions.model,
     searchCommandIds(context.extension.packageJSON),
+    (agent, sessionId) => sessions.kept.store.get(agent, sessionId) !== undefined,
+    sessions.kept.onDidForget,
   );
   context.subscriptions.push(search);
   // The walkthrough's Search step is done once a search shows what it found.

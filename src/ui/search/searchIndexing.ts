@@ -37,6 +37,8 @@ export interface SearchIndexingDeps {
   view: SearchView;
   /** Whether a tab holds the session: the indexer never loads it meanwhile. */
   isOpen(agent: string, sessionId: string): boolean;
+  /** Whether a copy of the session is kept here: its entry stays once the agent no longer lists it. */
+  kept?(agent: string, sessionId: string): boolean;
   recorder: MessageRecorder | undefined;
   query: ShownQuery;
 }
@@ -63,7 +65,7 @@ export interface SearchIndexing {
   replayed(agent: string, session: SessionInfo & { archived: boolean }, batches: AsyncIterable<readonly Entity[]>): void;
 }
 
-export function createSearchIndexing({ context, log, agents, model, view, isOpen, recorder, query }: SearchIndexingDeps): SearchIndexing {
+export function createSearchIndexing({ context, log, agents, model, view, isOpen, kept, recorder, query }: SearchIndexingDeps): SearchIndexing {
   // Through Messages: agent names reach notifications as plain text, and tests can answer them.
   const messages = new Messages();
   messages.recorder = recorder;
@@ -74,7 +76,7 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
   const worker = vscode.Uri.joinPath(context.extensionUri, 'dist', 'searchWorker.js').fsPath;
   const openIndex = () => {
     const opening = SearchIndex.open(dir, { log, worker }).then((index) => {
-      const indexer = new SearchIndexer({ index, agents, model, log, isOpen });
+      const indexer = new SearchIndexer({ index, agents, model, log, isOpen, kept });
       followIndex(index);
       return { index, indexer };
     });

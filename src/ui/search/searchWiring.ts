@@ -20,6 +20,8 @@ import { SearchView, type SearchNode } from './searchView';
 export interface SearchTranscripts {
   openAt(agentName: string, session: SessionInfo, match: TranscriptMatch): Promise<void>;
   getState(agentName: string, sessionId: string): unknown;
+  /** Whether a copy of the session is kept here (its text stays found once the agent forgets it). */
+  hasKeptCopy?(agentName: string, sessionId: string): boolean;
 }
 
 export interface SearchApi {
@@ -85,6 +87,7 @@ export function activateSearch(
     model,
     view,
     isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined,
+    kept: (agent, id) => transcripts()?.hasKeptCopy?.(agent, id) === true,
     recorder,
     query,
   });

@@ -3,6 +3,7 @@
 // and not on each other.
 import type * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
+import type { KeptCopy, KeptStore } from '../../keep/keptStore';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { SessionHealth } from '../../sessions/health';
 import type { SessionsModel } from '../../sessions/sessionsModel';
@@ -18,6 +19,8 @@ export interface TranscriptsLike {
   open(agentName: string, session: SessionInfo): Promise<void>;
   /** Resolves once the transcript's replay ended, with its problem if it failed (links). */
   whenLoaded?(agentName: string, sessionId: string): Promise<{ problem?: { message: string } }>;
+  /** Opens a kept copy read-only, no agent asked (Kept Here). */
+  openKept?(copy: KeptCopy): Promise<void>;
 }
 
 export interface CommandContext {
@@ -37,4 +40,6 @@ export interface CommandContext {
   testMode: boolean;
   /** The transcript panels once they exist (created after the tree). */
   transcripts(): TranscriptsLike | undefined;
+  /** The kept copies (src/keep/): a delete here deletes a session's copy too. */
+  kept?: KeptStore;
 }

@@ -17,6 +17,7 @@ import { ListCancelledError, SessionsModel, type SessionScope } from '../../sess
 import { MessageRecorder, Messages } from '../common/messages';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
+import { createKeptStore, registerKept, type KeptFeature } from './keptCopies';
 import type { CommandContext, TranscriptsLike } from './commandContext';
 import { CommandTargets, SessionTarget } from './commandTargets';
 import { registerPins } from './pinCommands';
@@ -44,6 +45,8 @@ export interface SessionsApi {
   readonly pins?: Pins;
   /** What the URI handler does with a `vscode://…/open` link. */
   readonly openLink: (uri: vscode.Uri) => Promise<void>;
+  /** Kept copies and Kept Here. */
+  readonly kept: KeptFeature;
 }
 
 /**
@@ -67,6 +70,8 @@ export interface SessionsFeature {
   readonly learned: LearnedFacts;
   readonly health: SessionHealth;
   readonly pins: Pins;
+  /** Kept copies (src/keep/) and Kept Here. */
+  readonly kept: KeptFeature;
   /** The messages of every feature (recorded in Test mode only). */
   readonly messages: Messages;
   /** What the commands work with (src/ui/sessions/commandContext.ts), for the commands other features register. */
@@ -103,8 +108,12 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   };
   updateAgentCount();
 
+  // Before the agents: every client hands its replays to the store (kept copies).
+  let model: SessionsModel | undefined;
+  const kept = createKeptStore(context, () => model, log);
   const agents = new AgentRegistry({
     start: () => ({
+      replays: (agent, sessionId, cwd) => kept.observe(agent, sessionId, cwd),
       clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
       // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
       log: boundedLogger(log),
@@ -119,7 +128,9 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   // Restricted Mode: an agent loads the folder's own hooks, MCP servers and settings, so none
   // starts there until the user trusts the folder or says "start anyway" for this session.
   if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
-  const model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
+  model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
+  const messages = new Messages();
+  const keptFeature = registerKept(context, kept, model, { messages, log, transcripts: deps.transcripts });
   const health = new SessionHealth(context.globalState);
   const learned = new LearnedFacts();
   // A folder all windows share, one file a pin (src/sessions/pins.ts says why not the global state).
@@ -133,8 +144,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     learned,
     pins,
     retention: claudeRetention(agents),
+    kept: keptFeature.view,
   });
-  const messages = new Messages();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   const testMode = context.extensionMode === vscode.ExtensionMode.Test;
   if (testMode) messages.recorder = new MessageRecorder();
@@ -144,7 +155,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode };
+  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode, kept };
 
   registerAddAgent(context);
   registerWalkthrough(context);
@@ -193,7 +204,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     health,
     pins,
     openLink: (uri) => openLink(commandContext, uri),
+    kept: keptFeature,
   };
   const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
-  return { agents, model, view, learned, health, pins, messages, commandContext, parts, api };
+  return { agents, model, view, learned, health, pins, kept: keptFeature, messages, commandContext, parts, api };
 }

@@ -253,7 +253,9 @@ class SessionCommands {
     const consequence = agents.length === 1
       ? (nodes.length === 1 ? vscode.l10n.t('Agent "{0}" will remove it from the session history, Active and Archived. This cannot be undone.', agents[0]) : vscode.l10n.t('Agent "{0}" will remove them from the session history, Active and Archived. This cannot be undone.', agents[0]))
       : vscode.l10n.t('The agents will remove them from the session history, Active and Archived. This cannot be undone.');
-    const detail = `${listed}${consequence}`;
+    const kept = nodes.filter((n) => this.deps.kept?.get(n.agent, n.session.sessionId)).length;
+    const copies = kept === 0 ? '' : ' ' + (nodes.length === 1 ? vscode.l10n.t('The copy kept here is deleted too.') : vscode.l10n.t('The copies kept here ({0}) are deleted too.', kept));
+    const detail = `${listed}${consequence}${copies}`;
     if (!(await this.deps.messages.confirm(question, detail, vscode.l10n.t('Delete')))) {
       return { done: [], gone: [], failed: [], refused: { kind: 'cancelled' } };
     }

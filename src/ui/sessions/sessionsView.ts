@@ -12,7 +12,7 @@ import { AgentNode } from './treeNodes/agentNode';
 import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import { walkthrough } from './walkthrough';
-import type { TreeContext, TreeNode } from './treeNodes/treeNode';
+import type { KeptView, TreeContext, TreeNode } from './treeNodes/treeNode';
 
 export const sessionsViewId = 'acpSessions.sessions';
 
@@ -27,6 +27,8 @@ export interface SessionsViewOptions {
   pins?: Pins;
   /** Claude's coming removals (src/ui/sessions/retention.ts). */
   retention?: TreeContext['retention'];
+  /** Kept copies of sessions the agents no longer have, and when that changes. */
+  kept?: KeptView & { onDidChange(listener: () => void): vscode.Disposable };
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -73,6 +75,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       learned: options.learned,
       pins: options.pins,
       retention: options.retention,
+      kept: options.kept,
       showSubagents: () => this.showSubagents,
       showBranch: () => this.showBranch,
       registry,
@@ -106,6 +109,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       options.health.onDidChange(() => this.refresh()),
       options.learned.onDidChange(() => this.refresh()),
       options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
+      options.kept?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);

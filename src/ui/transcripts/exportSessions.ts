@@ -3,13 +3,14 @@
 // folder the user chooses as Markdown and as the agent's replay (NDJSON of its `session/update`
 // notifications after a header line), with progress and Cancel, never overwriting a file.
 // Open Exported Transcript… shows such a replay as a read-only transcript, with no agent.
+import { sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import { hasRule, matchesRule, type CleanupCandidate, type CleanupRule } from '../../sessions/cleanup';
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section } from '../../sessions/sessionsModel';
-import { openExportedFile } from './exportedTranscript';
+import { openExportedFile, openKeptCopy } from './exportedTranscript';
 import { exportFailureText, exportSession } from './exportFiles';
 import { confirmInPick, pickRule } from '../common/rulePick';
 import type { CommandContext } from '../sessions/commandContext';
@@ -181,5 +182,14 @@ export async function openExported(deps: CommandContext, panels: TranscriptPanel
     uri = picked?.[0];
   }
   if (!uri) return;
+  // A kept copy's tab, back after a reload: from the store, as Kept Here opens it.
+  const kept = deps.kept;
+  if (kept && uri.fsPath.startsWith(kept.root + sep)) {
+    await kept.scanned;
+    const copy = kept.all().find((c) => c.path === uri!.fsPath);
+    if (copy) await openKeptCopy(deps.messages, panels, kept, copy);
+    else void deps.messages.show('info', vscode.l10n.t('This kept copy is no longer here: it was deleted.'));
+    return;
+  }
   await openExportedFile(deps.messages, panels, uri.fsPath);
 }

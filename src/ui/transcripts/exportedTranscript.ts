@@ -5,10 +5,13 @@
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { messageOf } from '../../acp/errors';
+import { openKept } from '../../keep/keptFile';
+import type { KeptCopy, KeptStore } from '../../keep/keptStore';
+import { sessionLabel } from '../../sessions/format';
 import type { ReplayHeader } from '../../transcript/replayFile';
 import { findReplayIn, openReplay, ReplayOpenError, type ReplayReadLimits } from '../../transcript/replayReader';
 import type { Messages } from '../common/messages';
-import type { TranscriptPanels } from './transcriptPanel';
+import type { TranscriptMatch, TranscriptPanels } from './transcriptPanel';
 
 const MB = 1024 * 1024;
 export const exportedSizeBounds = { min: 1, max: 65_536, default: 256 };
@@ -85,4 +88,35 @@ async function openChild(messages: Messages, panels: TranscriptPanels, file: str
     'info',
     vscode.l10n.t('The subagent session "{0}" is not in this export: no file in {1} beside {2} holds it. An exported transcript opens only what was exported with it, and starts no agent.', sessionId.slice(0, 200), folder, basename(file)),
   );
+}
+
+/**
+ * Opens a kept copy (Kept Here) in a tab, read-only, no agent asked; a subagent row opens its own
+ * kept copy. A copy that does not read as whole says so, and Kept Here lists it as damaged.
+ */
+export async function openKeptCopy(messages: Messages, panels: TranscriptPanels, store: KeptStore, copy: KeptCopy, match?: TranscriptMatch): Promise<void> {
+  const label = sessionLabel({ sessionId: copy.meta.sessionId, title: copy.meta.title ?? null });
+  const damaged = (error: unknown) => {
+    store.markDamaged(copy, messageOf(error));
+    void messages.show('error', vscode.l10n.t('The kept copy of "{0}" is damaged ({1}): it is not shown as whole. Kept Here lists it as a damaged copy, which you can delete.', label, messageOf(error)));
+  };
+  let opened;
+  try {
+    opened = await openKept(copy.path, readExportedLimits().maxLineBytes);
+  } catch (error) {
+    damaged(error);
+    return;
+  }
+  const state = await panels.openExported({
+    ...opened,
+    file: copy.path,
+    keptAt: copy.meta.keptAt,
+    openChild: async (sessionId) => {
+      const child = store.get(copy.meta.agentName, sessionId);
+      if (child) return openKeptCopy(messages, panels, store, child);
+      void messages.show('info', vscode.l10n.t('No copy of the subagent session "{0}" was kept: it was never read here. A kept copy opens only what was kept, and asks no agent.', sessionId.slice(0, 200)));
+    },
+  });
+  if (state.problem) damaged(new Error(state.problem.message));
+  else if (match) panels.showExportedMatch(copy.path, match);
 }

@@ -14,6 +14,9 @@ import type { Entity } from '../../transcript/model';
 import { TRANSCRIPT_VIEW_TYPE } from '../../transcript/protocol';
 import { removeStaleSpillFiles } from '../../transcript/spillOwner';
 import { lazyBundle, type LazyBundle } from '../common/lazyBundle';
+import type { KeptCopy } from '../../keep/keptStore';
+import type { KeptFeature } from '../sessions/keptCopies';
+import type { Messages } from '../common/messages';
 import type { TranscriptsLike } from '../sessions/commandContext';
 import type { SessionsFeature } from '../sessions/register';
 import type * as TranscriptsBundleModule from './bundle';
@@ -82,6 +85,8 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
   constructor(
     readonly bundle: LazyBundle<TranscriptsBundle>,
     private readonly create: (bundle: TranscriptsBundle) => TranscriptPanels,
+    private readonly messages: Messages,
+    private readonly kept: Pick<KeptFeature, 'store' | 'here'>,
   ) {}
 
   /** The panels, loading dist/transcripts.js first when nothing has needed them yet. */
@@ -99,11 +104,22 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
   }
 
   openAt(agentName: string, session: SessionInfo, match: TranscriptMatch): Promise<void> {
+    // The agent no longer has it: its kept copy opens at the match, no agent asked.
+    const copy = this.kept.here.isKeptOnly(agentName, session.sessionId) ? this.kept.store.get(agentName, session.sessionId) : undefined;
+    if (copy) return this.bundle().openKeptCopy(this.messages, this.get(), this.kept.store, copy, match);
     return this.get().openAt(agentName, session, match);
+  }
+
+  hasKeptCopy(agentName: string, sessionId: string): boolean {
+    return this.kept.store.get(agentName, sessionId) !== undefined;
   }
 
   whenLoaded(agentName: string, sessionId: string): Promise<TranscriptState> {
     return this.get().whenLoaded(agentName, sessionId);
+  }
+
+  openKept(copy: KeptCopy): Promise<void> {
+    return this.bundle().openKeptCopy(this.messages, this.get(), this.kept.store, copy);
   }
 
   getState(agentName: string, sessionId: string): TranscriptState | undefined {
@@ -128,7 +144,7 @@ export interface TranscriptsFeature {
 
 export interface TranscriptsDeps {
   readonly log: vscode.LogOutputChannel;
-  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts'>;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts' | 'kept'>;
 }
 
 /** The serializer, the diff provider and the commands of transcript tabs, and the tabs' part in the model's events. */
@@ -170,7 +186,7 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
     replayed: (agent, session, batches) => replays.fire({ agent, session, batches }),
     spillDir,
     recorder: sessions.messages.recorder,
-  }));
+  }), sessions.messages, sessions.kept);
   const inFront = () => transcripts.loaded?.activeTranscript();
   const { commandContext } = sessions;
   context.subscriptions.push(

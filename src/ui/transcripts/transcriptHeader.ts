@@ -81,6 +81,8 @@ export interface HeaderFacts {
   readonly canRename: boolean;
   /** The exported replay file shown (with no agent), or undefined for an agent's session. */
   readonly exportedFile: string | undefined;
+  /** The file is a kept copy (Kept Here), made then. */
+  readonly keptAt?: string | undefined;
   /** The session's title as known now (a rename from this window, the replay's, the list's), or null. */
   sessionTitle(): string | null;
 }
@@ -178,7 +180,7 @@ export function headerOf(facts: HeaderFacts): TranscriptHeader {
   if (facts.notFound) header.notFound = true;
   else if (facts.deleted) header.deleted = true;
   else if (facts.canRename) header.canRename = true;
-  if (facts.exportedFile !== undefined) header.exported = { file: facts.exportedFile };
+  if (facts.exportedFile !== undefined) header.exported = facts.keptAt === undefined ? { file: facts.exportedFile } : { file: facts.exportedFile, keptAt: facts.keptAt };
   else if (!facts.deleted && !facts.notFound && resumeTemplate(facts.agentName)) header.canResume = true;
   if (facts.resumed) header.resumed = facts.resumed;
   if (facts.lateUpdates > 0) header.lateUpdates = facts.lateUpdates;

@@ -95,6 +95,11 @@ export class TranscriptPanels implements vscode.Disposable {
     return transcript.state();
   }
 
+  /** Shows `match` in the tab of an exported file or kept copy (a search's match). */
+  showExportedMatch(file: string, match: TranscriptMatch): void {
+    this.panels.get(exportedKey(file))?.showMatch(match);
+  }
+
   /** @internal as `receiveFromWebview`, for the tab of an exported file (integration tests). */
   receiveFromExportedWebview(file: string, message: WebviewToHost): void {
     this.panels.get(exportedKey(file))?.receive(message);

@@ -34,6 +34,8 @@ export interface SessionFacts {
 /** An exported replay being read, for its tab: the file, its updates as read, and how a subagent row opens its child. */
 export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'close'> {
   file: string;
+  /** A kept copy of a session its agent no longer has (Kept Here): when the copy was made (ISO). */
+  keptAt?: string;
   /** Opens a child the file's subagent row names from the same export, or says it is not there: never an agent. */
   openChild(sessionId: string): Promise<void>;
 }
@@ -149,6 +151,11 @@ export class TranscriptReplay {
   /** The exported replay file this transcript shows, or undefined for an agent's session. */
   get exportedFile(): string | undefined {
     return this.source?.file;
+  }
+
+  /** When the kept copy this transcript shows was made, or undefined (an export, an agent's session). */
+  get keptAt(): string | undefined {
+    return this.source?.keptAt;
   }
 
   /** The header offers Rename… (the agent advertises `sessionCapabilities.title`; never for an exported file). */

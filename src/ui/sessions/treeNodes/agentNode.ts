@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Agent, AgentState } from '../../../sessions/agentRegistry';
 import { describeArchiveMethod } from '../../../acp/archive';
 import { presetFor } from '../../../sessions/agentPresets';
+import { KeptSectionNode } from './keptNodes';
 import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
 import { SectionNode } from './sectionNode';
@@ -114,7 +115,10 @@ export class AgentNode extends TreeNode {
         }),
       ];
     }
-    return this.ctx.model.sections(agent.name).map((section) => new SectionNode(this.ctx, this, agent.name, section));
+    const sections: TreeNode[] = this.ctx.model.sections(agent.name).map((section) => new SectionNode(this.ctx, this, agent.name, section));
+    const kept = this.ctx.kept;
+    if (kept && (kept.sessions(agent.name).length > 0 || kept.damaged(agent.name).length > 0)) sections.push(new KeptSectionNode(this.ctx, this, agent.name));
+    return sections;
   }
 
   private tooltip(): vscode.MarkdownString {

@@ -25,6 +25,11 @@ export const ContextWord = {
   message: 'message',
   /** A pinned session shown by its pin, not by its agent's list: `pin:gone`. */
   pin: 'pin',
+  /**
+   * A kept copy of a session the agent no longer has (Kept Here), `kept`, or one that does not
+   * read as whole, `kept:damaged`; as a section's second word, the Kept Here section.
+   */
+  kept: 'kept',
 
   // The second word of a section or session: which section it is in.
   /** In Active: the agent lists it as not archived. Pin is offered only here: pins order only Active. */
@@ -81,6 +86,10 @@ export const ContextWord = {
   // A pin's second word.
   /** The agent lists the pinned session in neither Active nor Archived. */
   gone: 'gone',
+
+  // A kept copy's second word.
+  /** The copy's file does not read as whole (cut short, spoiled): it can only be deleted. */
+  damaged: 'damaged',
 } as const;
 
 /** One word of a Sessions tree node's contextValue. */

@@ -7,6 +7,15 @@ import type { LearnedFacts } from '../../../sessions/lineage';
 import type { Pins } from '../../../sessions/pins';
 import type { SessionInfo } from '../../../acp/types';
 import type { SessionList, SessionsModel } from '../../../sessions/sessionsModel';
+import type { DamagedCopy, KeptCopy } from '../../../keep/keptStore';
+
+/** What the Kept Here nodes read (src/keep/keptHere.ts and the store). */
+export interface KeptView {
+  /** The copies of sessions `agent` no longer has, in the view's scope. */
+  sessions(agent: string): KeptCopy[];
+  /** Files filed under `agent` that do not read as whole copies. */
+  damaged(agent: string): DamagedCopy[];
+}
 
 /** What every node may need, passed down from the view. */
 export interface TreeContext {
@@ -29,6 +38,8 @@ export interface TreeContext {
   readonly pins?: Pins;
   /** When the agent's own clean-up will remove a session soon (Claude's cleanupPeriodDays), and what says so. */
   retention?(agent: string, session: SessionInfo): { removal: number; days: number; settings: string } | undefined;
+  /** Kept copies of sessions the agents no longer have (the Kept Here sections). */
+  readonly kept?: KeptView;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

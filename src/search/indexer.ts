@@ -11,26 +11,11 @@ import { isResourceNotFound } from '../acp/errors';
 import type { SessionsModel } from '../sessions/sessionsModel';
 import type { Entity } from '../transcript/model';
 import { Timeline } from '../transcript/timeline';
+import { loadEffect, type LoadEffect } from '../sessions/loadEffects';
 import { IndexDiskFullError, type IndexedSession, type SearchIndex, type SessionMeta } from './searchIndex';
 
-/** What loading a session does on an agent, as far as measured. */
-export type LoadEffect =
-  /** Nothing the user would notice (the reference agent). */
-  | { kind: 'none' }
-  /** Claude with the session index: a few bookkeeping records appended to the session's file. */
-  | { kind: 'claude' }
-  /** Codex: about 1.5 KB appended to the rollout; without the index its date becomes now. */
-  | { kind: 'codex' }
-  /** Not measured: a load may resume the session (its date can become now). */
-  | { kind: 'unknown' };
-
-export function loadEffect(agentInfoName: string | undefined): LoadEffect {
-  const name = (agentInfoName ?? '').toLowerCase();
-  if (name === 'acp-reference-agent') return { kind: 'none' };
-  if (name.includes('claude')) return { kind: 'claude' };
-  if (name.includes('codex')) return { kind: 'codex' };
-  return { kind: 'unknown' };
-}
+// What a load changes, per agent: shared with kept copies (src/sessions/loadEffects.ts).
+export { loadEffect, type LoadEffect } from '../sessions/loadEffects';
 
 export interface AgentCoverage {
   agent: string;

@@ -21,11 +21,11 @@ export function cleanupPeriodDays(settingsText: string | undefined): number {
   }
 }
 
-/** When Claude may remove a session last updated at `updatedMs`, if that is within WARN_DAYS of `now` (or past). */
-export function removalWithinWarning(updatedMs: number | undefined, days: number, now: number): number | undefined {
+/** When Claude may remove a session last updated at `updatedMs`, if that is within `aheadDays` of `now` (or past). */
+export function removalWithinWarning(updatedMs: number | undefined, days: number, now: number, aheadDays: number = WARN_DAYS): number | undefined {
   if (updatedMs === undefined) return undefined;
   const removal = updatedMs + days * DAY;
-  return removal - now <= WARN_DAYS * DAY ? removal : undefined;
+  return removal - now <= aheadDays * DAY ? removal : undefined;
 }
 
 /** Reads `<config dir>/settings.json` (CLAUDE_CONFIG_DIR, else ~/.claude), again only when it changed. */

@@ -29,6 +29,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/acp/validate.ts': 'pure checks of what an agent sent; its Problems are per call (the update log checks the lines it reads back as the client did)',
   'src/transcript/replayReader.ts': 'reading a replay file or a kept copy\'s lines: functions, the state is per call',
   'src/keep/keptFile.ts': 'a kept copy\'s file format: functions and a writer whose instances hold the state; the store (state) is the main bundle\'s',
+  'src/sessions/loadEffects.ts': 'what a load changes per agent: a pure function',
   'src/transcript/spillOwner.ts': 'how a spill file names its process, and the clean-up at activation: pure but for a memo of this process\'s start time, the same in every copy',
 };
 

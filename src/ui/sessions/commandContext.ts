@@ -21,6 +21,8 @@ export interface TranscriptsLike {
   whenLoaded?(agentName: string, sessionId: string): Promise<{ problem?: { message: string } }>;
   /** Opens a kept copy read-only, no agent asked (Kept Here). */
   openKept?(copy: KeptCopy): Promise<void>;
+  /** The state of the session's open tab, or undefined when no tab shows it. */
+  getState?(agentName: string, sessionId: string): unknown;
 }
 
 export interface CommandContext {

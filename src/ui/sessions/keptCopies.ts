@@ -9,6 +9,7 @@ import { KeptStore, type KeepMode, type KeptCopy } from '../../keep/keptStore';
 import type { SessionsModel } from '../../sessions/sessionsModel';
 import { sessionLabel } from '../../sessions/format';
 import type { Messages } from '../common/messages';
+import { plainLine } from '../common/plainText';
 import type { TranscriptsLike } from './commandContext';
 import { DamagedKeptNode, KeptNode } from './treeNodes/keptNodes';
 import type { KeptView } from './treeNodes/treeNode';
@@ -26,6 +27,11 @@ function userSetting<T>(key: string): T | undefined {
 export function readKeepMode(): KeepMode {
   const mode = userSetting<unknown>('keep.mode');
   return mode === 'off' || mode === 'expiring' ? mode : 'read';
+}
+
+export function readKeepAheadDays(): number {
+  const days = userSetting<unknown>('keep.aheadDays');
+  return typeof days === 'number' && Number.isFinite(days) && days >= 1 ? Math.min(365, days) : 7;
 }
 
 export function readKeepBudgetBytes(): number {
@@ -65,19 +71,36 @@ export function createKeptStore(context: vscode.ExtensionContext, model: () => S
   return store;
 }
 
-export function registerKept(context: vscode.ExtensionContext, store: KeptStore, model: SessionsModel, deps: { messages: Messages; log: vscode.LogOutputChannel; transcripts: () => TranscriptsLike | undefined }): KeptFeature {
+export function registerKept(
+  context: vscode.ExtensionContext,
+  store: KeptStore,
+  model: SessionsModel,
+  deps: { messages: Messages; log: vscode.LogOutputChannel; transcripts: () => TranscriptsLike | undefined; treeView: () => { message?: string } },
+): KeptFeature {
   const here = new KeptHere(store, model, deps.log);
   const view: KeptFeature['view'] = {
     sessions: (agent) => here.sessions(agent),
     damaged: (agent) => store.damaged(agent),
+    usage: (agent) => store.usage(agent),
     onDidChange: (listener) => here.onDidChange(() => listener()),
   };
   const forgotten = new vscode.EventEmitter<{ agent: string; sessionId: string }>();
+  // Near the budget the view says so (nothing is ever dropped unasked: Clear Kept Copies… does it).
+  const budgetMessage = () => {
+    const { bytes } = store.usage();
+    const budget = readKeepBudgetBytes();
+    deps.treeView().message = bytes >= budget * 0.9
+      ? vscode.l10n.t('Kept copies use {0} MB of their {1} MB (acpSessions.keep.maxMegabytes){2}. Clear Kept Copies… (in this view\'s menu) makes room.', megabytes(bytes), megabytes(budget), bytes >= budget ? vscode.l10n.t(': no new copy is made') : '')
+      : undefined;
+  };
   const copyOf = (value: unknown): KeptCopy | undefined => (value instanceof KeptNode ? value.copy : undefined);
   context.subscriptions.push(
     here,
     store,
     forgotten,
+    store.onDidChange(budgetMessage),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('acpSessions.keep.maxMegabytes') && budgetMessage()),
+    vscode.commands.registerCommand('acpSessions.clearKeptCopies', () => clearKeptCopies(store, here, deps.messages, (c) => forgotten.fire(c))),
     vscode.commands.registerCommand('acpSessions.openKeptCopy', async (node: unknown) => {
       const copy = copyOf(node);
       if (!copy) return;
@@ -107,4 +130,74 @@ export function registerKept(context: vscode.ExtensionContext, store: KeptStore,
     }),
   );
   return { store, here, view, onDidForget: forgotten.event };
+}
+
+function megabytes(bytes: number): string {
+  const mb = bytes / MB;
+  return mb >= 10 ? String(Math.round(mb)) : String(Math.round(mb * 10) / 10);
+}
+
+const DAY = 86_400_000;
+
+/**
+ * Clear Kept Copies…: by rule (which agent, how old, of sessions the agents still have or no
+ * longer have), then a modal that says how many, how much disk and how many are the last copy.
+ */
+async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messages, forgot: (copy: { agent: string; sessionId: string }) => void): Promise<void> {
+  await store.scanned;
+  const all = store.all();
+  if (all.length === 0) {
+    void messages.show('info', vscode.l10n.t('No copies are kept here.'));
+    return;
+  }
+  const title = vscode.l10n.t('Clear Kept Copies');
+  const agents = [...new Set(all.map((c) => c.meta.agentName))].sort();
+  type Item<T> = vscode.QuickPickItem & { value: T };
+  const agentPick = await vscode.window.showQuickPick<Item<string | undefined>>(
+    [{ label: vscode.l10n.t('Every agent'), description: vscode.l10n.t('{0} copies', all.length), value: undefined }, ...agents.map((a) => ({ label: plainLine(a), description: vscode.l10n.t('{0} copies', store.of(a).length), value: a }))],
+    { title, placeHolder: vscode.l10n.t('Whose copies?') },
+  );
+  if (!agentPick) return;
+  const agePick = await vscode.window.showQuickPick<Item<number>>(
+    [
+      { label: vscode.l10n.t('Any age'), value: 0 },
+      { label: vscode.l10n.t('Sessions not updated for 30 days'), value: 30 },
+      { label: vscode.l10n.t('Sessions not updated for 90 days'), value: 90 },
+      { label: vscode.l10n.t('Sessions not updated for a year'), value: 365 },
+    ],
+    { title, placeHolder: vscode.l10n.t('How old?') },
+  );
+  if (!agePick) return;
+  const kindPick = await vscode.window.showQuickPick<Item<'all' | 'listed' | 'kept'>>(
+    [
+      { label: vscode.l10n.t('Copies of sessions the agents still have'), description: vscode.l10n.t('the agent keeps the session; only the copy goes'), value: 'listed' },
+      { label: vscode.l10n.t('Copies under Kept Here'), description: vscode.l10n.t('the agent no longer has these: they are lost for good'), value: 'kept' },
+      { label: vscode.l10n.t('Both'), value: 'all' },
+    ],
+    { title, placeHolder: vscode.l10n.t('Which copies?') },
+  );
+  if (!kindPick) return;
+  const now = Date.now();
+  const chosen = all.filter((c) => {
+    if (agentPick.value !== undefined && c.meta.agentName !== agentPick.value) return false;
+    const updated = Date.parse(c.meta.updatedAt ?? c.meta.keptAt);
+    if (agePick.value > 0 && !(now - updated >= agePick.value * DAY)) return false;
+    const keptOnly = here.isKeptOnly(c.meta.agentName, c.meta.sessionId);
+    return kindPick.value === 'all' || (kindPick.value === 'kept') === keptOnly;
+  });
+  if (chosen.length === 0) {
+    void messages.show('info', vscode.l10n.t('No kept copy matches these rules: nothing was deleted.'));
+    return;
+  }
+  const lost = chosen.filter((c) => here.isKeptOnly(c.meta.agentName, c.meta.sessionId));
+  const bytes = chosen.reduce((n, c) => n + c.bytes, 0);
+  const detail = lost.length > 0
+    ? vscode.l10n.t('{0} MB. {1} of them are the last copy of a session its agent no longer has: those are lost for good. This cannot be undone.', megabytes(bytes), lost.length)
+    : vscode.l10n.t('{0} MB. Their agents still have these sessions; a copy is made again when one is next read.', megabytes(bytes));
+  if (!(await messages.confirm(vscode.l10n.t('Delete {0} kept copies?', chosen.length), detail, vscode.l10n.t('Delete')))) return;
+  const byAgent = new Map<string, string[]>();
+  for (const c of chosen) byAgent.set(c.meta.agentName, [...(byAgent.get(c.meta.agentName) ?? []), c.meta.sessionId]);
+  for (const [agent, ids] of byAgent) await store.delete(agent, ids);
+  for (const c of lost) forgot({ agent: c.meta.agentName, sessionId: c.meta.sessionId });
+  void messages.show('info', vscode.l10n.t('Deleted {0} kept copies ({1} MB).', chosen.length, megabytes(bytes)));
 }

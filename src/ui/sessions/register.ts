@@ -17,7 +17,8 @@ import { ListCancelledError, SessionsModel, type SessionScope } from '../../sess
 import { MessageRecorder, Messages } from '../common/messages';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
-import { createKeptStore, registerKept, type KeptFeature } from './keptCopies';
+import { KeepAhead } from './keepAhead';
+import { createKeptStore, readKeepAheadDays, registerKept, type KeptFeature } from './keptCopies';
 import type { CommandContext, TranscriptsLike } from './commandContext';
 import { CommandTargets, SessionTarget } from './commandTargets';
 import { registerPins } from './pinCommands';
@@ -130,7 +131,9 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   if (!vscode.workspace.isTrusted) agents.setStartBlocked(restrictedModeReason());
   model = new SessionsModel(agents, { pageSize: config().get<number>('pageSize') ?? 50, scope: scope(), log });
   const messages = new Messages();
-  const keptFeature = registerKept(context, kept, model, { messages, log, transcripts: deps.transcripts });
+  const keptFeature = registerKept(context, kept, model, { messages, log, transcripts: deps.transcripts, treeView: () => view.treeView });
+  const retention = claudeRetention(agents, Date.now, readKeepAheadDays);
+  const keepAhead = new KeepAhead({ model, store: kept, messages, log, retention, isOpen: (agent, id) => deps.transcripts()?.getState?.(agent, id) !== undefined });
   const health = new SessionHealth(context.globalState);
   const learned = new LearnedFacts();
   // A folder all windows share, one file a pin (src/sessions/pins.ts says why not the global state).
@@ -143,8 +146,10 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     health,
     learned,
     pins,
-    retention: claudeRetention(agents),
+    retention,
     kept: keptFeature.view,
+    keptAt: (agent, session) => kept.get(agent, session.sessionId)?.meta.keptAt,
+    keepOffer: (agent) => keepAhead.offer(agent),
   });
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   const testMode = context.extensionMode === vscode.ExtensionMode.Test;
@@ -174,6 +179,11 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     ...registerResume(commandContext),
     ...registerSessionLinks(context, commandContext),
     ...registerPins(commandContext, pins),
+    keepAhead,
+    keepAhead.onDidChange(() => view.refresh()),
+    vscode.commands.registerCommand('acpSessions.keepSessionsAhead', (agent: unknown) => typeof agent === 'string' && keepAhead.keepAsked(agent)),
+    // With `expiring`, what the lists show to be due is kept in the background where loads change nothing.
+    model.onDidChange((change) => change.list?.status === 'loaded' && keepAhead.maybeKeepInBackground(change.agent)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('acpSessions.agents')) {
         agents.setConfigs(readAgentConfigs());

@@ -29,6 +29,8 @@ export interface SessionsViewOptions {
   retention?: TreeContext['retention'];
   /** Kept copies of sessions the agents no longer have, and when that changes. */
   kept?: KeptView & { onDidChange(listener: () => void): vscode.Disposable };
+  keptAt?: TreeContext['keptAt'];
+  keepOffer?: TreeContext['keepOffer'];
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -76,6 +78,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       pins: options.pins,
       retention: options.retention,
       kept: options.kept,
+      keptAt: options.keptAt,
+      keepOffer: options.keepOffer,
       showSubagents: () => this.showSubagents,
       showBranch: () => this.showBranch,
       registry,

@@ -116,6 +116,16 @@ export class AgentNode extends TreeNode {
       ];
     }
     const sections: TreeNode[] = this.ctx.model.sections(agent.name).map((section) => new SectionNode(this.ctx, this, agent.name, section));
+    const offer = this.ctx.keepOffer?.(agent.name);
+    if (offer) {
+      sections.unshift(
+        new MessageNode(this, 'info', vscode.l10n.t('Keep {0} sessions {1} will remove…', offer.count, agent.name), {
+          key: 'keepAhead',
+          tooltip: vscode.l10n.t('{1} will remove {0} of its sessions soon (see each row). Loading each once keeps a copy here, readable under Kept Here once the agent has removed it.', offer.count, agent.name),
+          command: { command: 'acpSessions.keepSessionsAhead', title: vscode.l10n.t('Keep Sessions…'), arguments: [agent.name] },
+        }),
+      );
+    }
     const kept = this.ctx.kept;
     if (kept && (kept.sessions(agent.name).length > 0 || kept.damaged(agent.name).length > 0)) sections.push(new KeptSectionNode(this.ctx, this, agent.name));
     return sections;
@@ -140,6 +150,14 @@ export class AgentNode extends TreeNode {
       if (caps.archiveMethod) line(vscode.l10n.t('Archive'), describeArchiveMethod(caps.archiveMethod));
     }
     line(vscode.l10n.t('Command'), [agent.config.command, ...(agent.config.args ?? [])].join(' '));
+    const kept = this.ctx.kept;
+    if (kept) {
+      const { count, bytes } = kept.usage(agent.name);
+      const gone = kept.sessions(agent.name).length;
+      line(vscode.l10n.t('Kept copies'), count === 0
+        ? vscode.l10n.t('none yet (a copy is kept of every session read here)')
+        : vscode.l10n.t('{0} sessions, {1} MB on disk; {2} of them the agent no longer has (Kept Here)', count, (Math.round((bytes / 1048576) * 10) / 10).toString(), gone));
+    }
     return md;
   }
 }

@@ -79,7 +79,10 @@ export class SessionNode extends TreeNode {
     const folder = this.list.cwd === undefined ? plainLine(path.basename(session.cwd)) : undefined;
     const live = liveState(session.state);
     const branch = this.ctx.showBranch() && session.details?.gitBranch ? plainLine(session.details.gitBranch) : undefined;
-    item.description = [live?.label, age, branch, folder].filter(Boolean).join(' · ');
+    // Ahead of the agent's own clean-up: when it will remove the session, in the row itself.
+    const retention = this.ctx.retention?.(this.agent, session);
+    const removal = retention ? removalText(retention.removal, this.ctx.now()) : undefined;
+    item.description = [live?.label, age, removal, branch, folder].filter(Boolean).join(' · ');
     const problem = this.ctx.health.problemOf(this.agent, session);
     item.tooltip = this.tooltip(label, ms, problem);
     const archived = this.section === 'archived';
@@ -163,9 +166,13 @@ export class SessionNode extends TreeNode {
     if (retention) {
       const when = new Date(retention.removal).toLocaleDateString();
       const text = retention.removal <= this.ctx.now()
-        ? vscode.l10n.t('Claude Code removes this session the next time it starts (cleanupPeriodDays: {0}, {1}). Export it to keep a copy.', retention.days, retention.settings)
-        : vscode.l10n.t('Claude Code removes this session on {0} (cleanupPeriodDays: {1}, {2}). Export it to keep a copy.', when, retention.days, retention.settings);
-      md.appendMarkdown(`\n${markdownText(`⏳ ${text}`)}`);
+        ? vscode.l10n.t('Claude Code removes this session the next time it starts (cleanupPeriodDays: {0}, {1}).', retention.days, retention.settings)
+        : vscode.l10n.t('Claude Code removes this session on {0} (cleanupPeriodDays: {1}, {2}).', when, retention.days, retention.settings);
+      const kept = this.ctx.keptAt?.(this.agent, session);
+      const copy = kept
+        ? vscode.l10n.t('A copy is kept here (made {0}): once Claude Code removes it, it stays under Kept Here.', new Date(Date.parse(kept)).toLocaleString())
+        : vscode.l10n.t('No copy is kept here yet: open it (or Keep Sessions…) to keep one.');
+      md.appendMarkdown(`\n${markdownText(`⏳ ${text} ${copy}`)}`);
     }
     return md;
   }
@@ -190,6 +197,12 @@ export function liveState(state: SessionState | undefined): { name: string; labe
     case 'idle':
       return { name: vscode.l10n.t('Idle') };
   }
+}
+
+/** "removed in 3 d", or "removed at next start" when the date has passed (the agent removes it when it starts). */
+export function removalText(removal: number, now: number): string {
+  const days = Math.ceil((removal - now) / 86_400_000);
+  return days <= 0 ? vscode.l10n.t('removed at next start') : vscode.l10n.t('removed in {0} d', days);
 }
 
 /** One line about a session's problem, with its reason and date (the tooltip, the clean-up preview). */

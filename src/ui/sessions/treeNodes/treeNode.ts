@@ -15,6 +15,8 @@ export interface KeptView {
   sessions(agent: string): KeptCopy[];
   /** Files filed under `agent` that do not read as whole copies. */
   damaged(agent: string): DamagedCopy[];
+  /** How many copies of `agent`'s sessions are kept, and their bytes on disk. */
+  usage(agent: string): { count: number; bytes: number };
 }
 
 /** What every node may need, passed down from the view. */
@@ -40,6 +42,10 @@ export interface TreeContext {
   retention?(agent: string, session: SessionInfo): { removal: number; days: number; settings: string } | undefined;
   /** Kept copies of sessions the agents no longer have (the Kept Here sections). */
   readonly kept?: KeptView;
+  /** When the copy kept of a session was made, or undefined. */
+  keptAt?(agent: string, session: SessionInfo): string | undefined;
+  /** The offer to keep the sessions `agent` will remove soon, once per window ("Keep N sessions … will remove…"). */
+  keepOffer?(agent: string): { count: number } | undefined;
   /** Starts loading a list's first page, with progress in the view. */
   load(list: SessionList): void;
   /** Starts the agent, with progress in the view. */

@@ -68,7 +68,10 @@ suite('Facts reach every surface through the sessions model', () => {
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
   });
 
-  teardown(() => closeAllTranscripts(api));
+  teardown(async () => {
+    await closeAllTranscripts(api);
+    await config().update('keep.mode', undefined, vscode.ConfigurationTarget.Global);
+  });
 
   suiteTeardown(async () => {
     await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
@@ -77,6 +80,7 @@ suite('Facts reach every surface through the sessions model', () => {
   });
 
   test('deleted by another process, dropped by the agent\'s live list: the open transcript says so, the index and the pins let it go', async () => {
+    await config().update('keep.mode', 'off', vscode.ConfigurationTarget.Global);
     const { store, agent } = await agentWith([record('live1', 'heron'), record('live2', 'heron')], ['--air-index']);
     await until('the live list of the folder is subscribed', () => api.sessions.model.liveFolders(agent).length > 0);
     await api.sessions.model.lastLiveSubscription;
@@ -87,6 +91,7 @@ suite('Facts reach every surface through the sessions model', () => {
   });
 
   test('answered -32002 when its transcript loads (deleted behind the tree\'s back): the tab says so, the index and the pins let it go', async () => {
+    await config().update('keep.mode', 'off', vscode.ConfigurationTarget.Global);
     const { store, agent } = await agentWith([record('gone1', 'ibis'), record('gone2', 'ibis')]);
     await pin(agent, 'gone1');
     // This agent has no live list: the tree still shows it after another process deletes it.
@@ -95,6 +100,23 @@ suite('Facts reach every surface through the sessions model', () => {
     await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionRow(api, 'gone1'));
     assert.equal((await api.transcripts.whenLoaded(agent, 'gone1')).problem?.kind, 'load-failed');
     await everySurfaceLetGo(agent, 'gone1', ['gone2']);
+  });
+
+  test('with a copy kept, dropped by the agent\'s live list: the session stays found and shows under Kept Here, and opens from its copy', async () => {
+    const { store, agent } = await agentWith([record('kept1', 'egret'), record('kept2', 'egret')], ['--air-index']);
+    await until('the live list of the folder is subscribed', () => api.sessions.model.liveFolders(agent).length > 0);
+    await api.sessions.model.lastLiveSubscription;
+    await openTranscript(agent, 'kept1');
+    await until('kept1 has a kept copy', () => api.sessions.kept.store.get(agent, 'kept1') !== undefined, 30_000);
+    await until('kept1 is indexed', async () => (await indexed(agent)).includes('kept1'), 30_000);
+    assert.ok(await markSessionDeleted(store, 'kept1'), 'another process deletes kept1');
+    await until('kept1 left the tree\'s lists', () => api.sessions.model.find(agent, 'kept1') === undefined, 30_000);
+    await until('kept1 is under Kept Here', () => api.sessions.kept.here.isKeptOnly(agent, 'kept1'), 30_000);
+    assert.ok((await indexed(agent)).includes('kept1'), 'still found by search');
+    await closeAllTranscripts(api);
+    // Its copy deleted, nothing of it is kept.
+    await api.sessions.kept.store.delete(agent, ['kept1']);
+    assert.equal(api.sessions.kept.here.isKeptOnly(agent, 'kept1'), false);
   });
 
   test('deleted by a Clean Up run: the open transcript says so, the index and the pins let it go', async () => {

@@ -125,6 +125,9 @@ suite('Search Sessions', () => {
   suiteSetup(async () => {
     api = await activateExtension();
     await config().update('scope', 'workspace', vscode.ConfigurationTarget.Global);
+    // What leaves the index when the agent forgets a session, with no copy kept (a kept copy stays
+    // found: test/integration/facts.test.ts).
+    await config().update('keep.mode', 'off', vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('acpSessions.search.clearIndex');
   });
 
@@ -139,6 +142,7 @@ suite('Search Sessions', () => {
     // background, whose loads would reach their open transcripts. Hidden, as it was collapsed before.
     await vscode.commands.executeCommand('acpSessions.search.removeView');
     await until('the Search view is hidden', () => !api.search.view.treeView.visible);
+    await config().update('keep.mode', undefined, vscode.ConfigurationTarget.Global);
     await config().update('agents', undefined, vscode.ConfigurationTarget.Global);
     await config().update('scope', undefined, vscode.ConfigurationTarget.Global);
     removeTempDirs();

@@ -56,7 +56,8 @@ async function readOnce(title: string, sessionId: string): Promise<string[]> {
   await ui.wb.closeEditors();
   await ui.row(title).click();
   await ui.wb.transcriptShown(title);
-  await until(`the transcript "${title}" has finished loading`, async () => (await webview().locator('body[data-loading="false"]').count().catch(() => 0)) > 0);
+  // Loaded, and its text rendered as Markdown (until then it shows plain: markdownPass.ts).
+  await until(`the transcript "${title}" has finished loading and rendering`, async () => (await webview().locator('body[data-loading="false"][data-markdown="done"]').count().catch(() => 0)) > 0);
   const texts = await transcriptTexts();
   await until(`a whole copy of "${title}" is kept`, async () => readKeptMeta(copyOf(sessionId)).then(() => true, () => false));
   await ui.wb.closeEditors();
@@ -94,7 +95,7 @@ test('a session read once and then removed from the agent\'s store stays in Kept
 
   await row.click();
   await ui.wb.transcriptShown(KEPT.title);
-  await until('the kept copy has been read', async () => (await webview().locator('body[data-loading="false"]').count().catch(() => 0)) > 0);
+  await until('the kept copy has been read and rendered', async () => (await webview().locator('body[data-loading="false"][data-markdown="done"]').count().catch(() => 0)) > 0);
   const header = webview().locator('#header');
   await until('the header says it is a kept copy', async () => /Kept copy, read-only/.test((await header.innerText().catch(() => '')) ?? ''));
   assert.deepEqual(await transcriptTexts(), read, 'the same text as when it was read from the agent');

@@ -114,9 +114,22 @@ suite('Facts reach every surface through the sessions model', () => {
     await until('kept1 is under Kept Here', () => api.sessions.kept.here.isKeptOnly(agent, 'kept1'), 30_000);
     assert.ok((await indexed(agent)).includes('kept1'), 'still found by search');
     await closeAllTranscripts(api);
-    // Its copy deleted, nothing of it is kept.
-    await api.sessions.kept.store.delete(agent, ['kept1']);
+    // Show Kept Copies (the walkthrough's link) counts it, and says it is the last copy.
+    const shown = api.sessions.messages.shown.length;
+    void vscode.commands.executeCommand('acpSessions.showKeptCopies');
+    const usage = await until('Show Kept Copies says what is kept', () => api.sessions.messages.shown.slice(shown).find((m) => /have a copy kept here/.test(m.text)));
+    const { kept } = api.sessions;
+    const onlyHere = [...new Set(kept.store.all().map((c) => c.meta.agentName))].reduce((n, a) => n + kept.here.sessions(a).length, 0);
+    assert.ok(kept.here.sessions(agent).some((c) => c.meta.sessionId === 'kept1'));
+    assert.match(usage.text, new RegExp(`^${kept.store.usage().count} sessions have a copy kept here.* ${onlyHere} of them are under Kept Here`));
+    api.sessions.messages.choose(usage, undefined);
+    // Clean Up selects kept copies by its rules: the one that matches goes, and search lets it go.
+    api.sessions.messages.answerNextModal('Delete');
+    const run = (await vscode.commands.executeCommand('acpSessions.cleanUp', { agent, action: 'kept', rule: { titlePattern: 'Facts kept?' } })) as { keptDeleted?: number };
+    assert.equal(run.keptDeleted, 1);
+    assert.equal(api.sessions.kept.store.get(agent, 'kept1'), undefined, 'its copy is deleted');
     assert.equal(api.sessions.kept.here.isKeptOnly(agent, 'kept1'), false);
+    await until('kept1 left the index', async () => (await indexed(agent)).join() === 'kept2', 30_000);
   });
 
   test('deleted by a Clean Up run: the open transcript says so, the index and the pins let it go', async () => {

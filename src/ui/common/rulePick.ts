@@ -9,20 +9,24 @@ export const CLEANUP_TITLE = () => vscode.l10n.t('Clean Up Sessions');
 type RuleKey = 'olderThanDays' | 'missingFolder' | 'titlePattern' | 'problems';
 
 /** The rule steps (also Export Sessions…, with its own `placeHolder` and no rule needed). */
-export async function pickRule(action: CleanupAction, title: string, placeHolder?: string): Promise<CleanupRule | undefined> {
-  const items: (vscode.QuickPickItem & { key: RuleKey })[] = [
+export async function pickRule(action: CleanupAction | 'kept', title: string, placeHolder?: string): Promise<CleanupRule | undefined> {
+  const all: (vscode.QuickPickItem & { key: RuleKey })[] = [
     { key: 'olderThanDays', label: `$(history) ${vscode.l10n.t('Older than… days')}`, description: vscode.l10n.t('last updated before a number of days ago') },
     { key: 'missingFolder', label: `$(folder) ${vscode.l10n.t('In folders that no longer exist')}` },
     { key: 'titlePattern', label: `$(filter) ${vscode.l10n.t('Title matches a pattern…')}`, description: vscode.l10n.t('* matches any text') },
     { key: 'problems', label: `$(warning) ${vscode.l10n.t('Sessions with problems')}`, description: vscode.l10n.t('folder gone, or the last load failed') },
   ];
+  // A kept copy has no problem to find: its agent no longer has the session.
+  const items = action === 'kept' ? all.filter((i) => i.key !== 'problems') : all;
   const picked = await vscode.window.showQuickPick(items, {
     title,
     canPickMany: true,
     placeHolder: placeHolder ??
       (action === 'delete'
         ? vscode.l10n.t('Archived sessions that match every rule you check (none checked: all archived sessions)')
-        : vscode.l10n.t('Active sessions that match every rule you check')),
+        : action === 'kept'
+          ? vscode.l10n.t('Kept copies that match every rule you check (none checked: every copy under Kept Here)')
+          : vscode.l10n.t('Active sessions that match every rule you check')),
   });
   if (!picked) return undefined;
   const keys = new Set(picked.map((p) => p.key));

@@ -8,6 +8,7 @@ import type { SessionInfo } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import {
   hasRule,
+  matchesRule,
   selectForCleanup,
   type CleanupAction,
   type CleanupCandidate,
@@ -25,7 +26,8 @@ import { problemText } from './treeNodes/sessionNode';
 /** Given by tests (and scripts) instead of the quick pick steps: no preview is shown. */
 export interface CleanupRequest {
   agent?: string;
-  action?: CleanupAction;
+  /** `kept`: delete copies under Kept Here (sessions their agents no longer have). */
+  action?: CleanupAction | 'kept';
   rule: CleanupRule;
   /** Shows the preview after all and hands it over (hostile-string tests read its rows). */
   onPreview?(pick: vscode.QuickPick<vscode.QuickPickItem>): void;
@@ -39,6 +41,8 @@ export interface CleanupResult {
   cancelled: boolean;
   /** Why nothing ran (the user cancelled a step, nothing matched, ...). */
   stopped?: string;
+  /** A `kept` run: the copies it deleted. */
+  keptDeleted?: number;
   /** Settles after the summary's Undo ran (or the summary was dismissed). */
   undone?: Promise<SessionOutcome[] | undefined>;
 }
@@ -62,6 +66,7 @@ export async function cleanUpSessions(deps: CommandContext, given?: unknown): Pr
   const rule = request ? request.rule : await pickRule(action, step(2));
   if (!rule) return stop('cancelled');
   if (action === 'archive' && !hasRule(rule)) return stop('no rule');
+  if (action === 'kept') return cleanUpKept(deps, agents, rule, request, result);
 
   const listed = await listCandidates(deps, agents, action);
   if (!listed) return stop('cancelled');
@@ -105,9 +110,9 @@ async function pickAgents(deps: CommandContext, request: CleanupRequest | undefi
   return picked?.names;
 }
 
-async function pickAction(deps: CommandContext, agents: readonly string[], title: string): Promise<CleanupAction | undefined> {
+async function pickAction(deps: CommandContext, agents: readonly string[], title: string): Promise<CleanupAction | 'kept' | undefined> {
   const canDelete = agents.some((a) => deps.registry.agent(a)?.capabilities?.delete !== false);
-  const items: (vscode.QuickPickItem & { action: CleanupAction })[] = [
+  const items: (vscode.QuickPickItem & { action: CleanupAction | 'kept' })[] = [
     {
       action: 'archive',
       label: `$(archive) ${vscode.l10n.t('Archive')}`,
@@ -121,8 +126,43 @@ async function pickAction(deps: CommandContext, agents: readonly string[], title
       description: vscode.l10n.t('removes matching archived sessions for good, after a confirmation'),
     });
   }
+  const keptHere = agents.reduce((n, a) => n + (deps.keptHere?.sessions(a).length ?? 0), 0);
+  if (keptHere > 0) {
+    items.push({
+      action: 'kept',
+      label: `$(save-all) ${vscode.l10n.t('Delete kept copies')}`,
+      description: vscode.l10n.t('removes matching copies under Kept Here ({0}), the last of sessions their agents no longer have, after a confirmation', keptHere),
+    });
+  }
   const picked = await vscode.window.showQuickPick(items, { title, placeHolder: vscode.l10n.t('What to do with the sessions the rules select') });
   return picked?.action;
+}
+
+/**
+ * A `kept` run: the copies under Kept Here that match every rule (none given: all of them), read
+ * from their trailers (no agent is asked: it no longer has these), a preview, a modal, then the
+ * copies deleted and their sessions forgotten (search drops them).
+ */
+async function cleanUpKept(deps: CommandContext, agents: readonly string[], rule: CleanupRule, request: CleanupRequest | undefined, result: CleanupResult): Promise<CleanupResult> {
+  const copies = agents.flatMap((agent) => deps.keptHere?.sessions(agent) ?? []);
+  const candidates = copies.map((copy) => ({ copy, agent: copy.meta.agentName, session: { sessionId: copy.meta.sessionId, cwd: copy.meta.cwd, title: copy.meta.title ?? null, updatedAt: copy.meta.updatedAt ?? copy.meta.keptAt } }));
+  await deps.health.checkFolders(candidates.map((c) => c.session));
+  const now = Date.now();
+  const ctx = { now, folderExists: (cwd: string) => deps.health.folderExists(cwd), problemOf: () => undefined };
+  const chosen = candidates.filter((c) => matchesRule(c, rule, ctx));
+  result.selection = { selected: chosen.map(({ agent, session }) => ({ agent, session })), running: [] };
+  if (chosen.length === 0) {
+    void deps.messages.show('info', vscode.l10n.t('No kept copy matches these rules: nothing was deleted.'));
+    return { ...result, stopped: 'nothing matched' };
+  }
+  if ((!request || request.onPreview) && !(await preview(result.selection, 'kept', now, deps, request?.onPreview))) return { ...result, stopped: 'cancelled' };
+  const question = vscode.l10n.t('Delete {0} kept copies?', chosen.length);
+  const detail = `${listedLabels(chosen.map((c) => sessionLabel(c.session)))}${vscode.l10n.t('Their agents no longer have these sessions: the copies kept here are the last ones. This cannot be undone.')}`;
+  if (!(await deps.messages.confirm(question, detail, vscode.l10n.t('Delete')))) return { ...result, stopped: 'cancelled' };
+  await deps.keptHere?.deleteCopies(chosen.map((c) => c.copy));
+  result.keptDeleted = chosen.length;
+  void deps.messages.show('info', vscode.l10n.t('Deleted {0} kept copies.', chosen.length));
+  return result;
 }
 
 /** Every page of each agent's list for the action (Active to archive, Archived to delete), with progress and cancel. */
@@ -154,14 +194,19 @@ async function listCandidates(deps: CommandContext, agents: readonly string[], a
 /** The exact list the run will act on; true when the user goes ahead (Enter), false on Escape. */
 function preview(
   selection: CleanupSelection,
-  action: CleanupAction,
+  action: CleanupAction | 'kept',
   now: number,
   deps: CommandContext,
   shown?: (pick: vscode.QuickPick<vscode.QuickPickItem>) => void,
 ): Promise<boolean> {
   const count = selection.selected.length;
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
-  const verb = action === 'archive' ? vscode.l10n.t('Archive {0} sessions', count) : vscode.l10n.t('Delete {0} archived sessions', count);
+  const verb =
+    action === 'archive'
+      ? vscode.l10n.t('Archive {0} sessions', count)
+      : action === 'kept'
+        ? vscode.l10n.t('Delete {0} kept copies', count)
+        : vscode.l10n.t('Delete {0} archived sessions', count);
   const running = selection.running.length;
   pick.title = running > 0 ? vscode.l10n.t('{0} ({1} running left alone)', verb, running) : verb;
   pick.placeholder =
@@ -171,7 +216,7 @@ function preview(
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   const go: vscode.QuickPickItem = {
-    label: `${action === 'archive' ? '$(archive)' : '$(trash)'} ${verb}`,
+    label: `${action === 'archive' ? '$(archive)' : action === 'kept' ? '$(save-all)' : '$(trash)'} ${verb}`,
     description: vscode.l10n.t('the sessions below, nothing else'),
     alwaysShow: true,
   };

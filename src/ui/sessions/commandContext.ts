@@ -44,4 +44,9 @@ export interface CommandContext {
   transcripts(): TranscriptsLike | undefined;
   /** The kept copies (src/keep/): a delete here deletes a session's copy too. */
   kept?: KeptStore;
+  /** Kept Here: the copies of sessions their agents no longer have (Clean Up can select them). */
+  keptHere?: {
+    sessions(agent: string): KeptCopy[];
+    deleteCopies(copies: readonly KeptCopy[]): Promise<void>;
+  };
 }

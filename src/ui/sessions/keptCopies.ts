@@ -2,7 +2,7 @@
 // machine in a remote window), the settings it follows (`acpSessions.keep.*`, from user and
 // machine settings only), Kept Here under each agent, and the commands: open a kept copy (the
 // transcripts open it read-only) and Delete Kept Copy (with a modal).
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { KeptHere } from '../../keep/keptHere';
 import { KeptStore, type KeepMode, type KeptCopy } from '../../keep/keptStore';
@@ -46,6 +46,8 @@ export interface KeptFeature {
   readonly view: KeptView & { onDidChange(listener: () => void): vscode.Disposable };
   /** The copy of a session the agent no longer has was deleted: nothing of it is left (search drops it). */
   readonly onDidForget: vscode.Event<{ agent: string; sessionId: string }>;
+  /** Deletes these copies; those of sessions under Kept Here are forgotten (onDidForget). */
+  deleteCopies(copies: readonly KeptCopy[]): Promise<void>;
 }
 
 /** The store, before the agents start (each client hands it every replay). */
@@ -94,13 +96,21 @@ export function registerKept(
       : undefined;
   };
   const copyOf = (value: unknown): KeptCopy | undefined => (value instanceof KeptNode ? value.copy : undefined);
+  const deleteCopies = async (copies: readonly KeptCopy[]): Promise<void> => {
+    const lost = copies.filter((c) => here.isKeptOnly(c.meta.agentName, c.meta.sessionId));
+    const byAgent = new Map<string, string[]>();
+    for (const c of copies) byAgent.set(c.meta.agentName, [...(byAgent.get(c.meta.agentName) ?? []), c.meta.sessionId]);
+    for (const [agent, ids] of byAgent) await store.delete(agent, ids);
+    for (const c of lost) forgotten.fire({ agent: c.meta.agentName, sessionId: c.meta.sessionId });
+  };
   context.subscriptions.push(
     here,
     store,
     forgotten,
     store.onDidChange(budgetMessage),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('acpSessions.keep.maxMegabytes') && budgetMessage()),
-    vscode.commands.registerCommand('acpSessions.clearKeptCopies', () => clearKeptCopies(store, here, deps.messages, (c) => forgotten.fire(c))),
+    vscode.commands.registerCommand('acpSessions.clearKeptCopies', () => clearKeptCopies(store, here, deps.messages, deleteCopies)),
+    vscode.commands.registerCommand('acpSessions.showKeptCopies', () => showKeptCopies(store, here, deps.messages)),
     vscode.commands.registerCommand('acpSessions.openKeptCopy', async (node: unknown) => {
       const copy = copyOf(node);
       if (!copy) return;
@@ -124,12 +134,10 @@ export function registerKept(
       const question = vscode.l10n.t('Delete the kept copy of "{0}"?', label);
       const detail = vscode.l10n.t('{0} no longer has this session: the copy kept here is the last one. Deleting it cannot be undone.', copy.meta.agentName);
       if (!(await deps.messages.confirm(question, detail, vscode.l10n.t('Delete Kept Copy')))) return;
-      const keptOnly = here.isKeptOnly(copy.meta.agentName, copy.meta.sessionId);
-      await store.delete(copy.meta.agentName, [copy.meta.sessionId]);
-      if (keptOnly) forgotten.fire({ agent: copy.meta.agentName, sessionId: copy.meta.sessionId });
+      await deleteCopies([copy]);
     }),
   );
-  return { store, here, view, onDidForget: forgotten.event };
+  return { store, here, view, onDidForget: forgotten.event, deleteCopies };
 }
 
 function megabytes(bytes: number): string {
@@ -143,7 +151,7 @@ const DAY = 86_400_000;
  * Clear Kept Copies…: by rule (which agent, how old, of sessions the agents still have or no
  * longer have), then a modal that says how many, how much disk and how many are the last copy.
  */
-async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messages, forgot: (copy: { agent: string; sessionId: string }) => void): Promise<void> {
+async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messages, deleteCopies: (copies: readonly KeptCopy[]) => Promise<void>): Promise<void> {
   await store.scanned;
   const all = store.all();
   if (all.length === 0) {
@@ -158,6 +166,21 @@ async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messa
     { title, placeHolder: vscode.l10n.t('Whose copies?') },
   );
   if (!agentPick) return;
+  // Which folder, when the agent's copies come from more than one.
+  const ofAgent = all.filter((c) => agentPick.value === undefined || c.meta.agentName === agentPick.value);
+  const folders = [...new Set(ofAgent.map((c) => c.meta.cwd))].sort();
+  let folder: string | undefined;
+  if (folders.length > 1) {
+    const folderPick = await vscode.window.showQuickPick<Item<string | undefined>>(
+      [
+        { label: vscode.l10n.t('Every folder'), description: vscode.l10n.t('{0} copies', ofAgent.length), value: undefined },
+        ...folders.map((f) => ({ label: `$(folder) ${plainLine(basename(f) || f)}`, description: plainLine(f), detail: vscode.l10n.t('{0} copies', ofAgent.filter((c) => c.meta.cwd === f).length), value: f })),
+      ],
+      { title, placeHolder: vscode.l10n.t('Of sessions in which folder?'), matchOnDescription: true },
+    );
+    if (!folderPick) return;
+    folder = folderPick.value;
+  }
   const agePick = await vscode.window.showQuickPick<Item<number>>(
     [
       { label: vscode.l10n.t('Any age'), value: 0 },
@@ -180,6 +203,7 @@ async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messa
   const now = Date.now();
   const chosen = all.filter((c) => {
     if (agentPick.value !== undefined && c.meta.agentName !== agentPick.value) return false;
+    if (folder !== undefined && c.meta.cwd !== folder) return false;
     const updated = Date.parse(c.meta.updatedAt ?? c.meta.keptAt);
     if (agePick.value > 0 && !(now - updated >= agePick.value * DAY)) return false;
     const keptOnly = here.isKeptOnly(c.meta.agentName, c.meta.sessionId);
@@ -195,9 +219,33 @@ async function clearKeptCopies(store: KeptStore, here: KeptHere, messages: Messa
     ? vscode.l10n.t('{0} MB. {1} of them are the last copy of a session its agent no longer has: those are lost for good. This cannot be undone.', megabytes(bytes), lost.length)
     : vscode.l10n.t('{0} MB. Their agents still have these sessions; a copy is made again when one is next read.', megabytes(bytes));
   if (!(await messages.confirm(vscode.l10n.t('Delete {0} kept copies?', chosen.length), detail, vscode.l10n.t('Delete')))) return;
-  const byAgent = new Map<string, string[]>();
-  for (const c of chosen) byAgent.set(c.meta.agentName, [...(byAgent.get(c.meta.agentName) ?? []), c.meta.sessionId]);
-  for (const [agent, ids] of byAgent) await store.delete(agent, ids);
-  for (const c of lost) forgot({ agent: c.meta.agentName, sessionId: c.meta.sessionId });
+  await deleteCopies(chosen);
   void messages.show('info', vscode.l10n.t('Deleted {0} kept copies ({1} MB).', chosen.length, megabytes(bytes)));
+}
+
+/**
+ * Show Kept Copies (the walkthrough links it): how many sessions have a copy, how much disk they
+ * use against the budget, how many are the last copy, and where they live.
+ */
+async function showKeptCopies(store: KeptStore, here: KeptHere, messages: Messages): Promise<void> {
+  await store.scanned;
+  const { count, bytes } = store.usage();
+  const agents = [...new Set(store.all().map((c) => c.meta.agentName))];
+  const onlyHere = agents.reduce((n, a) => n + here.sessions(a).length, 0);
+  const mode = readKeepMode();
+  const text = [
+    count === 0
+      ? vscode.l10n.t('No session has a copy kept here yet.')
+      : vscode.l10n.t('{0} sessions have a copy kept here, using {1} MB of {2} MB (acpSessions.keep.maxMegabytes).', count, megabytes(bytes), megabytes(readKeepBudgetBytes())),
+    onlyHere > 0 ? vscode.l10n.t('{0} of them are under Kept Here: their agents no longer have them.', onlyHere) : '',
+    mode === 'off'
+      ? vscode.l10n.t('No new copy is made (acpSessions.keep.mode is off).')
+      : vscode.l10n.t('Each session you read is kept (acpSessions.keep.mode: {0}).', mode),
+    vscode.l10n.t('The copies are in {0}.', store.root),
+  ].filter(Boolean).join(' ');
+  const clear = vscode.l10n.t('Clear Kept Copies…');
+  const settings = vscode.l10n.t('Settings');
+  const choice = await messages.show('info', text, ...(count > 0 ? [clear, settings] : [settings]));
+  if (choice === clear) await vscode.commands.executeCommand('acpSessions.clearKeptCopies');
+  if (choice === settings) await vscode.commands.executeCommand('workbench.action.openSettings', '@id:acpSessions.keep.mode @id:acpSessions.keep.aheadDays @id:acpSessions.keep.maxMegabytes');
 }

@@ -160,7 +160,9 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode, kept };
+  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode, kept,
+    keptHere: { sessions: (agent) => keptFeature.here.sessions(agent), deleteCopies: (copies) => keptFeature.deleteCopies(copies) },
+  };
 
   registerAddAgent(context);
   registerWalkthrough(context);

@@ -44,6 +44,8 @@ export interface CommandContext {
   transcripts(): TranscriptsLike | undefined;
   /** The kept copies (src/keep/): a delete here deletes a session's copy too. */
   kept?: KeptStore;
+  /** Read and unread: a transcript shown marks its session read (src/ui/sessions/readMarks.ts). */
+  read?: { shown(agent: string, sessionId: string): void };
   /** Kept Here: the copies of sessions their agents no longer have (Clean Up can select them). */
   keptHere?: {
     sessions(agent: string): KeptCopy[];

@@ -18,6 +18,7 @@ import { MessageRecorder, Messages } from '../common/messages';
 import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
 import { KeepAhead } from './keepAhead';
+import { ReadMarks, registerReadCommands } from './readMarks';
 import { createKeptStore, readKeepAheadDays, registerKept, type KeptFeature } from './keptCopies';
 import type { CommandContext, TranscriptsLike } from './commandContext';
 import { CommandTargets, SessionTarget } from './commandTargets';
@@ -48,6 +49,8 @@ export interface SessionsApi {
   readonly openLink: (uri: vscode.Uri) => Promise<void>;
   /** Kept copies and Kept Here. */
   readonly kept: KeptFeature;
+  /** Read and unread, waiting for you. */
+  readonly read: ReadMarks;
 }
 
 /**
@@ -73,6 +76,8 @@ export interface SessionsFeature {
   readonly pins: Pins;
   /** Kept copies (src/keep/) and Kept Here. */
   readonly kept: KeptFeature;
+  /** Read and unread, waiting for you (the rows' decorations, the view's badge). */
+  readonly read: ReadMarks;
   /** The messages of every feature (recorded in Test mode only). */
   readonly messages: Messages;
   /** What the commands work with (src/ui/sessions/commandContext.ts), for the commands other features register. */
@@ -135,6 +140,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   const retention = claudeRetention(agents, Date.now, readKeepAheadDays);
   const keepAhead = new KeepAhead({ model, store: kept, messages, log, retention, isOpen: (agent, id) => deps.transcripts()?.getState?.(agent, id) !== undefined });
   const health = new SessionHealth(context.globalState);
+  // Read and unread, waiting for you: the rows' decorations and the view's badge.
+  const read: ReadMarks = new ReadMarks(context.globalState, model, (): vscode.TreeView<unknown> => view.treeView);
   const learned = new LearnedFacts();
   // A folder all windows share, one file a pin (src/sessions/pins.ts says why not the global state).
   const pins = new Pins(join(context.globalStorageUri.fsPath, 'pins'), { legacy: context.globalState });
@@ -150,7 +157,9 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     kept: keptFeature.view,
     keptAt: (agent, session) => kept.get(agent, session.sessionId)?.meta.keptAt,
     keepOffer: (agent) => keepAhead.offer(agent),
+    read,
   });
+  read.updateBadge();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
   const testMode = context.extensionMode === vscode.ExtensionMode.Test;
   if (testMode) messages.recorder = new MessageRecorder();
@@ -160,7 +169,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     void vscode.commands.executeCommand('setContext', 'acpSessions.groupByDate', config().get<boolean>('groupByDate') === true);
   };
   setContextKeys();
-  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode, kept,
+  const commandContext: CommandContext = { registry: agents, model, view, messages, targets, log, transcripts: deps.transcripts, health, testMode, kept, read,
     keptHere: { sessions: (agent) => keptFeature.here.sessions(agent), deleteCopies: (copies) => keptFeature.deleteCopies(copies) },
   };
 
@@ -181,6 +190,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     ...registerResume(commandContext),
     ...registerSessionLinks(context, commandContext),
     ...registerPins(commandContext, pins),
+    read,
+    ...registerReadCommands(read, targets),
     keepAhead,
     keepAhead.onDidChange(() => view.refresh()),
     vscode.commands.registerCommand('acpSessions.keepSessionsAhead', (agent: unknown) => typeof agent === 'string' && keepAhead.keepAsked(agent)),
@@ -217,7 +228,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     pins,
     openLink: (uri) => openLink(commandContext, uri),
     kept: keptFeature,
+    read,
   };
   const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
-  return { agents, model, view, learned, health, pins, kept: keptFeature, messages, commandContext, parts, api };
+  return { agents, model, view, learned, health, pins, kept: keptFeature, read, messages, commandContext, parts, api };
 }

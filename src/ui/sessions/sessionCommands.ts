@@ -55,8 +55,10 @@ export function registerSessionCommands(deps: CommandContext): vscode.Disposable
       deps.health.forgetFolders();
       return view.withProgress(model.refresh());
     }),
-    vscode.commands.registerCommand('acpSessions.showProblemsOnly', () => view.setProblemsOnly(true)),
-    vscode.commands.registerCommand('acpSessions.showAllSessions', () => view.setProblemsOnly(false)),
+    vscode.commands.registerCommand('acpSessions.showProblemsOnly', () => view.setFilter('problems')),
+    vscode.commands.registerCommand('acpSessions.showUnreadOnly', () => view.setFilter('unread')),
+    vscode.commands.registerCommand('acpSessions.showWaitingOnly', () => view.setFilter('waiting')),
+    vscode.commands.registerCommand('acpSessions.showAllSessions', () => view.setFilter('all')),
     vscode.commands.registerCommand('acpSessions.cleanUp', (request?: unknown) => cleanUpSessions(deps, request)),
     vscode.commands.registerCommand('acpSessions.findSession', () => findSession(deps, (agent, session) => commands.open(agent, session))),
     vscode.commands.registerCommand('acpSessions.scopeAll', () => config().update('scope', 'all', vscode.ConfigurationTarget.Global)),
@@ -132,7 +134,10 @@ class SessionCommands {
       return;
     }
     try {
+      // A tab already open is revealed: the user looks at the session again (a new tab marks it read once its replay ended).
+      const revealed = transcripts.getState?.(agent, session.sessionId) !== undefined;
       await transcripts.open(agent, session);
+      if (revealed) this.deps.read?.shown(agent, session.sessionId);
     } catch (error) {
       void messages.show('error', vscode.l10n.t('Could not open the transcript of "{0}": {1}', sessionLabel(session), messageOf(error)), vscode.l10n.t('Show Log')).then(
         (choice) => choice && this.deps.log.show(),

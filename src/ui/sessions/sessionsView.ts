@@ -12,7 +12,7 @@ import { AgentNode } from './treeNodes/agentNode';
 import { SectionNode } from './treeNodes/sectionNode';
 import { SessionNode } from './treeNodes/sessionNode';
 import { walkthrough } from './walkthrough';
-import type { KeptView, TreeContext, TreeNode } from './treeNodes/treeNode';
+import type { KeptView, SessionFilter, TreeContext, TreeNode } from './treeNodes/treeNode';
 
 export const sessionsViewId = 'acpSessions.sessions';
 
@@ -31,6 +31,8 @@ export interface SessionsViewOptions {
   kept?: KeptView & { onDidChange(listener: () => void): vscode.Disposable };
   keptAt?: TreeContext['keptAt'];
   keepOffer?: TreeContext['keepOffer'];
+  /** Read and unread, and when that changes (src/ui/sessions/readMarks.ts). */
+  read?: NonNullable<TreeContext['read']> & { onDidChange(listener: () => void): vscode.Disposable };
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -51,7 +53,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
    */
   private readonly shown = new Map<string, { item?: string; children?: string[] }>();
   private groupByDate: boolean;
-  private problemsOnly = false;
+  private filter: SessionFilter = 'all';
   private showSubagents: boolean;
   private showBranch: boolean;
   /** Nodes whose redraw was asked for and that VS Code has not fetched again yet ('' is the root). */
@@ -87,7 +89,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       folders: () => options.folders(),
       groupByDate: () => this.groupByDate,
       health: options.health,
-      problemsOnly: () => this.problemsOnly,
+      filter: () => this.filter,
+      read: options.read,
       load: (list) => void this.withProgress(list.load()),
       start: (agent) => void this.withProgress(registry.getClient(agent).catch(() => undefined)),
       now: () => Date.now(),
@@ -114,6 +117,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       options.learned.onDidChange(() => this.refresh()),
       options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       options.kept?.onDidChange(() => this.refresh()) ?? { dispose() {} },
+      options.read?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);
@@ -278,16 +282,16 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     });
   }
 
-  /** The Problems filter: only sessions whose folder is gone or whose last load failed. */
-  setProblemsOnly(problemsOnly: boolean): void {
-    this.problemsOnly = problemsOnly;
-    void vscode.commands.executeCommand('setContext', 'acpSessions.problemsOnly', problemsOnly);
+  /** The view's filter, one at a time: only sessions with a problem, unread, or waiting for you; or all. */
+  setFilter(filter: SessionFilter): void {
+    this.filter = filter;
+    void vscode.commands.executeCommand('setContext', 'acpSessions.filter', filter);
     this.updateDescription();
     this.refresh();
   }
 
-  get showsProblemsOnly(): boolean {
-    return this.problemsOnly;
+  get shownFilter(): SessionFilter {
+    return this.filter;
   }
 
   setShowSubagents(show: boolean): void {
@@ -350,7 +354,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
 
   private updateDescription(): void {
     const scope = this.model.scope;
-    const parts = [scope.kind === 'all' ? vscode.l10n.t('All folders') : undefined, this.problemsOnly ? vscode.l10n.t('Problems only') : undefined];
+    const filter = { all: undefined, problems: vscode.l10n.t('Problems only'), unread: vscode.l10n.t('Unread only'), waiting: vscode.l10n.t('Waiting for you only') }[this.filter];
+    const parts = [scope.kind === 'all' ? vscode.l10n.t('All folders') : undefined, filter];
     this.treeView.description = parts.filter(Boolean).join(' · ') || undefined;
   }
 

@@ -144,7 +144,7 @@ export interface TranscriptsFeature {
 
 export interface TranscriptsDeps {
   readonly log: vscode.LogOutputChannel;
-  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts' | 'kept'>;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts' | 'kept' | 'read'>;
 }
 
 /** The serializer, the diff provider and the commands of transcript tabs, and the tabs' part in the model's events. */
@@ -175,7 +175,11 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
     // Only the agent's word about the session is remembered as its health (a time-out shows in
     // the transcript, and is not the session's fault).
     loaded: (agentName, sessionId, error) => {
-      if (error === undefined) void health.recordLoadSuccess(agentName, sessionId);
+      if (error === undefined) {
+        void health.recordLoadSuccess(agentName, sessionId);
+        // The user has seen the session as it is now: read.
+        sessions.read.shown(agentName, sessionId);
+      }
       else if (isVerdictOnSession(error)) void health.recordLoadFailure(agentName, sessionId, messageOf(error));
       // -32002: the agent no longer has it; the tree, search, pins and this tab hear it from the model.
       if (isResourceNotFound(error)) model.sessionNotFound(agentName, sessionId);

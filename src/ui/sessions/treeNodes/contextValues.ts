@@ -54,6 +54,8 @@ export const ContextWord = {
   // A session's marks, after its operations.
   /** The user pinned it. */
   pinned: 'pinned',
+  /** Its agent has something newer than the user last saw of it (src/sessions/readState.ts). */
+  unread: 'unread',
   /** It has a problem (its folder is missing, or its transcript failed to load): always last. */
   problem: 'problem',
 

@@ -12,7 +12,7 @@ import { LoadMoreNode } from './loadMoreNode';
 import { MessageNode } from './messageNode';
 import { RetryNode } from './retryNode';
 import { SessionNode } from './sessionNode';
-import type { TreeContext, TreeNode } from './treeNode';
+import type { SessionFilter, TreeContext, TreeNode } from './treeNode';
 
 export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionList): TreeNode[] {
   switch (list.status) {
@@ -44,22 +44,51 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
       : (archived ? vscode.l10n.t('No archived sessions in this folder') : vscode.l10n.t('No active sessions in this folder'));
     return [new MessageNode(parent, 'empty', what)];
   }
-  // The Problems filter applies to what is loaded; Load more still fetches further pages.
-  const shown = ctx.problemsOnly() ? list.sessions.filter((s) => ctx.health.problemOf(list.agent, s)) : list.sessions;
-  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', vscode.l10n.t('No sessions with problems'), { key: 'noProblems' })];
+  // A filter applies to what is loaded; Load more still fetches further pages.
+  const filter = ctx.filter();
+  const shown = filter === 'all' ? list.sessions : list.sessions.filter((s) => passes(ctx, filter, list.agent, s));
+  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
   // Subagents and forks go under their parent or origin, which alone is dated and counted;
   // turning subagents off leaves forks where they are.
   const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
   const visible = ctx.showSubagents() ? shown : shown.filter((s) => subagentOf(s) === undefined);
   const nested = nestSubagents(visible, (s) => subagentOf(s) ?? s.details?.forkedFrom, true);
   // Pinned sessions first in Active, above the date groups (src/ui/sessions/pinCommands.ts).
-  const { pinned, rest, gone } = pinnedParts(ctx, parent, list, nested.roots);
+  const parts = pinnedParts(ctx, parent, list, nested.roots);
+  const { pinned, rest } = parts;
+  // A pin whose session is gone is neither unread nor waiting.
+  const gone = filter === 'unread' || filter === 'waiting' ? [] : parts.gone;
   const children: TreeNode[] = [...gone, ...pinned.map((s) => new SessionNode(ctx, parent, list, s, nested.children))];
   children.push(...(ctx.groupByDate()
     ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
     : rest.map((s) => new SessionNode(ctx, parent, list, s, nested.children))));
   if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
   return children;
+}
+
+/** Whether a session passes the view's filter. */
+export function passes(ctx: Pick<TreeContext, 'health' | 'read'>, filter: SessionFilter, agent: string, session: SessionInfo): boolean {
+  switch (filter) {
+    case 'all':
+      return true;
+    case 'problems':
+      return ctx.health.problemOf(agent, session) !== undefined;
+    case 'unread':
+      return ctx.read?.isUnread(agent, session) === true;
+    case 'waiting':
+      return session.state === 'requires_action';
+  }
+}
+
+function filterEmptyText(filter: SessionFilter): string {
+  switch (filter) {
+    case 'unread':
+      return vscode.l10n.t('No unread sessions');
+    case 'waiting':
+      return vscode.l10n.t('No sessions waiting for you');
+    default:
+      return vscode.l10n.t('No sessions with problems');
+  }
 }
 
 /** By the time each session is placed by, so a session whose date just changed keeps its group too. */

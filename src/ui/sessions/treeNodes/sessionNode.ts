@@ -10,6 +10,7 @@ import type { SessionProblem } from '../../../sessions/health';
 import { markdownText, plainLine } from '../../common/plainText';
 import { resumeTemplate } from '../../common/settings';
 import { ContextWord, contextValue } from './contextValues';
+import { sessionRowUri } from './rowUri';
 import { TreeNode, type TreeContext } from './treeNode';
 
 export class SessionNode extends TreeNode {
@@ -83,22 +84,26 @@ export class SessionNode extends TreeNode {
     const retention = this.ctx.retention?.(this.agent, session);
     const removal = retention ? removalText(retention.removal, this.ctx.now()) : undefined;
     item.description = [live?.label, age, removal, branch, folder].filter(Boolean).join(' · ');
+    // Unread and waiting show as the row's decoration (src/ui/sessions/readMarks.ts), by this URI.
+    item.resourceUri = sessionRowUri(this.agent, session.sessionId);
+    const unread = this.ctx.read?.isUnread(this.agent, session) === true;
     const problem = this.ctx.health.problemOf(this.agent, session);
-    item.tooltip = this.tooltip(label, ms, problem);
+    item.tooltip = this.tooltip(label, ms, problem, unread);
     const archived = this.section === 'archived';
     // As VS Code's own agent sessions: what runs or waits shows in the icon; idle is the usual look.
     // A problem (missing folder, failed load) outranks it: the session may not open at all.
     item.iconPath = problem
       ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
       : live?.icon ?? new vscode.ThemeIcon(archived ? 'archive' : this.pinned ? 'pinned' : this.isSubagent ? 'robot' : this.isFork ? 'repo-forked' : 'comment-discussion');
-    item.contextValue = contextValue(...this.contextWords(), ...(problem ? [ContextWord.problem] : []));
+    item.contextValue = contextValue(...this.contextWords(), ...(unread ? [ContextWord.unread] : []), ...(problem ? [ContextWord.problem] : []));
     // What a sighted user sees, in words: title, section, age, folder, lineage, live state, problem.
     const justNow = ms !== undefined && this.ctx.now() - ms < 60_000;
     const seen = archived
       ? (age === undefined ? vscode.l10n.t('{0}, archived session', label) : justNow ? vscode.l10n.t('{0}, archived session, updated just now', label) : vscode.l10n.t('{0}, archived session, updated {1} ago', label, age))
       : (age === undefined ? vscode.l10n.t('{0}, active session', label) : justNow ? vscode.l10n.t('{0}, active session, updated just now', label) : vscode.l10n.t('{0}, active session, updated {1} ago', label, age));
     const lineage = [this.pinned ? vscode.l10n.t('pinned') : undefined, this.isSubagent ? vscode.l10n.t('subagent') : this.isFork ? vscode.l10n.t('fork') : undefined, children ? vscode.l10n.t('{0} subagents', children) : undefined];
-    item.accessibilityInformation = { label: [seen, folder, ...lineage, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
+    const news = unread ? vscode.l10n.t('unread') : undefined;
+    item.accessibilityInformation = { label: [seen, news, folder, ...lineage, live?.name, problem ? plainLine(problemText(problem)) : undefined].filter(Boolean).join(', ') };
     if (this.capabilities?.loadSession) {
       item.command = { command: 'acpSessions.openTranscript', title: vscode.l10n.t('Open Transcript'), arguments: [this] };
     }
@@ -127,12 +132,14 @@ export class SessionNode extends TreeNode {
     return words;
   }
 
-  private tooltip(label: string, ms: number | undefined, problem: SessionProblem | undefined): vscode.MarkdownString {
+  private tooltip(label: string, ms: number | undefined, problem: SessionProblem | undefined, unread: boolean): vscode.MarkdownString {
     const session = this.session;
     // Agent text, escaped whole: no Markdown, link, autolink, HTML or icon of it renders.
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${markdownText(label)}**\n\n`);
     if (problem) md.appendMarkdown(`${markdownText(`⚠ ${problemText(problem)}`)}\n\n`);
+    if (session.state === 'requires_action') md.appendMarkdown(`${markdownText(`● ${vscode.l10n.t('Waiting for you: the agent reports it needs your input.')}`)}\n\n`);
+    else if (unread) md.appendMarkdown(`${markdownText(`● ${vscode.l10n.t('Unread: the agent has something newer than you last saw of it.')}`)}\n\n`);
     const rows: [string, string][] = [
       [vscode.l10n.t('Updated'), ms === undefined ? vscode.l10n.t('unknown') : new Date(ms).toLocaleString()],
       [vscode.l10n.t('Folder'), this.session.cwd],

@@ -19,6 +19,9 @@ export interface KeptView {
   usage(agent: string): { count: number; bytes: number };
 }
 
+/** The Sessions view's filters: one at a time. */
+export type SessionFilter = 'all' | 'problems' | 'unread' | 'waiting';
+
 /** What every node may need, passed down from the view. */
 export interface TreeContext {
   readonly registry: AgentRegistry;
@@ -28,8 +31,10 @@ export interface TreeContext {
   groupByDate(): boolean;
   /** Missing folders and failed loads, marked on the rows. */
   readonly health: SessionHealth;
-  /** The Problems filter: only sessions with a problem are shown. */
-  problemsOnly(): boolean;
+  /** The view's filter: every session, or only those with a problem, unread, or waiting for the user. */
+  filter(): SessionFilter;
+  /** Read and unread (src/ui/sessions/readMarks.ts). */
+  readonly read?: { isUnread(agent: string, session: SessionInfo): boolean };
   /** `acpSessions.showSubagents`: subagent sessions nested under their parent, or left out. */
   showSubagents(): boolean;
   /** `acpSessions.showBranch`: the git branch in a session's description. */

@@ -180,8 +180,8 @@ export function registerReadCommands(marks: ReadMarks, targets: CommandTargets):
       if (node instanceof AgentNode) return marks.markAllRead(node.agent.name);
       if (node instanceof FolderNode) return marks.markAllRead(node.agent, node.folder.path, node.section);
       if (node instanceof SectionNode) return marks.markAllRead(node.agent, undefined, node.section);
-      // From the palette: every agent's.
-      return marks.markEveryAgentRead();
+      // From the palette (no row): every agent's; another row's menu does not offer it.
+      return node === undefined ? marks.markEveryAgentRead() : 0;
     }),
   ];
 }

@@ -32,7 +32,9 @@ export interface ReadMarksView {
 
 export class ReadMarks implements vscode.FileDecorationProvider, vscode.Disposable, ReadMarksView {
   readonly state: ReadState;
-  private readonly decorationsChanged = new vscode.EventEmitter<undefined>();
+  private readonly decorationsChanged = new vscode.EventEmitter<vscode.Uri[]>();
+  /** What each row's decoration was when VS Code last asked for it. */
+  private readonly given = new Map<string, { uri: vscode.Uri; mark: 'waiting' | 'unread' | undefined }>();
   readonly onDidChangeFileDecorations = this.decorationsChanged.event;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<void>();
@@ -46,7 +48,7 @@ export class ReadMarks implements vscode.FileDecorationProvider, vscode.Disposab
   ) {
     this.state = new ReadState(memento);
     const changed = () => {
-      this.decorationsChanged.fire(undefined);
+      this.fireChangedDecorations();
       this.updateBadge();
     };
     const stateListener = this.state.onDidChange(() => {
@@ -76,15 +78,46 @@ export class ReadMarks implements vscode.FileDecorationProvider, vscode.Disposab
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     const row = parseRowUri(uri);
     if (!row) return undefined;
-    const found = this.model.find(row.agent, row.sessionId);
+    const mark = this.markOf(row.agent, row.sessionId);
+    this.given.set(uri.toString(), { uri, mark });
+    switch (mark) {
+      case 'waiting':
+        return new vscode.FileDecoration('!', vscode.l10n.t('Waiting for you'), new vscode.ThemeColor('acpSessions.waitingForeground'));
+      case 'unread':
+        return new vscode.FileDecoration('●', vscode.l10n.t('Unread: the agent has something newer than you last saw'), new vscode.ThemeColor('acpSessions.unreadForeground'));
+      default:
+        return undefined;
+    }
+  }
+
+  private markOf(agent: string, sessionId: string): 'waiting' | 'unread' | undefined {
+    const found = this.model.find(agent, sessionId);
     if (!found) return undefined;
-    if (isWaiting(found.session)) {
-      return new vscode.FileDecoration('!', vscode.l10n.t('Waiting for you'), new vscode.ThemeColor('acpSessions.waitingForeground'));
+    if (isWaiting(found.session)) return 'waiting';
+    return this.state.isUnread(agent, found.session) ? 'unread' : undefined;
+  }
+
+  /**
+   * Tells VS Code of the rows whose mark changed, and of no other: a change event redraws each
+   * row it names, and a row redrawn under the pointer loses the inline action being clicked.
+   */
+  private fireChangedDecorations(): void {
+    const changed: vscode.Uri[] = [];
+    for (const [key, given] of this.given) {
+      const row = parseRowUri(given.uri);
+      if (!row || !this.model.find(row.agent, row.sessionId)) {
+        // Its session left the lists: its row is gone (a marked one is told so).
+        this.given.delete(key);
+        if (given.mark !== undefined) changed.push(given.uri);
+        continue;
+      }
+      const mark = this.markOf(row.agent, row.sessionId);
+      if (mark === given.mark) continue;
+      changed.push(given.uri);
+      // Asked again, it is recorded again; a row gone from the lists is asked for no more.
+      this.given.delete(key);
     }
-    if (this.state.isUnread(row.agent, found.session)) {
-      return new vscode.FileDecoration('●', vscode.l10n.t('Unread: the agent has something newer than you last saw'), new vscode.ThemeColor('acpSessions.unreadForeground'));
-    }
-    return undefined;
+    if (changed.length > 0) this.decorationsChanged.fire(changed);
   }
 
   /** Every session the loaded lists hold now, once each (a session is in one list). */

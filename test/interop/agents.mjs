@@ -27,6 +27,10 @@ export const AGENTS = {
   gemini: { pkg: '@google/gemini-cli', bin: 'bundle/gemini.js', args: ['--acp'] },
   // Needs Node 22 or later: the tests start it with the test host's Node 24 (ensureNode24).
   qwen: { pkg: '@qwen-code/qwen-code', bin: 'cli-entry.js', args: ['--acp'] },
+  // A native binary (Bun), not a Node script: its postinstall links the platform package's binary
+  // (opencode-linux-x64 here) to bin/opencode.exe, on every platform under that name.
+  opencode: { pkg: 'opencode-ai', bin: 'bin/opencode.exe', args: ['acp'], native: true },
+  auggie: { pkg: '@augmentcode/auggie', bin: 'augment.mjs', args: ['--acp'] },
 };
 
 /** test/interop/agents/, found above the first of `starts` that lies inside the repository. */
@@ -71,16 +75,17 @@ function install() {
 
 /**
  * Installs (once) and describes the agents: for each, its version and the script to start
- * with Node (`node <script> ...args`), so tests choose the Node that runs it.
+ * with Node (`node <script> ...args`), so tests choose the Node that runs it; a `native` one's
+ * script is the program itself.
  * @returns {{ dir: string, agents: Record<keyof typeof AGENTS, { pkg: string, version: string, script: string, args: string[] }> }}
  */
 export function ensureAgents() {
   const dir = install();
   const agents = {};
-  for (const [name, { pkg, bin, args }] of Object.entries(AGENTS)) {
+  for (const [name, { pkg, bin, args, native = false }] of Object.entries(AGENTS)) {
     const root = join(dir, 'node_modules', pkg);
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    agents[name] = { pkg, version, script: join(root, bin), args };
+    agents[name] = { pkg, version, script: join(root, bin), args, native };
   }
   return { dir, agents };
 }
@@ -108,17 +113,26 @@ const NO_CREDENTIALS = {
  * The `acpSessions.agents` entry that starts an installed agent (from `ensureAgents()`) with `node`,
  * everything it stores kept in `home`: the agents' own overrides of their folders are pinned too,
  * so a developer's real sessions never leak in.
- * @param {{ script: string, args: string[] }} agent
+ * @param {{ script: string, args: string[], native?: boolean }} agent
  * @param {{ name: string, home: string, node?: string, keepCredentials?: boolean, env?: Record<string, string> }} options
  */
 export function agentEntry(agent, { name, home, node = process.execPath, keepCredentials = false, env = {} }) {
   return {
     name,
-    command: node,
-    args: [agent.script, ...agent.args],
+    command: agent.native ? agent.script : node,
+    args: agent.native ? [...agent.args] : [agent.script, ...agent.args],
     cwd: home,
     env: {
       HOME: home,
+      // OpenCode keeps its store, config and cache in the XDG folders: the machine's must not leak in.
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      // Offline: OpenCode waits about 15 s for a models list before it answers initialize.
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      AUGMENT_DISABLE_AUTO_UPDATE: '1',
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,

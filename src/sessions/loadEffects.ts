@@ -14,7 +14,7 @@ export type LoadEffect =
   | { kind: 'claude' }
   /** Codex: about 1.5 KB appended to the rollout; without the index its date becomes now. */
   | { kind: 'codex' }
-  /** pi-acp 0.0.34 (issue 35's probe): a line appended to the session's file, and offline the load may not answer. */
+  /** pi-acp 0.0.34 with pi 0.73.1 (test/interop/pi.test.ts): a line appended to the session's file, and offline the load does not answer. */
   | { kind: 'pi' }
   /** Not measured: a load may resume the session (its date can become now). */
   | { kind: 'unknown' };

@@ -21,3 +21,11 @@ export function agentEntry(
   agent: Pick<InstalledAgent, 'script' | 'args'> & { native?: boolean },
   options: { name: string; home: string; node?: string; keepCredentials?: boolean; env?: Record<string, string> },
 ): AgentEntry;
+export interface InstalledPi extends InstalledAgent {
+  dir: string;
+  /** The version of the pi coding agent pi-acp starts. */
+  piVersion: string;
+  /** pi's bin (pi-acp runs it as `pi --mode rpc`; PI_ACP_PI_COMMAND names it). */
+  pi: string;
+}
+export function ensurePi(): InstalledPi;

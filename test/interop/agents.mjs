@@ -49,9 +49,9 @@ function findPackageDir(starts) {
 const say = (message) => process.stderr.write(`[agents] ${message}\n`);
 
 /** Identifies an install: the exact package.json and lockfile it came from. */
-function fingerprint() {
+function fingerprint(dir = PACKAGE_DIR) {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(PACKAGE_DIR, file)));
+  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(dir, file)));
   return hash.digest('hex');
 }
 
@@ -88,6 +88,34 @@ export function ensureAgents() {
     agents[name] = { pkg, version, script: join(root, bin), args, native };
   }
   return { dir, agents };
+}
+
+/**
+ * pi-acp and the `pi` it starts, installed apart from the other agents (test/interop/pi: pi's
+ * many dependencies would move theirs in one tree) into CACHE_DIR/pi-<fingerprint>.
+ * @returns {{ dir: string, pkg: string, version: string, piVersion: string, script: string, args: string[], native: false, pi: string }}
+ */
+export function ensurePi() {
+  const from = join(PACKAGE_DIR, '..', 'pi');
+  const print = fingerprint(from);
+  const dir = npmCiOnce({
+    from,
+    target: join(CACHE_DIR, `pi-${print.slice(0, 12)}`),
+    fingerprint: print,
+    label: 'pi-acp and pi',
+    note: 'first run only; about 150 MB',
+    say,
+    check(partial) {
+      for (const file of [join('pi-acp', 'dist', 'index.js'), join('.bin', 'pi')]) {
+        if (!existsSync(join(partial, 'node_modules', file))) throw new Error(`pi-acp and pi installed without ${file}.`);
+      }
+    },
+  });
+  const version = (pkg) => JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  return {
+    dir, pkg: 'pi-acp', version: version('pi-acp'), piVersion: version('@mariozechner/pi-coding-agent'),
+    script: join(dir, 'node_modules', 'pi-acp', 'dist', 'index.js'), args: [], native: false, pi: join(dir, 'node_modules', '.bin', 'pi'),
+  };
 }
 
 /** A fresh HOME for an agent, with a project folder inside it (real paths: the agents resolve symlinks). */
@@ -133,6 +161,8 @@ export function agentEntry(agent, { name, home, node = process.execPath, keepCre
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_AUTOUPDATE: '1',
       AUGMENT_DISABLE_AUTO_UPDATE: '1',
+      PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+      PI_OFFLINE: '1',
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,

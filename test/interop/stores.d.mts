@@ -82,3 +82,10 @@ export interface AuggieSessionSpec {
   parentConversationId?: string;
 }
 export function writeAuggieSession(home: string, spec: AuggieSessionSpec): string;
+export interface PiSessionSpec {
+  sessionId: string;
+  cwd: string;
+  createdAt: string;
+  turns: [string, string][];
+}
+export function writePiSession(home: string, spec: PiSessionSpec): string;

@@ -351,6 +351,35 @@ export function writeAuggieSession(home, { sessionId, cwd, title, createdAt, upd
   return file;
 }
 
+/**
+ * Writes one pi session as pi 0.73.1 keeps it (read from a session its own `pi -p` made offline):
+ * `~/.pi/agent/sessions/--<cwd, separators as '-'>--/<timestamp>_<id>.jsonl`, a `session` line
+ * naming the id and `cwd`, the model, then one `message` line per prompt and answer (a chain of
+ * `id` / `parentId`). Returns the file's path.
+ */
+export function writePiSession(home, { sessionId, cwd, createdAt, turns }) {
+  const dir = join(home, '.pi', 'agent', 'sessions', `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`);
+  mkdirSync(dir, { recursive: true });
+  let clock = Date.parse(createdAt);
+  let parentId = null;
+  let serial = 0;
+  const lines = [{ type: 'session', version: 3, id: sessionId, timestamp: createdAt, cwd }];
+  const push = (record) => {
+    const id = (++serial).toString(16).padStart(8, '0');
+    lines.push({ ...record, id, parentId, timestamp: new Date((clock += 60_000)).toISOString() });
+    parentId = id;
+  };
+  push({ type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4-5' });
+  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  for (const [question, answer] of turns) {
+    push({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: question }], timestamp: clock } });
+    push({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: answer }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: 'stop', timestamp: clock } });
+  }
+  const file = join(dir, `${createdAt.replace(/[:.]/g, '-')}_${sessionId}.jsonl`);
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
+}
+
 /** A small, realistic Claude store for the demo: a few sessions in `cwd`, one of them compacted. */
 export function writeClaudeDemoStore(home, cwd, now = Date.now()) {
   const ago = (hours) => new Date(now - hours * 3_600_000).toISOString();

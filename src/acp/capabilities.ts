@@ -16,6 +16,7 @@ export const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }>
   delete: { 1: 'sessionCapabilities.delete', 2: 'capabilities.session.delete' },
   resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
+  fork: { 1: 'sessionCapabilities.fork', 2: 'capabilities.session.fork' },
   title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
   status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
   listSubscribe: { 1: airCapabilityName('listSubscribe'), 2: airCapabilityName('listSubscribe') },
@@ -30,6 +31,7 @@ export const NO_CAPABILITIES: Readonly<AdvertisedCapabilities> = Object.freeze({
   delete: false,
   resume: false,
   close: false,
+  fork: false,
   title: false,
   status: false,
   listSubscribe: false,
@@ -83,6 +85,7 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
       list: hasSession,
       resume: hasSession,
       close: hasSession,
+      fork: false, // the v2 draft's fork is not read yet
       archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
       delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
       title: false, // v2 has no set_title yet
@@ -112,6 +115,7 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
     delete: has('delete'),
     resume: has('resume'),
     close: has('close'),
+    fork: has('fork'),
     title: has('title'),
     status: has('status'),
     listSubscribe: false,

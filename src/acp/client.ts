@@ -306,6 +306,22 @@ export class AcpClient {
     }
   }
 
+  /**
+   * `session/fork` (unstable schema): the agent copies the session under a new id and answers
+   * with it. `onUpdate` receives the new session's updates, those the agent sent before its
+   * answer named the id (OpenCode replays the copy first) and every later one, in order, until
+   * the returned subscription is disposed.
+   */
+  async forkSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<{ sessionId: string; subscription: Disposable }> {
+    this.require('fork', 'session/fork');
+    return this.updates.fork(onUpdate, async () => {
+      const result = await this.request<{ sessionId?: unknown } | null>('session/fork', { sessionId, cwd, mcpServers: [] }, token);
+      const forked = result?.sessionId;
+      if (typeof forked !== 'string' || forked === '') throw new AcpError(ErrorCodes.InternalError, 'session/fork', 'the agent answered without the new session\'s id');
+      return forked;
+    });
+  }
+
   /** `session/resume` without replay. */
   async resumeSession(sessionId: string, cwd: string, token?: CancellationToken): Promise<void> {
     this.require('resume', 'session/resume');

@@ -40,6 +40,11 @@ import type { AcpClientOptions, AgentConfig, Logger } from './types';
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * How long `initialize` may take unless told: an agent's start has its own deadline, longer than a
+ * request's (OpenCode 1.18.33 answers after about 15 s offline, once its models fetch gives up).
+ */
+const DEFAULT_INITIALIZE_TIMEOUT_MS = 120_000;
 const DEFAULT_KILL_GRACE_MS = 2_000;
 /**
  * Queued behind everything read from the agent, so that its last messages are handled before the
@@ -175,7 +180,7 @@ export class AgentConnection {
   async initialize(signal?: AbortSignal): Promise<InitializeAnswer> {
     const requested = this.config.protocol === 2 ? 2 : 1;
     const params = initializeParams(requested, this.options.clientInfo);
-    const timeoutMs = this.options.initializeTimeoutMs ?? this.requestTimeoutMs;
+    const timeoutMs = this.options.initializeTimeoutMs ?? Math.max(this.requestTimeoutMs, DEFAULT_INITIALIZE_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -333,7 +338,7 @@ export class AgentConnection {
   }
 
   private startFailureReason(error: unknown, timeoutMs: number): string | undefined {
-    if (error instanceof InitializeTimeout) return `it did not answer initialize within ${timeoutMs} ms.`;
+    if (error instanceof InitializeTimeout) return `it did not answer initialize within ${timeoutMs} ms (setting acpSessions.startTimeout).`;
     if (error instanceof StartAborted) return 'the start was cancelled.';
     if (error instanceof AcpError) return `it answered initialize with an error: ${error.agentMessage} (${error.code}).`;
     return undefined; // decided once the process's end is known

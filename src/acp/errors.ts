@@ -24,9 +24,37 @@ export class AcpError extends Error {
     /** The error's `data`, if the agent sent any. */
     readonly data?: unknown,
   ) {
-    super(`${method} failed (${code}): ${agentMessage}`);
+    const detail = detailOf(data, agentMessage);
+    super(`${method} failed (${code}): ${agentMessage}${detail ? ` (${detail})` : ''}`);
     this.name = new.target.name;
   }
+}
+
+/** How much of an error's `data` a message repeats. */
+const MAX_DETAIL_CHARS = 300;
+
+/**
+ * What an error's `data` adds to its message, when the agent put its words there: Auggie answers
+ * an unknown session with -32602 "Invalid params" and `data.details` "Session not found: …", and a
+ * missing field with -32603 and a list of `{ message, path }`. Anything else in `data` stays out.
+ */
+function detailOf(data: unknown, agentMessage: string): string | undefined {
+  let text: string | undefined;
+  if (typeof data === 'string') text = data;
+  else if (Array.isArray(data)) {
+    const first = data[0] as { message?: unknown; path?: unknown } | undefined;
+    if (typeof first?.message === 'string') {
+      const path = Array.isArray(first.path) ? first.path.filter((p) => typeof p === 'string' || typeof p === 'number').join('.') : '';
+      text = path ? `${path}: ${first.message}` : first.message;
+    }
+  } else if (data && typeof data === 'object') {
+    const { details, message } = data as { details?: unknown; message?: unknown };
+    text = typeof details === 'string' ? details : typeof message === 'string' ? message : undefined;
+  }
+  if (text === undefined) return undefined;
+  text = text.replace(/\s+/g, ' ').trim();
+  if (!text || agentMessage.includes(text)) return undefined;
+  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
 }
 
 /** -32002: the session is unknown, deleted or expired. */

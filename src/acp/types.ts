@@ -123,7 +123,7 @@ export interface AcpClientOptions {
   trace?: () => TraceLevel;
   /** Longest line accepted from the agent; a longer one closes the connection. Default 64 MiB. */
   maxMessageBytes?: number;
-  /** How long the agent may take to answer `initialize`. Default: `requestTimeoutMs`. */
+  /** How long the agent may take to answer `initialize` (its own deadline). Default: 120 s, or `requestTimeoutMs` when longer. */
   initializeTimeoutMs?: number;
   /**
    * How long the agent may take to answer any other request; a replay's deadline restarts with
@@ -162,6 +162,8 @@ export interface AdvertisedCapabilities {
   delete: boolean;
   resume: boolean;
   close: boolean;
+  /** `sessionCapabilities.fork` (unstable schema): `session/fork` copies a session under a new id. */
+  fork: boolean;
   /** Rename: `session/set_title` (unstable schema), or a vendor extension's rename, see {@link titleMethod}. */
   title: boolean;
   /** Set exactly when `title` is: the standard's `session/set_title` (it wins), or the JetBrains AIR extension's. */

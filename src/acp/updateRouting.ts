@@ -24,6 +24,12 @@ export interface ReplayDeadline {
   progress?: () => void;
 }
 
+/**
+ * Updates kept for session ids nobody listens to while a fork is under way, at most this many in
+ * all: OpenCode replays a fork's last 20 messages under the new id before the answer names it.
+ */
+const MAX_UNCLAIMED_UPDATES = 50_000;
+
 /** Routes the agent's `session/update` notifications to loads and listeners. */
 export class UpdateRouter {
   /** Per session, its listeners; replaced (never mutated) so that dispatch can iterate safely. */
@@ -34,6 +40,12 @@ export class UpdateRouter {
   private readonly loadTurns = new Map<string, Promise<void>>();
   /** Per session being loaded, what to call when the agent marks the end of its replay. */
   private readonly replayEndWaiters = new Map<string, () => void>();
+  /** `session/fork` requests under way: while any is, updates for sessions nobody listens to are kept. */
+  private forksInFlight = 0;
+  /** Those updates, per session id in arrival order, until a fork's answer names the id (or no fork is left). */
+  private readonly unclaimed = new Map<string, { update: SessionUpdate; line: Uint8Array | undefined }[]>();
+  private unclaimedCount = 0;
+  private unclaimedDropped = 0;
 
   constructor(private readonly source: UpdateSource) {}
 
@@ -84,6 +96,38 @@ export class UpdateRouter {
     return { replayEnd };
   }
 
+  /**
+   * Runs one `session/fork`: `send` sends it and resolves with the new session's id from the
+   * answer. Updates that arrive meanwhile for a session nobody listens to are kept, since the
+   * agent may send the new session's replay before the answer that names it (OpenCode); once
+   * named, that session's kept updates go to `onUpdate` in order, and so does everything after
+   * them until the returned subscription is disposed. Updates of other unnamed ids are dropped
+   * when no fork is left under way.
+   */
+  async fork(onUpdate: SessionUpdateListener, send: () => Promise<string>): Promise<{ sessionId: string; subscription: Disposable }> {
+    this.forksInFlight++;
+    try {
+      const sessionId = await send();
+      const subscription = this.onSessionUpdate(sessionId, onUpdate, { replays: true });
+      const kept = this.unclaimed.get(sessionId) ?? [];
+      this.unclaimed.delete(sessionId);
+      this.unclaimedCount -= kept.length;
+      for (const { update, line } of kept) this.deliver(onUpdate, update, line);
+      return { sessionId, subscription };
+    } finally {
+      if (--this.forksInFlight === 0) this.dropUnclaimed();
+    }
+  }
+
+  private dropUnclaimed(): void {
+    if (this.unclaimedCount > 0 || this.unclaimedDropped > 0) {
+      this.source.log.debug(`[${this.source.name}] Dropped ${this.unclaimedCount + this.unclaimedDropped} session/update notifications of sessions no answer named.`);
+    }
+    this.unclaimed.clear();
+    this.unclaimedCount = 0;
+    this.unclaimedDropped = 0;
+  }
+
   /** Adds a live listener of one session (see `AcpClient.onSessionUpdate`). */
   onSessionUpdate(sessionId: string, listener: SessionUpdateListener, options: { replays?: boolean } = {}): Disposable {
     const entry = { listener, replays: options.replays === true };
@@ -114,6 +158,8 @@ export class UpdateRouter {
   clear(): void {
     this.listeners.clear();
     this.replayEndWaiters.clear();
+    this.unclaimed.clear();
+    this.unclaimedCount = 0;
   }
 
   /**
@@ -138,12 +184,25 @@ export class UpdateRouter {
     }
     const load = this.loadsInFlight.get(sessionId);
     const listeners = this.listeners.get(sessionId);
-    if (load === undefined && listeners === undefined) return;
+    if (load === undefined && listeners === undefined && this.forksInFlight === 0) return;
     const fixed = problems.count;
     const checked = checkSessionUpdate(update, problems);
     const raw = problems.count === fixed ? line : undefined;
+    if (load === undefined && listeners === undefined) return this.keepUnclaimed(sessionId, checked, raw);
     if (load) this.deliver(load, checked, raw);
     if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw);
+  }
+
+  /** An update of a session nobody listens to, while a fork may yet name it. */
+  private keepUnclaimed(sessionId: string, update: SessionUpdate, line: Uint8Array | undefined): void {
+    if (this.unclaimedCount >= MAX_UNCLAIMED_UPDATES) {
+      if (this.unclaimedDropped++ === 0) this.source.log.warn(`[${this.source.name}] More than ${MAX_UNCLAIMED_UPDATES} updates of sessions not named yet arrived during a fork; the rest are dropped.`);
+      return;
+    }
+    let list = this.unclaimed.get(sessionId);
+    if (!list) this.unclaimed.set(sessionId, (list = []));
+    list.push({ update, line });
+    this.unclaimedCount++;
   }
 
   private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined): void {

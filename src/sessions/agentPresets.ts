@@ -5,7 +5,7 @@ import type { AgentConfig } from '../acp/types';
 
 export interface AgentPreset {
   /** Stable id, also accepted as the argument of `acpSessions.addAgent`. */
-  id: 'claude' | 'codex' | 'gemini' | 'qwen';
+  id: 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'auggie';
   /**
    * The entry written into settings (the user may edit it afterwards). `resume` is the CLI's own
    * resume-by-id, as its installed `--help` says (test/interop/resume.test.ts checks each).
@@ -61,6 +61,29 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     install: 'npm install -g @qwen-code/qwen-code',
     login: 'Run `qwen` in a terminal and log in, or set OPENAI_API_KEY in the entry\'s "env".',
     agentInfoNames: ['qwen-code'],
+  },
+  // Probed offline (test/interop/opencode.test.ts), OpenCode 1.18.33: advertises loadSession, list, close,
+  // fork and resume (no archive, delete or title); lists at most 100 sessions of a folder without a
+  // cursor, ignores `archived`; session/load needs `mcpServers` and no login, changes nothing in its
+  // store; initialize waits about 15 s for a models list unless OPENCODE_DISABLE_MODELS_FETCH=1.
+  {
+    id: 'opencode',
+    entry: { name: 'OpenCode', command: 'opencode', args: ['acp'], resume: ['opencode', '--session', '${sessionId}'] },
+    description: 'OpenCode sessions, through its own ACP server (opencode acp)',
+    install: 'npm install -g opencode-ai',
+    login: 'Run `opencode auth login` in a terminal, then Retry.',
+    agentInfoNames: ['OpenCode'],
+  },
+  // Probed offline (test/interop/auggie.test.ts), Auggie 0.36.0: advertises loadSession and list only;
+  // lists every session with an exchange (no paging; `cursor` and `archived` ignored); session/load needs
+  // no login and changes nothing; session/new needs `auggie login`.
+  {
+    id: 'auggie',
+    entry: { name: 'Auggie', command: 'auggie', args: ['--acp'], resume: ['auggie', '--resume', '${sessionId}'] },
+    description: 'Augment\'s Auggie CLI in ACP mode',
+    install: 'npm install -g @augmentcode/auggie',
+    login: 'Run `auggie login` in a terminal, then Retry.',
+    agentInfoNames: ['auggie'],
   },
 ];
 

@@ -146,11 +146,14 @@ export class SessionHealth implements Disposable {
  * agent's own answer that it does not know it (-32002) or refuses it. A time-out, a crash, the
  * agent's internal error, a sign-in, a cancel or another process holding it say something about that moment only: a session
  * that loaded slowly on a busy machine must not be marked broken (and offered for deletion).
+ * Nor does -32602: it says the request did not suit the agent (OpenCode answers it for a missing
+ * `mcpServers`, Auggie for a session whose file it cannot find right now, with the session still
+ * in its list), and OpenCode's -32603 "service failure" is its answer to an unknown id.
  */
 export function isVerdictOnSession(error: unknown): boolean {
   // Another process holding the session says nothing about the session either.
   if (!(error instanceof AcpError) || error instanceof SessionInUseError) return false;
-  const passing: number[] = [ErrorCodes.InternalError, ErrorCodes.AuthRequired, ErrorCodes.RequestCancelled, ErrorCodes.MethodNotFound];
+  const passing: number[] = [ErrorCodes.InternalError, ErrorCodes.InvalidParams, ErrorCodes.AuthRequired, ErrorCodes.RequestCancelled, ErrorCodes.MethodNotFound];
   return !passing.includes(error.code);
 }
 

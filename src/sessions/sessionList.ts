@@ -36,6 +36,17 @@ export interface SessionListOwner {
   loaded(list: SessionList, client: AcpClient, sessions: readonly SessionInfo[]): void;
 }
 
+/**
+ * A last page of this many rows or more, a multiple of this, that comes without a cursor may be
+ * an agent's limit rather than the end: OpenCode 1.18.33 lists at most 100 and never a cursor.
+ */
+const ROUND_PAGE = 50;
+
+/** Whether a page of `rows` without a cursor looks like a cap: a round number of rows. */
+export function looksCapped(rows: number): boolean {
+  return rows >= ROUND_PAGE && rows % ROUND_PAGE === 0;
+}
+
 /** An agent that pages forever must not hang a load: one load follows at most this many cursors. */
 const maxPagesPerLoad = 200;
 /** Listing everything (clean-up) follows more, and also stops at a page that brings nothing new. */
@@ -51,6 +62,13 @@ export class SessionList {
   loadingMore = false;
   /** How many `session/list` requests this list has sent (the log and tests read it). */
   listRequests = 0;
+  /**
+   * Set when the chain ended on a page of a round number of rows without a cursor (the rows of
+   * that page): the agent may hold more than it lists, and no cursor reaches them.
+   */
+  mayHoldMore: number | undefined;
+  /** Sessions whose entry left `archived` out, so that this list's section supplied it (see withSectionFlag). */
+  flagFromSection: ReadonlySet<string> = new Set();
   /** The client this content came from: a new client after a restart means stale content. */
   loadedFrom: AcpClient | undefined;
   /**
@@ -130,6 +148,8 @@ export class SessionList {
     this.error = undefined;
     this.loadingMore = false;
     this.loadedFrom = undefined;
+    this.mayHoldMore = undefined;
+    this.flagFromSection = new Set();
     this.placedAt.clear();
   }
 
@@ -179,6 +199,9 @@ export class SessionList {
       let cursor = fromStart ? undefined : this.nextCursor;
       let pages = 0;
       let foreign = 0;
+      let contradicted = 0;
+      let lastPageRows = 0;
+      const inferred = new Set<string>(fromStart ? [] : this.flagFromSection);
       do {
         // The same `cwd` and `archived` along the whole chain: changing either restarts it.
         const params: { cwd?: string; archived?: ArchivedFilter; cursor?: string } = {};
@@ -188,6 +211,7 @@ export class SessionList {
         this.listRequests++;
         const page = await client.listSessions(params);
         if (!current()) return;
+        lastPageRows = page.sessions.length;
         for (const listed of page.sessions) {
           // An agent that ignores `cwd` (or matches it as a prefix) must not put another
           // folder's session here too: it would show twice, once under each folder.
@@ -195,14 +219,26 @@ export class SessionList {
             foreign++;
             continue;
           }
+          // An agent that ignores the `archived` filter lists every state in both sections: a
+          // session whose own flag names the other section is shown there only.
+          if (archived !== undefined && typeof listed.archived === 'boolean' && listed.archived !== (this.section === 'archived')) {
+            contradicted++;
+            continue;
+          }
           if (seen.has(listed.sessionId)) continue;
           seen.add(listed.sessionId);
+          if (archived !== undefined && typeof listed.archived !== 'boolean') inferred.add(listed.sessionId);
           collected.push(withSectionFlag(listed, this.section, archived));
         }
         cursor = page.nextCursor ?? undefined;
         pages++;
       } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
       if (foreign > 0) this.owner.log?.warn(`"${this.agent}" listed ${foreign} sessions of other folders for cwd ${this.cwd}; they are shown under their own folders only.`);
+      if (contradicted > 0) this.owner.log?.warn(`"${this.agent}" listed ${contradicted} sessions of the other section for archived: "${archived}"; each is shown in the section its own archived flag names.`);
+      const capped = cursor === undefined && looksCapped(lastPageRows) ? lastPageRows : undefined;
+      if (capped !== undefined && this.mayHoldMore === undefined) {
+        this.owner.log?.warn(`"${this.agent}" ended its ${this.section} list${this.cwd === undefined ? '' : ` of ${this.cwd}`} on a page of ${capped} sessions without a cursor: it may hold more than it lists, and none of them can be reached from here.`);
+      }
       // Titles the agent changed since the model last heard (another process, a rename elsewhere).
       const retitled = collected.filter((s) => {
         const held = this.owner.find(this.agent, s.sessionId)?.session;
@@ -213,6 +249,8 @@ export class SessionList {
       const shown = byStatus ? new Map(this.sessions.map((s) => [s.sessionId, s.state])) : undefined;
       this.setSessions(shown ? collected.map((s) => withState(s, shown.get(s.sessionId))) : collected, resort);
       this.nextCursor = cursor;
+      this.mayHoldMore = capped;
+      this.flagFromSection = inferred;
       this.status = 'loaded';
       this.error = undefined;
       this.loadingMore = false;

@@ -332,12 +332,35 @@ export class SessionsModel implements Disposable {
 
   /** A list was loaded from `client`: its sessions and folder get live updates, then their status. */
   private loaded(list: SessionList, client: AcpClient, sessions: readonly SessionInfo[]): void {
+    this.dedupeSections(list);
     this.live.track(list.agent, client, sessions);
     this.live.subscribeLive(list.agent, client, list.cwd);
     this.changed(list);
     if (client.capabilities.sessionState === 'status') {
       this.lastStatusCheck = this.checkStatus(list.agent, client, sessions.map((s) => s.sessionId));
     }
+  }
+
+  /**
+   * A session never shows in both sections: where an agent ignores the `archived` filter and its
+   * entries carry no flag to tell (both lists then hold every session), Active keeps it. (Entries
+   * with a flag are sorted by it as they are listed, see SessionList.)
+   */
+  private dedupeSections(loaded: SessionList): void {
+    const lists = this.allLists(loaded.agent).filter((l) => l.status === 'loaded');
+    const active = lists.filter((l) => l.section === 'active');
+    const archived = lists.filter((l) => l.section === 'archived');
+    if (active.length === 0 || archived.length === 0) return;
+    const held = new Set(active.flatMap((l) => l.sessions.map((s) => s.sessionId)));
+    let moved = 0;
+    for (const list of archived) {
+      const kept = list.sessions.filter((s) => !list.flagFromSection.has(s.sessionId) || !held.has(s.sessionId));
+      if (kept.length === list.sessions.length) continue;
+      moved += list.sessions.length - kept.length;
+      list.sessions = kept;
+      if (list !== loaded) this.changed(list);
+    }
+    if (moved > 0) this.log?.warn(`"${loaded.agent}" listed ${moved} sessions both with and without archived: "only", without saying which they are; they are shown under Active only.`);
   }
 
   /** A rename is done: every list shows the stored title, and the event fires once, held or not. */

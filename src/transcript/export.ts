@@ -2,7 +2,7 @@
 // compaction summaries included. Message bodies (and a plan's own Markdown) are the agent's
 // Markdown and stay Markdown; every other field is plain text, escaped so nothing in it is live.
 import { peekRow, type EntityRows } from './rows';
-import { describePart, partsText, type Entity, type Part, type SessionState } from './model';
+import { FOR_MODEL_LABEL, describePart, partsText, type Entity, type Part, type SessionState } from './model';
 
 export interface ExportHeader {
   title: string;
@@ -103,7 +103,12 @@ function entityToMarkdown(entity: Entity): string[] {
 }
 
 function partsMarkdown(parts: readonly Part[]): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : `_[${describePart(p)}]_`)).join('\n\n');
+  return parts.map((p) => (p.forModel ? forModelMarkdown(p) : p.type === 'text' ? p.text : `_[${describePart(p)}]_`)).join('\n\n');
+}
+
+/** Content the agent sent the model only: labelled, and literal (a fence), never read as the message's words. */
+function forModelMarkdown(part: Part): string {
+  return `_${FOR_MODEL_LABEL}:_\n\n${fence(part.type === 'text' ? part.text : describePart(part), 'text')}`;
 }
 
 function quote(text: string): string {

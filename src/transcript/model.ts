@@ -1,15 +1,24 @@
 // The transcript's entities: what the timeline reducer produces, what the host sends the
 // webview and what the export reads. Plain data (structured-clone safe), no `vscode`.
 
-/** One content block as the transcript keeps it; adjacent text is joined into one part. */
-export type Part =
+/**
+ * One content block as the transcript keeps it; adjacent text is joined into one part (of the
+ * same audience). `forModel`: the agent marked the block for the model only (ACP's content
+ * `annotations.audience` without "user"), as OpenCode sends the context it injects: shown
+ * collapsed and labelled as such, never as anybody's words.
+ */
+export type Part = (
   | { type: 'text'; text: string }
   | { type: 'image'; mimeType: string; data?: string; uri?: string }
   | { type: 'audio'; mimeType: string }
   | { type: 'resource_link'; uri: string; name: string; title?: string }
   | { type: 'resource'; uri: string; mimeType?: string; text?: string }
   /** A block type this version does not know: kept with its JSON so it can be shown. */
-  | { type: 'unknown'; blockType: string; json: string };
+  | { type: 'unknown'; blockType: string; json: string }
+) & { forModel?: true };
+
+/** The label of content sent to the model only (see {@link Part}), in export and search. */
+export const FOR_MODEL_LABEL = 'Context sent to the model';
 
 /** `session_message`: a message between the session and a subagent (unstable subagents schema). */
 export type MessageRole = 'user_message' | 'agent_message' | 'thought' | 'session_message';
@@ -155,10 +164,10 @@ export function bodyOf(entity: Entity): Part[] | undefined {
   }
 }
 
-/** The text of parts as one string (non-text parts become a short bracketed mention). */
+/** The text of parts as one string (non-text parts become a short bracketed mention; content for the model only is left out). */
 export function partsText(parts: readonly Part[]): string {
   let text = '';
-  for (const part of parts) text += part.type === 'text' ? part.text : `[${describePart(part)}]`;
+  for (const part of parts) if (!part.forModel) text += part.type === 'text' ? part.text : `[${describePart(part)}]`;
   return text;
 }
 

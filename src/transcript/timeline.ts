@@ -188,7 +188,7 @@ export class Timeline {
   /** Appends a block to a body: text onto a trailing text part (an `append`), else a new part. */
   private appendPart(entity: Entity, parts: Part[], part: Part): void {
     const last = parts[parts.length - 1];
-    if (part.type === 'text' && last?.type === 'text') {
+    if (part.type === 'text' && last?.type === 'text' && last.forModel === part.forModel) {
       last.text += part.text;
       this.listener?.appended(entity, part.text);
     } else {
@@ -500,6 +500,18 @@ function toPlanEntry(entry: unknown): PlanEntry {
 
 /** Converts one ContentBlock; an unknown or malformed block is kept as an `unknown` part. */
 export function toPart(block: unknown): Part {
+  const part = blockPart(block);
+  if (isForModel(block)) part.forModel = true;
+  return part;
+}
+
+/** ACP's content annotations: an `audience` that names roles but not "user" is for the model (OpenCode's injected context). */
+function isForModel(block: unknown): boolean {
+  const audience = isObject(block) && isObject(block.annotations) ? block.annotations.audience : undefined;
+  return Array.isArray(audience) && audience.length > 0 && !audience.includes('user');
+}
+
+function blockPart(block: unknown): Part {
   if (isObject(block)) {
     switch (block.type) {
       case 'text':
@@ -542,8 +554,8 @@ function joinText(parts: Part[]): Part[] {
   const joined: Part[] = [];
   for (const part of parts) {
     const last = joined[joined.length - 1];
-    if (part.type === 'text' && last?.type === 'text') last.text += part.text;
-    else joined.push(part.type === 'text' ? { type: 'text', text: part.text } : part);
+    if (part.type === 'text' && last?.type === 'text' && last.forModel === part.forModel) last.text += part.text;
+    else joined.push(part.type === 'text' ? { type: 'text', text: part.text, ...(part.forModel ? { forModel: true as const } : {}) } : part);
   }
   return joined;
 }

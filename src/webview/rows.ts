@@ -3,6 +3,7 @@
 // and is re-rendered as Markdown later (see main.ts), so a chunk never rebuilds the row.
 import {
   bodyOf,
+  describePart,
   type CompactionEntity,
   type Entity,
   type MessageEntity,
@@ -414,6 +415,19 @@ function fillBody(row: Row, parts: readonly Part[], markdown: boolean): void {
   const nodes: Node[] = [];
   row.tail = undefined;
   parts.forEach((part, index) => {
+    if (part.forModel) {
+      // The agent's context for the model (annotations.audience without "user"): folded and
+      // labelled, plain text, never shown as the message's words.
+      const details = element('details', 'model-context');
+      const summary = element('summary');
+      summary.append(codicon('eye-closed'), element('span', 'label', t('Context sent to the model')));
+      const pre = element('pre', 'model-context-text');
+      const text = document.createTextNode(part.type === 'text' ? part.text : describePart(part));
+      pre.append(text);
+      details.append(closedSummary(summary), pre);
+      if (part.type === 'text' && index === parts.length - 1) row.tail = text;
+      return nodes.push(details);
+    }
     if (part.type !== 'text') return nodes.push(renderPart(part));
     if (markdown && renderMarkdown) {
       const md = element('div', 'md');

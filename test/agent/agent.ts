@@ -11,7 +11,7 @@ import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type AgentStrings, type ExitPoint } from './options';
 import { InvalidListParams, airListFilter, listPage, toListedSession, toV2Updates, withoutCompactions } from './sessions';
 import { ListSubscriptions } from './subscriptions';
-import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, type SessionUpdate, type StoredSession } from './store';
+import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, writeSession, type SessionUpdate, type StoredSession } from './store';
 
 const OUR_AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
 const AUTH_METHOD_ID = 'reference-login';
@@ -305,6 +305,8 @@ async function handleList({ params }: { params: { cwd?: string | null; cursor?: 
     return listPage(await storedSessions(), params, opts.pageSize, standardArchive, connection.air ? airListFilter(params._meta) : undefined, connection.air && opts.airState, connection.airIndex, {
       cwdMatch: opts.cwdMatch,
       omitArchivedFlag: opts.omitArchivedFlag,
+      listCap: opts.listCap,
+      ignoreArchivedFilter: opts.ignoreArchivedFilter,
     });
   } catch (error) {
     if (error instanceof InvalidListParams) throw acp.RequestError.invalidParams({ archived: params.archived, cursor: params.cursor }, error.message);
@@ -445,6 +447,25 @@ async function handleDelete({ params }: { params: SessionIdParams }) {
   return {};
 }
 
+let forks = 0;
+/**
+ * `session/fork` (--fork): a copy of the session under a new id, replayed under that id before
+ * the answer that names it, as OpenCode 1.18.33 does: a client hears of the id first in updates.
+ */
+async function handleFork({ params, client }: { params: { sessionId: string; cwd?: string }; client: { notify: Notify } }) {
+  const record = await existingSession(params.sessionId);
+  const sessionId = `${record.sessionId}-fork-${process.pid}-${++forks}`;
+  const updates: SessionUpdate[] = [];
+  for await (const update of readSessionUpdates(opts.store, record)) updates.push(update);
+  const { updatesFile: _file, updateCount: _count, ...rest } = record;
+  const copy: StoredSession = { ...rest, sessionId, title: record.title === undefined ? undefined : `Fork of ${record.title}`, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates };
+  if (copy.title === undefined) delete copy.title;
+  await writeSession(opts.store, copy);
+  openSession(sessionId);
+  for (const update of updates) await client.notify('session/update', { sessionId, update });
+  return { sessionId };
+}
+
 async function handleClose({ params }: { params: SessionIdParams }) {
   await existingSession(params.sessionId);
   closeSession(params.sessionId);
@@ -503,6 +524,7 @@ function buildV1(): acp.AgentApp {
       connection.airIndex = connection.air && opts.airIndex;
       connection.replayEnd = connection.airIndex && offersAirCapability(params.clientCapabilities, 'loadReplayEnd');
       log(`initialize v1 from ${params.clientInfo?.name ?? 'an unnamed client'} (compaction ${connection.compaction ? 'advertised' : 'not advertised'})`);
+      if (opts.initializeDelayMs > 0) await sleep(opts.initializeDelayMs);
       const response: acp.InitializeResponse = {
         protocolVersion: 1,
         agentCapabilities: {
@@ -516,6 +538,7 @@ function buildV1(): acp.AgentApp {
             ...(opts.close ? { close: {} } : {}),
             ...(opts.title ? { title: {} } : {}),
             ...(opts.status ? { status: {} } : {}),
+            ...(opts.fork ? { fork: {} } : {}),
             additionalDirectories: {},
           },
         },
@@ -556,6 +579,7 @@ function buildV1(): acp.AgentApp {
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
   if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
   if (opts.status) app.onRequest('session/status', guarded('session/status', handleStatus));
+  if (opts.fork) app.onRequest('session/fork', guarded('session/fork', handleFork));
   if (opts.load) {
     app.onRequest(
       'session/load',

@@ -62,6 +62,17 @@ export interface AgentOptions {
   requestLog?: string;
   /** List entries leave `archived` out even with the standard archive (the schema makes it optional). */
   omitArchivedFlag: boolean;
+  /** `session/list` answers at most this many rows and never a cursor (OpenCode 1.18.33: 100). */
+  listCap?: number;
+  /** `session/list` accepts the `archived` filter and lists every state anyway. */
+  ignoreArchivedFilter: boolean;
+  /**
+   * `sessionCapabilities.fork`: `session/fork` copies the session under a new id and replays
+   * the copy under that id before the answer that names it, as OpenCode 1.18.33 does.
+   */
+  fork: boolean;
+  /** Milliseconds the `initialize` answer waits (OpenCode waits ~15 s for a models list offline). */
+  initializeDelayMs: number;
 }
 
 /**
@@ -155,6 +166,11 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --cwd-match MODE            how session/list's cwd matches: exact (default), loose (drive letter case,
                               trailing separators), prefix (folders below too), ignore (every folder)
   --omit-archived-flag        list entries leave out \`archived\` (standard archive only)
+  --list-cap N                session/list answers at most N rows and no nextCursor (OpenCode: 100)
+  --ignore-archived-filter    session/list accepts \`archived\` and lists every state anyway
+  --fork                      advertise sessionCapabilities.fork; session/fork copies the session and
+                              replays the copy under its new id before the answer names it (OpenCode)
+  --initialize-delay MS       the initialize answer waits MS (OpenCode waits for a models list)
   --request-log FILE          append one JSON line at start ({event:"start",pid}) and per request
                               received ({method,params}): what reached the agent
 Each flag also reads from env ACP_AGENT_<FLAG> (e.g. ACP_AGENT_PAGE_SIZE=5, ACP_AGENT_NO_LIST=1,
@@ -162,10 +178,10 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag', 'ignore-archived-filter', 'fork'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer', 'answer-after',
-  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match', 'request-log',
+  'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match', 'request-log', 'list-cap', 'initialize-delay',
 ] as const;
 type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
 type ValueFlag = (typeof VALUE_FLAGS)[number];
@@ -244,6 +260,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
   const exitAtCount = value('exit-at-count');
   const delay = value('delay');
   const replayDelay = value('replay-delay');
+  const listCap = value('list-cap');
+  const initializeDelay = value('initialize-delay');
   return {
     store,
     pageSize: pageSize === undefined ? 50 : parseCount('--page-size', pageSize, 1),
@@ -252,6 +270,10 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     archiveExtension: airIndex || flag('archive-extension'),
     cwdMatch: cwdMatch as CwdMatch,
     omitArchivedFlag: flag('omit-archived-flag'),
+    listCap: listCap === undefined ? undefined : parseCount('--list-cap', listCap, 1),
+    ignoreArchivedFilter: flag('ignore-archived-filter'),
+    fork: flag('fork'),
+    initializeDelayMs: initializeDelay === undefined ? 0 : parseCount('--initialize-delay', initializeDelay, 0),
     delete: !flag('no-delete'),
     load: !flag('no-load'),
     close: !flag('no-close'),

@@ -104,7 +104,8 @@ export function listPage(
   else throw new InvalidListParams(`invalid \`archived\` filter ${JSON.stringify(params.archived)}: expected "exclude", "include" or "only"`);
   const cwd = params.cwd ?? null;
   const key = filterKey(cwd, archived);
-  const filtering = archiveSupported || airFilter !== undefined;
+  // --ignore-archived-filter: the filter is read (and checked) but every state is listed.
+  const filtering = (archiveSupported || airFilter !== undefined) && !quirks.ignoreArchivedFilter;
 
   let after: CursorPayload | undefined;
   if (params.cursor !== undefined && params.cursor !== null) {
@@ -121,8 +122,9 @@ export function listPage(
   const afterTime = after?.t;
   const start = after ? matching.findIndex((s) => { const t = Date.parse(s.updatedAt); return t < afterTime! || (t === afterTime && s.sessionId > after!.id); }) : 0;
   const from = start < 0 ? matching.length : start;
-  const page = matching.slice(from, from + pageSize);
-  const hasMore = from + pageSize < matching.length;
+  // --list-cap: one page of at most N rows and never a cursor, as OpenCode 1.18 lists (100).
+  const page = quirks.listCap !== undefined ? matching.slice(0, quirks.listCap) : matching.slice(from, from + pageSize);
+  const hasMore = quirks.listCap === undefined && from + pageSize < matching.length;
   const last = page[page.length - 1];
   return {
     sessions: page.map((s) => toListedSession(s, archiveSupported && !quirks.omitArchivedFlag, airFilter !== undefined, airState, airIndex)),
@@ -134,6 +136,10 @@ export function listPage(
 export interface ListQuirks {
   cwdMatch?: CwdMatch;
   omitArchivedFlag?: boolean;
+  /** At most this many rows and no `nextCursor`, whatever the store holds (OpenCode 1.18.33: 100). */
+  listCap?: number;
+  /** The `archived` filter is accepted and ignored: every state is listed (OpenCode, Auggie). */
+  ignoreArchivedFilter?: boolean;
 }
 
 function cwdMatches(stored: string, asked: string, match: CwdMatch): boolean {

@@ -174,7 +174,7 @@ suite('Clean up and session health', () => {
 
   test('a session whose load the agent refused is marked with the reason and date, remembered, and selected by "sessions with problems"', async () => {
     const { store, sessions } = await bulkStore(6);
-    const agent = await useAgent(store, ['--fail', 'session/load=-32602']);
+    const agent = await useAgent(store, ['--fail', 'session/load=-32600']);
     const target = sessions.find((s) => !s.archived && !GONE.includes(s.cwd))!;
     await api.transcripts.open(agent, { sessionId: target.sessionId, cwd: target.cwd, title: target.title });
     const problem = await until('the failed load is recorded', () => api.sessions.health.problemOf(agent, target));
@@ -192,7 +192,7 @@ suite('Clean up and session health', () => {
     assert.deepEqual(ids(result.selection!.selected.map((c) => c.session)), expected);
   });
 
-  test('a load that timed out or hit the agent\'s internal error leaves the session unmarked (a slow load is not a broken session)', async () => {
+  test('a load that timed out, hit the agent\'s internal error or was answered -32602 leaves the session unmarked (a slow load is not a broken session)', async () => {
     // A one-second deadline for this test only (the next suites archive hundreds at once).
     await config().update('requestTimeout', 1000, vscode.ConfigurationTarget.Global);
     try {
@@ -203,9 +203,9 @@ suite('Clean up and session health', () => {
   });
 });
 
-/** Opens a session whose load fails with -32603, then one whose load times out: neither is marked. */
+/** Opens a session whose load fails with -32603 or -32602 (OpenCode, Auggie), then one whose load times out: none is marked. */
 async function loadsLeaveNoMark(): Promise<void> {
-  for (const flags of [['--fail', 'session/load=-32603'], ['--hang', 'session/load']]) {
+  for (const flags of [['--fail', 'session/load=-32603'], ['--fail', 'session/load=-32602'], ['--hang', 'session/load']]) {
     const { store, sessions } = await bulkStore(6);
     const agent = await useAgent(store, flags);
     const target = sessions.find((s) => !s.archived && !GONE.includes(s.cwd))!;

@@ -1,12 +1,13 @@
-export type InteropAgentName = 'claude' | 'codex' | 'gemini' | 'qwen';
+export type InteropAgentName = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'auggie';
 export interface InstalledAgent {
   pkg: string;
   version: string;
-  /** Start with Node: `node <script> ...args`. */
+  /** Start with Node: `node <script> ...args`; a native one as `<script> ...args`. */
   script: string;
   args: string[];
+  native: boolean;
 }
-export const AGENTS: Record<InteropAgentName, { pkg: string; bin: string; args: string[] }>;
+export const AGENTS: Record<InteropAgentName, { pkg: string; bin: string; args: string[]; native?: boolean }>;
 export function ensureAgents(): { dir: string; agents: Record<InteropAgentName, InstalledAgent> };
 export function makeAgentHome(prefix: string): { home: string; project: string };
 export interface AgentEntry {
@@ -17,6 +18,14 @@ export interface AgentEntry {
   env: Record<string, string>;
 }
 export function agentEntry(
-  agent: Pick<InstalledAgent, 'script' | 'args'>,
+  agent: Pick<InstalledAgent, 'script' | 'args'> & { native?: boolean },
   options: { name: string; home: string; node?: string; keepCredentials?: boolean; env?: Record<string, string> },
 ): AgentEntry;
+export interface InstalledPi extends InstalledAgent {
+  dir: string;
+  /** The version of the pi coding agent pi-acp starts. */
+  piVersion: string;
+  /** pi's bin (pi-acp runs it as `pi --mode rpc`; PI_ACP_PI_COMMAND names it). */
+  pi: string;
+}
+export function ensurePi(): InstalledPi;

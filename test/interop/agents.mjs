@@ -27,6 +27,10 @@ export const AGENTS = {
   gemini: { pkg: '@google/gemini-cli', bin: 'bundle/gemini.js', args: ['--acp'] },
   // Needs Node 22 or later: the tests start it with the test host's Node 24 (ensureNode24).
   qwen: { pkg: '@qwen-code/qwen-code', bin: 'cli-entry.js', args: ['--acp'] },
+  // A native binary (Bun), not a Node script: its postinstall links the platform package's binary
+  // (opencode-linux-x64 here) to bin/opencode.exe, on every platform under that name.
+  opencode: { pkg: 'opencode-ai', bin: 'bin/opencode.exe', args: ['acp'], native: true },
+  auggie: { pkg: '@augmentcode/auggie', bin: 'augment.mjs', args: ['--acp'] },
 };
 
 /** test/interop/agents/, found above the first of `starts` that lies inside the repository. */
@@ -45,9 +49,9 @@ function findPackageDir(starts) {
 const say = (message) => process.stderr.write(`[agents] ${message}\n`);
 
 /** Identifies an install: the exact package.json and lockfile it came from. */
-function fingerprint() {
+function fingerprint(dir = PACKAGE_DIR) {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(PACKAGE_DIR, file)));
+  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(dir, file)));
   return hash.digest('hex');
 }
 
@@ -71,18 +75,47 @@ function install() {
 
 /**
  * Installs (once) and describes the agents: for each, its version and the script to start
- * with Node (`node <script> ...args`), so tests choose the Node that runs it.
+ * with Node (`node <script> ...args`), so tests choose the Node that runs it; a `native` one's
+ * script is the program itself.
  * @returns {{ dir: string, agents: Record<keyof typeof AGENTS, { pkg: string, version: string, script: string, args: string[] }> }}
  */
 export function ensureAgents() {
   const dir = install();
   const agents = {};
-  for (const [name, { pkg, bin, args }] of Object.entries(AGENTS)) {
+  for (const [name, { pkg, bin, args, native = false }] of Object.entries(AGENTS)) {
     const root = join(dir, 'node_modules', pkg);
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    agents[name] = { pkg, version, script: join(root, bin), args };
+    agents[name] = { pkg, version, script: join(root, bin), args, native };
   }
   return { dir, agents };
+}
+
+/**
+ * pi-acp and the `pi` it starts, installed apart from the other agents (test/interop/pi: pi's
+ * many dependencies would move theirs in one tree) into CACHE_DIR/pi-<fingerprint>.
+ * @returns {{ dir: string, pkg: string, version: string, piVersion: string, script: string, args: string[], native: false, pi: string }}
+ */
+export function ensurePi() {
+  const from = join(PACKAGE_DIR, '..', 'pi');
+  const print = fingerprint(from);
+  const dir = npmCiOnce({
+    from,
+    target: join(CACHE_DIR, `pi-${print.slice(0, 12)}`),
+    fingerprint: print,
+    label: 'pi-acp and pi',
+    note: 'first run only; about 150 MB',
+    say,
+    check(partial) {
+      for (const file of [join('pi-acp', 'dist', 'index.js'), join('.bin', 'pi')]) {
+        if (!existsSync(join(partial, 'node_modules', file))) throw new Error(`pi-acp and pi installed without ${file}.`);
+      }
+    },
+  });
+  const version = (pkg) => JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  return {
+    dir, pkg: 'pi-acp', version: version('pi-acp'), piVersion: version('@mariozechner/pi-coding-agent'),
+    script: join(dir, 'node_modules', 'pi-acp', 'dist', 'index.js'), args: [], native: false, pi: join(dir, 'node_modules', '.bin', 'pi'),
+  };
 }
 
 /** A fresh HOME for an agent, with a project folder inside it (real paths: the agents resolve symlinks). */
@@ -108,17 +141,28 @@ const NO_CREDENTIALS = {
  * The `acpSessions.agents` entry that starts an installed agent (from `ensureAgents()`) with `node`,
  * everything it stores kept in `home`: the agents' own overrides of their folders are pinned too,
  * so a developer's real sessions never leak in.
- * @param {{ script: string, args: string[] }} agent
+ * @param {{ script: string, args: string[], native?: boolean }} agent
  * @param {{ name: string, home: string, node?: string, keepCredentials?: boolean, env?: Record<string, string> }} options
  */
 export function agentEntry(agent, { name, home, node = process.execPath, keepCredentials = false, env = {} }) {
   return {
     name,
-    command: node,
-    args: [agent.script, ...agent.args],
+    command: agent.native ? agent.script : node,
+    args: agent.native ? [...agent.args] : [agent.script, ...agent.args],
     cwd: home,
     env: {
       HOME: home,
+      // OpenCode keeps its store, config and cache in the XDG folders: the machine's must not leak in.
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      // Offline: OpenCode waits about 15 s for a models list before it answers initialize.
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      AUGMENT_DISABLE_AUTO_UPDATE: '1',
+      PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+      PI_OFFLINE: '1',
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,

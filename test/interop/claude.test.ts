@@ -65,12 +65,12 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     cleanup();
   });
 
-  test('advertises list, load, delete, resume and close; archives by the JetBrains AIR extension, not the standard', () => {
+  test('advertises list, load, delete, resume, close and fork; archives by the JetBrains AIR extension, not the standard', () => {
     assert.equal(client.agentInfo?.name, '@agentclientprotocol/claude-agent-acp');
     assert.equal(client.agentInfo?.version, installed.agents.claude.version);
     assert.deepEqual(
       { ...client.capabilities, authMethods: undefined },
-      { loadSession: true, list: true, delete: true, resume: true, close: true, archive: true, archiveMethod: 'jetbrains-air', title: true, titleMethod: 'jetbrains-air', status: false, sessionState: 'jetbrains-air', listSubscribe: true, batchGet: true, authMethods: undefined },
+      { loadSession: true, list: true, delete: true, resume: true, close: true, fork: true, archive: true, archiveMethod: 'jetbrains-air', title: true, titleMethod: 'jetbrains-air', status: false, sessionState: 'jetbrains-air', listSubscribe: true, batchGet: true, authMethods: undefined },
     );
   });
 

@@ -40,7 +40,10 @@ export function prepareDemoAgent(name, { folder, node = process.execPath, home }
       turns: [['Why does CI time out?', 'The integration job waits for a port that never opens; fixed the port.']],
     });
   }
-  const label = { claude: 'Claude (real agent)', codex: 'Codex (real agent)', gemini: 'Gemini CLI (real agent)' }[name];
+  const label = {
+    claude: 'Claude (real agent)', codex: 'Codex (real agent)', gemini: 'Gemini CLI (real agent)',
+    qwen: 'Qwen Code (real agent)', opencode: 'OpenCode (real agent)', auggie: 'Auggie (real agent)',
+  }[name];
   return {
     // The user's own API keys (if any) reach the agent, as they would from a shell.
     entry: agentEntry(agent, { name: label, home, node, keepCredentials: true }),

@@ -17,7 +17,7 @@ describe('Add Agent presets with the agents installed', () => {
   const { home, cleanup } = tempHome();
   after(cleanup);
 
-  for (const id of ['claude', 'codex', 'gemini', 'qwen'] as const) {
+  for (const id of ['claude', 'codex', 'gemini', 'qwen', 'opencode', 'auggie'] as const) {
     test(`the ${id} entry starts ${installed.agents[id].pkg} from the PATH and is recognised by its agentInfo`, async () => {
       const preset = AGENT_PRESETS.find((p) => p.id === id)!;
       assert.equal(findExecutable(preset.entry.command, { PATH }), join(bin, preset.entry.command));
@@ -86,9 +86,9 @@ describe('preset helpers', () => {
     assert.throws(() => splitArgs('--name "open'), /unclosed " quote/);
   });
 
-  test('every preset says how to install it and how to log in', () => {
+  test('every preset says how to install it (the package the interop tests install) and how to log in', () => {
     for (const preset of AGENT_PRESETS) {
-      assert.match(preset.install, /^npm install -g @/);
+      assert.equal(preset.install, `npm install -g ${installed.agents[preset.id].pkg}`);
       assert.ok(preset.login.length > 0);
     }
   });

@@ -2,10 +2,13 @@
 // Fabricates the on-disk session stores of real agents in a (temporary) HOME, in the formats
 // the agents read: Claude Code's ~/.claude/projects/<cwd>/<uuid>.jsonl, Codex's
 // ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, Qwen Code's ~/.qwen/projects/<cwd>/chats/<uuid>.jsonl
-// and Gemini CLI's ~/.gemini/tmp/<slug>/chats/session-*.jsonl. Used by the interop tests and by the demo
+// Gemini CLI's ~/.gemini/tmp/<slug>/chats/session-*.jsonl, OpenCode's export files (which
+// `opencode import` reads into its SQLite store) and Auggie's ~/.augment/sessions/<uuid>.json.
+// Used by the interop tests and by the demo
 // (`node test/interop/stores.mjs --home DIR --cwd DIR` writes a small realistic set).
+import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Claude Code keeps a folder per working directory: every non-alphanumeric becomes '-'. */
@@ -209,6 +212,172 @@ export function writeGeminiOfflineLogin(home) {
     privacy: { usageStatisticsEnabled: false },
   }));
   return { GEMINI_API_KEY: 'offline-interop-test', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' };
+}
+
+/**
+ * One session as OpenCode 1.18.33 exports it (`opencode export`) and `opencode import` reads it:
+ * `{ info, messages: [{ info, parts }] }`, in the shapes of its message store (read from its
+ * export of a session made by its ACP server, and from its `import` command). Each turn is a
+ * user message (its prompt, and `context` as a `synthetic` text part: OpenCode's injected
+ * context) and an assistant message (a step, `thought` as a reasoning part, each tool as a tool
+ * part, completed or failed, then the answer). `compactedAfter` puts a compaction there as
+ * OpenCode records one: a user message whose only part is `compaction`, answered by an assistant
+ * message marked `summary: true` that carries `summary`. `parentID` makes it a subagent's session.
+ */
+export function openCodeExport({ sessionId, cwd, title, createdAt, updatedAt, parentID, turns, compactedAfter, summary }) {
+  let clock = Date.parse(createdAt);
+  let serial = 0;
+  // Ascending ids as OpenCode's: a time-ordered hex prefix, then a fixed-length tail.
+  const id = (prefix, at) => `${prefix}_${at.toString(16).padStart(12, '0')}${String(serial++).padStart(4, '0')}interopTest`;
+  const messages = [];
+  const tokens = { input: 1200, output: 80, reasoning: 0, cache: { read: 0, write: 0 } };
+  const model = { providerID: 'opencode', modelID: 'big-pickle' };
+  const user = (parts) => {
+    const at = (clock += 60_000);
+    const messageID = id('msg', at);
+    messages.push({
+      info: { id: messageID, sessionID: sessionId, role: 'user', time: { created: at }, agent: 'build', model },
+      parts: parts.map((part) => ({ id: id('prt', at), sessionID: sessionId, messageID, ...part })),
+    });
+    return messageID;
+  };
+  const assistant = (parentID, parts, extra = {}) => {
+    const at = (clock += 60_000);
+    const messageID = id('msg', at);
+    messages.push({
+      info: {
+        id: messageID, sessionID: sessionId, role: 'assistant', time: { created: at, completed: at + 5_000 }, parentID,
+        modelID: model.modelID, providerID: model.providerID, mode: 'build', agent: 'build', path: { cwd, root: cwd }, cost: 0, tokens, finish: 'stop', ...extra,
+      },
+      parts: parts.map((part) => ({ id: id('prt', at), sessionID: sessionId, messageID, ...part })),
+    });
+  };
+  turns.forEach((turn, index) => {
+    if (index === compactedAfter) {
+      const asked = user([{ type: 'compaction', auto: false }]);
+      assistant(asked, [{ type: 'text', text: summary, time: { start: clock, end: clock + 1_000 } }], { summary: true, mode: 'compaction', agent: 'compaction' });
+    }
+    const asked = user([{ type: 'text', text: turn.user }, ...(turn.context ? [{ type: 'text', text: turn.context, synthetic: true }] : [])]);
+    const parts = [{ type: 'step-start' }];
+    if (turn.thought) parts.push({ type: 'reasoning', text: turn.thought, time: { start: clock, end: clock + 1_000 } });
+    (turn.tools ?? []).forEach((tool, n) => {
+      const time = { start: clock + n * 100, end: clock + n * 100 + 50 };
+      const callID = `call_${sessionId.slice(-6)}_${index}_${n}`;
+      parts.push(tool.error === undefined
+        ? { type: 'tool', callID, tool: tool.name, state: { status: 'completed', input: tool.input, output: tool.output ?? '', title: tool.title ?? tool.name, metadata: {}, time } }
+        : { type: 'tool', callID, tool: tool.name, state: { status: 'error', input: tool.input, error: tool.error, time } });
+    });
+    parts.push({ type: 'text', text: turn.answer, time: { start: clock, end: clock + 2_000 } });
+    parts.push({ type: 'step-finish', reason: 'stop', cost: 0, tokens });
+    assistant(asked, parts);
+  });
+  const info = {
+    id: sessionId, slug: 'interop-session', projectID: 'global', directory: cwd, title, version: '1.18.33',
+    ...(parentID ? { parentID } : {}),
+    time: { created: Date.parse(createdAt), updated: Date.parse(updatedAt) },
+  };
+  return { info, messages };
+}
+
+/**
+ * Imports `exported` (see openCodeExport) with OpenCode's own `opencode import`, run in `cwd`
+ * (the folder the session then belongs to). `opencode` is its binary, `env` what the tests start
+ * it with (HOME and the XDG folders of a temporary home). The first import of a session keeps
+ * its `time.updated`; importing it again makes it now.
+ */
+export function importOpenCodeSession(opencode, env, cwd, exported) {
+  const dir = mkdtempSync(join(env.HOME, '.import-'));
+  try {
+    const file = join(dir, `${exported.info.id}.json`);
+    writeFileSync(file, JSON.stringify(exported));
+    const out = execFileSync(opencode, ['import', file], { cwd, env, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (!out.includes(`Imported session: ${exported.info.id}`)) throw new Error(`opencode import ${file} printed ${JSON.stringify(out)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs one SQL statement on OpenCode's store with its own `opencode db` (tab-separated rows, a header first). */
+export function openCodeDb(opencode, env, sql) {
+  return execFileSync(opencode, ['--pure', 'db', sql], { cwd: env.HOME, env, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * Writes one Auggie session as Auggie 0.36.0 keeps it, `~/.augment/sessions/<uuid>.json` (read
+ * from its session store and its ACP server's list and load): `chatHistory` of exchanges, each a
+ * request (`request_nodes`: text, tool results, the IDE state naming the workspace folder, which
+ * Auggie lists the session under) and a response (`response_nodes`: text, thinking, tool uses). A
+ * turn with tools is two exchanges, as Auggie records them: the tool uses, then an exchange
+ * without a prompt that carries their results and the answer. The file's mtime is `updatedAt`.
+ * Returns the file's path.
+ */
+export function writeAuggieSession(home, { sessionId, cwd, title, createdAt, updatedAt, turns, parentConversationId }) {
+  const dir = join(home, '.augment', 'sessions');
+  mkdirSync(dir, { recursive: true });
+  const ide = { type: 4, ide_state_node: { workspace_folders: [{ folder_root: cwd, repository_root: cwd }] } };
+  const chatHistory = [];
+  let sequence = 0;
+  const exchange = (request_message, request_nodes, response_nodes) => chatHistory.push({
+    exchange: {
+      request_message, request_id: `req-${sessionId.slice(0, 8)}-${++sequence}`, request_nodes: [...request_nodes, ide],
+      response_text: response_nodes.filter((n) => n.type === 0).map((n) => n.content).join(''), response_nodes,
+    },
+    completed: true, sequenceId: sequence,
+  });
+  turns.forEach((turn, index) => {
+    const prompt = { id: 0, type: 0, text_node: { content: turn.user } };
+    const thinking = turn.thought ? [{ id: 2, type: 8, thinking: { summary: turn.thought } }] : [];
+    const tools = turn.tools ?? [];
+    if (tools.length === 0) {
+      exchange(turn.user, [prompt], [{ id: 1, type: 0, content: turn.answer }, ...thinking]);
+      return;
+    }
+    const uses = tools.map((tool, n) => ({ id: 3 + n, type: 5, tool_use: { tool_name: tool.name, tool_use_id: `toolu_${sessionId.slice(0, 8)}_${index}_${n}`, input_json: JSON.stringify(tool.input) } }));
+    exchange(turn.user, [prompt], [{ id: 1, type: 0, content: turn.before ?? '' }, ...thinking, ...uses].filter((n) => n.type !== 0 || n.content));
+    const results = tools.map((tool, n) => ({
+      id: n, type: 1,
+      tool_result_node: { tool_use_id: uses[n].tool_use.tool_use_id, content: tool.error ?? tool.output ?? '', is_error: tool.error !== undefined },
+    }));
+    exchange('', results, [{ id: 1, type: 0, content: turn.answer }]);
+  });
+  const file = join(dir, `${sessionId}.json`);
+  writeFileSync(file, JSON.stringify({
+    sessionId, created: createdAt, modified: updatedAt, chatHistory,
+    agentState: { userGuidelines: '', workspaceGuidelines: '' },
+    ...(title ? { customTitle: title } : {}),
+    ...(parentConversationId ? { parentConversationId } : {}),
+  }, null, 2));
+  utimesSync(file, new Date(updatedAt), new Date(updatedAt));
+  return file;
+}
+
+/**
+ * Writes one pi session as pi 0.73.1 keeps it (read from a session its own `pi -p` made offline):
+ * `~/.pi/agent/sessions/--<cwd, separators as '-'>--/<timestamp>_<id>.jsonl`, a `session` line
+ * naming the id and `cwd`, the model, then one `message` line per prompt and answer (a chain of
+ * `id` / `parentId`). Returns the file's path.
+ */
+export function writePiSession(home, { sessionId, cwd, createdAt, turns }) {
+  const dir = join(home, '.pi', 'agent', 'sessions', `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`);
+  mkdirSync(dir, { recursive: true });
+  let clock = Date.parse(createdAt);
+  let parentId = null;
+  let serial = 0;
+  const lines = [{ type: 'session', version: 3, id: sessionId, timestamp: createdAt, cwd }];
+  const push = (record) => {
+    const id = (++serial).toString(16).padStart(8, '0');
+    lines.push({ ...record, id, parentId, timestamp: new Date((clock += 60_000)).toISOString() });
+    parentId = id;
+  };
+  push({ type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4-5' });
+  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  for (const [question, answer] of turns) {
+    push({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: question }], timestamp: clock } });
+    push({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: answer }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: 'stop', timestamp: clock } });
+  }
+  const file = join(dir, `${createdAt.replace(/[:.]/g, '-')}_${sessionId}.jsonl`);
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
 }
 
 /** A small, realistic Claude store for the demo: a few sessions in `cwd`, one of them compacted. */

@@ -59,5 +59,7 @@ test('Add Agent presets carry each CLI\'s resume by id (from its --help: test/in
     codex: ['codex', 'resume', '${sessionId}'],
     gemini: undefined,
     qwen: ['qwen', '--resume', '${sessionId}'],
+    opencode: ['opencode', '--session', '${sessionId}'],
+    auggie: ['auggie', '--resume', '${sessionId}'],
   });
 });

@@ -144,13 +144,14 @@ describe('session health: only the agent\'s word about a session', () => {
     return client.loadSession('h1', '/p', () => undefined).then(() => undefined, (error: unknown) => error);
   }
 
-  test('-32002 (the agent does not know the session) and a refusal (-32602) are remembered', async () => {
+  test('-32002 (the agent does not know the session) and a refusal (-32600) are remembered', async () => {
     assert.ok(isVerdictOnSession(await loadError(['--fail', 'session/load=-32002'])));
-    assert.ok(isVerdictOnSession(await loadError(['--fail', 'session/load=-32602'])));
+    assert.ok(isVerdictOnSession(await loadError(['--fail', 'session/load=-32600'])));
   });
 
-  test('a time-out, the agent\'s internal error (-32603), a sign-in or a crash are not', async () => {
+  test('a time-out, the agent\'s internal error (-32603), invalid params (-32602: OpenCode without mcpServers, Auggie for an id it cannot find), a sign-in or a crash are not', async () => {
     assert.ok(!isVerdictOnSession(await loadError(['--fail', 'session/load=-32603'])));
+    assert.ok(!isVerdictOnSession(await loadError(['--fail', 'session/load=-32602'])));
     assert.ok(!isVerdictOnSession(await loadError(['--fail', 'session/load=-32000'])));
     const timeout = await loadError(['--hang', 'session/load'], 300);
     assert.match(String(timeout), /time|deadline/i);

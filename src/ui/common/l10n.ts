@@ -55,6 +55,16 @@ export function presetText(preset: AgentPreset | undefined): { description: stri
         description: vscode.l10n.t('Qwen Code in ACP mode'),
         login: vscode.l10n.t('Run `qwen` in a terminal and log in, or set OPENAI_API_KEY in the entry\'s "env".'),
       };
+    case 'opencode':
+      return {
+        description: vscode.l10n.t('OpenCode sessions, through its own ACP server ({0})', 'opencode acp'),
+        login: vscode.l10n.t('Run `opencode auth login` in a terminal, then Retry.'),
+      };
+    case 'auggie':
+      return {
+        description: vscode.l10n.t('Augment\'s Auggie CLI in ACP mode'),
+        login: vscode.l10n.t('Run `auggie login` in a terminal, then Retry.'),
+      };
     default:
       return preset && { description: preset.description, login: preset.login };
   }

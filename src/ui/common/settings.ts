@@ -59,6 +59,18 @@ export function readRequestTimeout(): number {
   return Math.min(requestTimeoutBounds.max, Math.max(requestTimeoutBounds.min, Math.round(value)));
 }
 
+export const startTimeoutBounds = { min: 1_000, max: 600_000, default: 120_000 };
+
+/**
+ * Milliseconds an agent may take to start and answer `initialize`, from user or machine settings
+ * only, clamped: a start has its own deadline, since some agents wait for the network first.
+ */
+export function readStartTimeout(): number {
+  const value = vscode.workspace.getConfiguration('acpSessions').inspect<unknown>('startTimeout')?.globalValue;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return startTimeoutBounds.default;
+  return Math.min(startTimeoutBounds.max, Math.max(startTimeoutBounds.min, Math.round(value)));
+}
+
 /** The entry's resume array, read fresh (a change to it needs no agent restart). */
 export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = readAgentConfigs()): string[] | undefined {
   return configs.find((c) => c.name === agent)?.resume;

@@ -330,6 +330,7 @@ function effectText(c: AgentCoverage): string {
     case 'none': return vscode.l10n.t('Loading a session of this agent changes nothing: its sessions are indexed in the background.');
     case 'claude': return vscode.l10n.t('Loading a Claude session keeps its date and place in the list, but Claude appends a few bookkeeping records to the session\'s file. Nothing is loaded unless you ask.');
     case 'codex': return vscode.l10n.t('Loading a Codex session appends about 1.5 KB to its rollout file; without the session index Codex also resumes it, so its date becomes now and it moves to the top. Nothing is loaded unless you ask.');
+    case 'pi': return vscode.l10n.t('Loading a pi session appends a line to the session\'s file, and offline the load may not answer (it is cancelled at the request deadline). Nothing is loaded unless you ask.');
     case 'unknown': return vscode.l10n.t('What loading a session of this agent changes is not known: it may resume the session, so its date can become now. Nothing is loaded unless you ask.');
   }
 }

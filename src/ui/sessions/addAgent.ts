@@ -18,7 +18,7 @@ export interface AgentEntry {
 const CUSTOM = 'custom';
 
 /**
- * `acpSessions.addAgent [presetId]`: with a preset id ('claude', 'codex', 'gemini', 'qwen') it
+ * `acpSessions.addAgent [presetId]`: with a preset id ('claude', 'codex', 'gemini', 'qwen', 'opencode', 'auggie') it
  * skips the pick. Resolves with the entry written, or undefined when the user cancelled.
  */
 export function registerAddAgent(context: vscode.ExtensionContext): void {

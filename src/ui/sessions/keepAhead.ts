@@ -149,6 +149,8 @@ function effectText(effect: LoadEffect): string {
       return vscode.l10n.t('Each session is loaded once, as opening it would: Claude keeps its date and place in the list, but appends a few bookkeeping records to the session\'s file.');
     case 'codex':
       return vscode.l10n.t('Each session is loaded once, as opening it would: Codex appends about 1.5 KB to its rollout file; without the session index it also resumes it, so its date becomes now.');
+    case 'pi':
+      return vscode.l10n.t('Each session is loaded once, as opening it would: pi appends a line to the session\'s file, and offline a load may not answer (it is cancelled at the request deadline).');
     case 'unknown':
       return vscode.l10n.t('Each session is loaded once, as opening it would. What a load changes on this agent is not known: it may resume the session, so its date can become now.');
   }

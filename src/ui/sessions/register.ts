@@ -15,7 +15,7 @@ import { LearnedFacts } from '../../sessions/lineage';
 import { Pins } from '../../sessions/pins';
 import { ListCancelledError, SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
 import { MessageRecorder, Messages } from '../common/messages';
-import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../common/settings';
+import { readAgentConfigs, readRequestTimeout, readStartTimeout, readTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
 import { KeepAhead } from './keepAhead';
 import { ReadMarks, registerReadCommands } from './readMarks';
@@ -125,7 +125,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
       log: boundedLogger(log),
       trace: readTraceLevel,
       maxMessageBytes: config().get<number>('maxMessageSize'),
-      initializeTimeoutMs: readRequestTimeout(),
+      initializeTimeoutMs: readStartTimeout(),
       requestTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
     }),

@@ -150,6 +150,12 @@ export class AgentNode extends TreeNode {
       if (caps.archiveMethod) line(vscode.l10n.t('Archive'), describeArchiveMethod(caps.archiveMethod));
     }
     line(vscode.l10n.t('Command'), [agent.config.command, ...(agent.config.args ?? [])].join(' '));
+    // OpenCode lists at most 100 sessions of a folder and gives no cursor to the rest.
+    const capped = this.ctx.model.allLists(agent.name).filter((l) => l.status === 'loaded' && l.mayHoldMore !== undefined);
+    if (capped.length > 0) {
+      const folders = capped.map((l) => l.cwd ?? vscode.l10n.t('all folders'));
+      line(vscode.l10n.t('Listed'), vscode.l10n.t('it may hold more sessions than it lists: its list of {0} ended on a page of {1} without a cursor to the rest', [...new Set(folders)].join(', '), capped[0].mayHoldMore!));
+    }
     const kept = this.ctx.kept;
     if (kept) {
       const { count, bytes } = kept.usage(agent.name);

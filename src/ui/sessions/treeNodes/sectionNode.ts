@@ -37,11 +37,13 @@ export class SectionNode extends TreeNode {
     const lists = this.lists();
     if (lists.length > 0 && lists.every((l) => l.status === 'loaded')) {
       const count = lists.reduce((n, l) => n + l.sessions.length, 0);
-      item.description = `${count}${lists.some((l) => l.hasMore) ? '+' : ''}`;
+      item.description = `${count}${lists.some((l) => l.hasMore || l.mayHoldMore !== undefined) ? '+' : ''}`;
     }
     item.tooltip = archived
       ? vscode.l10n.t('Sessions the agent keeps archived (session/list with archived: "only").')
       : vscode.l10n.t('Sessions that are not archived.');
+    const capped = lists.find((l) => l.status === 'loaded' && l.mayHoldMore !== undefined);
+    if (capped) item.tooltip += '\n\n' + vscode.l10n.t('The agent may hold more: it ended its list on a page of {0} sessions without a cursor to the rest.', capped.mayHoldMore!);
     item.contextValue = contextValue(ContextWord.section, ContextWord[this.section]);
     const name = archived ? vscode.l10n.t('Archived') : vscode.l10n.t('Active');
     item.accessibilityInformation = {

@@ -62,7 +62,22 @@ export interface TranscriptHeader {
    * it does not mark the end of its replay (Gemini answers before its replay ends).
    */
   lateUpdates?: number;
+  /** The files the session's tool calls wrote, once the replay has ended (src/changes/changes.ts); absent when none. */
+  changes?: HeaderChanges;
 }
+
+/** What the header lists of a session's changes: the first files, and the figures of all. */
+export interface HeaderChanges {
+  /** `shown` is the path as the header shows it (relative inside the session's folder); the agent's text, plain. */
+  files: { shown: string; added: number; removed: number; linesKnown: boolean; diff: boolean }[];
+  /** Every file written, listed or not. */
+  total: number;
+  added: number;
+  removed: number;
+}
+
+/** Files the header lists at most. */
+export const HEADER_CHANGES_MAX = 100;
 
 export type ProblemKind = 'archived-refused' | 'no-load' | 'load-failed' | 'agent-unavailable';
 
@@ -138,6 +153,8 @@ export type WebviewToHost =
   | { type: 'action'; action: HostAction | OpenSubagentAction }
   /** Open a tool call's location (`location:<i>`) or diff (`diff:<i>`): the row by key, the target from the host's timeline. */
   | { type: 'openTool'; key: string; target: string }
+  /** Open file `index` of the header's changes: its diff in this session (`diff`) or the file itself (`file`); the path from the host's own count. */
+  | { type: 'openChange'; index: number; target: 'diff' | 'file' }
   /** The reader opened a compaction row (the walkthrough's last step). */
   | { type: 'compactionRead' };
 

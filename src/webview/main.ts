@@ -293,6 +293,12 @@ document.addEventListener('click', (event) => {
     openLink(link.dataset.href ?? '');
     return;
   }
+  const change = target?.closest?.('[data-change]') as HTMLElement | null;
+  if (change) {
+    event.preventDefault();
+    host.post({ type: 'openChange', index: Number(change.dataset.change), target: change.dataset.changeTarget === 'file' ? 'file' : 'diff' });
+    return;
+  }
   const tool = target?.closest?.('[data-tool]') as HTMLElement | null;
   if (tool) {
     event.preventDefault();

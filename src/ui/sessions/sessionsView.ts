@@ -31,6 +31,9 @@ export interface SessionsViewOptions {
   kept?: KeptView & { onDidChange(listener: () => void): vscode.Disposable };
   keptAt?: TreeContext['keptAt'];
   keepOffer?: TreeContext['keepOffer'];
+  /** What sessions changed (src/changes/changesStore.ts), and when that changes. */
+  changes?: { get: NonNullable<TreeContext['changes']>; onDidChange(listener: () => void): { dispose(): void } };
+  showChanges?: () => boolean;
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -80,6 +83,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       kept: options.kept,
       keptAt: options.keptAt,
       keepOffer: options.keepOffer,
+      changes: options.changes && ((agent, sessionId) => options.changes?.get(agent, sessionId)),
+      showChanges: options.showChanges,
       showSubagents: () => this.showSubagents,
       showBranch: () => this.showBranch,
       registry,
@@ -114,6 +119,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       options.learned.onDidChange(() => this.refresh()),
       options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       options.kept?.onDidChange(() => this.refresh()) ?? { dispose() {} },
+      options.changes?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);

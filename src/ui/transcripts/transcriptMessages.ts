@@ -12,6 +12,7 @@ import { plainLine } from '../common/plainText';
 import type { SessionTarget } from '../sessions/commandTargets';
 import type { HostParts } from './hostParts';
 import { openLocation } from './toolLinks';
+import { shownPath, type ChangeCollector } from '../../changes/changes';
 
 /** What the page's messages act on: its tab, its replay, and the panels that hold it. */
 export interface MessageTarget {
@@ -23,6 +24,8 @@ export interface MessageTarget {
   readonly exported: { openChild(sessionId: string): Promise<void> } | undefined;
   readonly replay: {
     readonly timeline: { get(key: string): Entity | undefined };
+    /** The files the session's tool calls wrote (the header's list). */
+    readonly changes: Pick<ChangeCollector, 'summary' | 'sides'>;
     readonly archived: boolean;
     readonly canRename: boolean;
     /** The last load found no session: nothing that needs it is done (the page offers none of it). */
@@ -85,6 +88,9 @@ export class TranscriptMessages {
       case 'openTool':
         if (typeof message.key === 'string' && typeof message.target === 'string') void this.openTool(message.key, message.target);
         break;
+      case 'openChange':
+        if (Number.isInteger(message.index) && message.index >= 0 && (message.target === 'diff' || message.target === 'file')) void this.openChange(message.index, message.target);
+        break;
     }
   }
 
@@ -118,6 +124,33 @@ export class TranscriptMessages {
     if (item?.type !== 'diff') return;
     const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
     await this.tab.host.diffs.open(item, title);
+  }
+
+  /**
+   * A file the header lists: its diff from this session's own texts (virtual, read-only documents,
+   * nothing written), or the file itself. The path is the host's count's, never the webview's.
+   */
+  private async openChange(index: number, target: 'diff' | 'file'): Promise<void> {
+    const file = this.tab.replay.changes.summary().files[index];
+    if (!file) {
+      this.tab.log.warn(`A transcript asked to open a changed file that is not there: ${index}`);
+      return;
+    }
+    const warn = (text: string) => this.tab.warn(text);
+    if (target === 'file') {
+      await openLocation({ path: file.path }, this.tab.session.cwd, warn);
+      return;
+    }
+    const sides = this.tab.replay.changes.sides(index);
+    const shown = plainLine(shownPath(file.path, this.tab.session.cwd), 200);
+    if (!sides) {
+      warn(vscode.l10n.t('This session wrote {0} without a diff that can be shown here: open the file to see it as it is now.', shown));
+      return;
+    }
+    const title = sides.edits === 1 || sides.chained
+      ? vscode.l10n.t('{0} (in this session, read-only)', shown)
+      : vscode.l10n.t('{0} (its {1} edits in this session, read-only)', shown, sides.edits);
+    await this.tab.host.diffs.open({ path: sides.path, oldText: sides.oldText, newText: sides.newText }, title);
   }
 
   /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */

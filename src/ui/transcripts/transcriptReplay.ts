@@ -15,6 +15,7 @@ import { EntityStore } from '../../transcript/entityStore';
 import type { SpillFile } from '../../transcript/spillFile';
 import { Timeline } from '../../transcript/timeline';
 import { UpdateLog } from '../../transcript/updateLog';
+import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import { problems, titleOf, type PageWait } from './transcriptHeader';
@@ -122,6 +123,8 @@ export class TranscriptReplay {
   replayDone: Promise<void> = Promise.resolve();
   /** Settles when the check after the last successful load ends. */
   afterLoadDone: Promise<void> = Promise.resolve();
+  /** The files the session's tool calls wrote, from every update applied (the header lists them). */
+  changes!: ChangeCollector;
 
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
@@ -319,6 +322,7 @@ export class TranscriptReplay {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
     timeline.apply(update);
+    this.changes.add(update);
     this.updates.push(update, line);
     this.times.note(update, timeline.rows, live, Date.now());
   }
@@ -406,6 +410,7 @@ export class TranscriptReplay {
       this.owner.markChanged();
     });
     this.times.clear();
+    this.changes = new ChangeCollector(this.session.cwd);
   }
 
   /** The tab closed: the replay and live updates stop, and the transcript's files go. */

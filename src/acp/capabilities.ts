@@ -20,6 +20,7 @@ export const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }>
   status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
   listSubscribe: { 1: airCapabilityName('listSubscribe'), 2: airCapabilityName('listSubscribe') },
   batchGet: { 1: airCapabilityName('batchGet'), 2: airCapabilityName('batchGet') },
+  fork: { 1: 'sessionCapabilities.fork', 2: 'capabilities.session.fork' },
 };
 
 /** Nothing advertised: the capabilities before `initialize` answered. */
@@ -34,6 +35,7 @@ export const NO_CAPABILITIES: Readonly<AdvertisedCapabilities> = Object.freeze({
   status: false,
   listSubscribe: false,
   batchGet: false,
+  fork: false,
   authMethods: [],
 });
 
@@ -90,6 +92,8 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
       // Nor the AIR session index (claude-agent-acp routes it for v1 only).
       listSubscribe: false,
       batchGet: false,
+      // The draft has no fork yet.
+      fork: false,
       authMethods: checkAuthMethods(result.authMethods, problems),
     };
     if (parsed.archive) parsed.archiveMethod = 'standard';
@@ -116,6 +120,7 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
     status: has('status'),
     listSubscribe: false,
     batchGet: false,
+    fork: has('fork'),
     authMethods: checkAuthMethods(result.authMethods, problems),
   };
   // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).

@@ -7,7 +7,7 @@ import type { CancellationToken, Disposable, Event } from 'vscode-jsonrpc/node';
 import { AcpError, type AgentDisconnectedError, AgentStartError, ErrorCodes, UnsupportedCapabilityError } from './errors';
 import { addListFilter, archiveRequestMethod, withArchivedFlag } from './archive';
 import { parseSessionStatus } from './sessionState';
-import { AIR_METHODS, withAirDetails, withAirState } from './jetbrainsAir';
+import { AIR_METHODS, airForkMeta, withAirDetails, withAirState } from './jetbrainsAir';
 import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES } from './capabilities';
 import { Problems, checkCursor, checkSessionInfo } from './validate';
 import { AgentConnection } from './connection';
@@ -17,6 +17,7 @@ import type {
   AcpClientOptions,
   AdvertisedCapabilities,
   AgentConfig,
+  ForkPoint,
   Implementation,
   ListSessionsParams,
   ListSessionsResult,
@@ -229,6 +230,24 @@ export class AcpClient {
     const state = parseSessionStatus(result, problems);
     this.warnProblems('session/status', problems);
     return state;
+  }
+
+  /**
+   * `session/fork` (unstable schema): a new session from `sessionId`, in `cwd`, ending at `point`
+   * where given (sent as the JetBrains AIR fork point, the only way to name one today; an agent
+   * that does not read it forks the whole session). Resolves with the new session's id. -32002
+   * for an unknown session; -32602 where the agent cannot find the point.
+   */
+  async forkSession(sessionId: string, cwd: string, point?: ForkPoint): Promise<{ sessionId: string }> {
+    this.require('fork', 'session/fork');
+    const params: Record<string, unknown> = { sessionId, cwd, mcpServers: [] };
+    if (point) params._meta = airForkMeta(point);
+    const result = await this.request<unknown>('session/fork', params);
+    const forked = (result as { sessionId?: unknown } | null)?.sessionId;
+    if (typeof forked !== 'string' || forked.trim() === '') {
+      throw new AcpError(ErrorCodes.InternalError, 'session/fork', 'the agent answered without the new session\'s id');
+    }
+    return { sessionId: forked };
   }
 
   /** `session/delete` (unknown sessions succeed silently). */

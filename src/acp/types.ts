@@ -174,7 +174,21 @@ export interface AdvertisedCapabilities {
   listSubscribe: boolean;
   /** `getSessions`: the list entries of given sessions, without listing a folder (JetBrains AIR extension; needs `list`). */
   batchGet: boolean;
+  /** `sessionCapabilities.fork`: `session/fork` (unstable schema), a new session from an existing one. */
+  fork: boolean;
   authMethods: schema.AuthMethod[];
+}
+
+/**
+ * Where a fork ends: at the message with `messageId` (a user prompt or an agent message as the
+ * replay named it). For an agent message also its text's fingerprint (`sha256:` and the hex of its
+ * text) and which message with that text it is, counted from the start (1-based), for an agent
+ * that no longer knows the id. Sent as the JetBrains AIR extension's fork point (jetbrainsAir.ts).
+ */
+export interface ForkPoint {
+  messageId: string;
+  messageFingerprint?: string;
+  messageOccurrence?: number;
 }
 
 /** `session/list` parameters; keep `cwd` and `archived` the same while following a cursor. */

@@ -49,6 +49,8 @@ export interface TranscriptHeader {
   canRename?: boolean;
   /** The agent's entry has a resume command: the header offers Resume in Terminal. */
   canResume?: boolean;
+  /** The agent can fork (`sessionCapabilities.fork`) and the session is its, unarchived and replayed: messages offer Fork from Here. */
+  canFork?: boolean;
   /** The transcript was read from an exported replay file: no agent, nothing to change. */
   exported?: { file: string; keptAt?: string };
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
@@ -153,6 +155,8 @@ export type WebviewToHost =
   | { type: 'action'; action: HostAction | OpenSubagentAction }
   /** Open a tool call's location (`location:<i>`) or diff (`diff:<i>`): the row by key, the target from the host's timeline. */
   | { type: 'openTool'; key: string; target: string }
+  /** Fork from Here on the message row `key` (a user prompt, or an agent message with a `messageId`): the host finds the message in its own timeline. */
+  | { type: 'forkFromHere'; key: string }
   /** Open file `index` of the header's changes: its diff in this session (`diff`) or the file itself (`file`); the path from the host's own count. */
   | { type: 'openChange'; index: number; target: 'diff' | 'file' }
   /** The reader opened a compaction row (the walkthrough's last step). */

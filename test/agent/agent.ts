@@ -4,6 +4,7 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, closeSync, readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { Chaos, type RequestPlan } from './chaos';
 import { OptionsError, parseOptions, type AgentOptions, type AgentStrings, type ExitPoint } from './options';
 import { InvalidListParams, airListFilter, listPage, toListedSession, toV2Updates, withoutCompactions } from './sessions';
 import { ListSubscriptions } from './subscriptions';
-import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, type SessionUpdate, type StoredSession } from './store';
+import { listStoredSessions, markSessionDeleted, readSession, readSessionUpdates, removeStaleTempFiles, storedUpdateCount, updateSession, writeSession, type SessionUpdate, type StoredSession } from './store';
 
 const OUR_AGENT_INFO = { name: 'acp-reference-agent', title: 'ACP Reference Agent', version: '0.1.0' };
 const AUTH_METHOD_ID = 'reference-login';
@@ -451,6 +452,79 @@ async function handleClose({ params }: { params: SessionIdParams }) {
   return {};
 }
 
+/** Where a fork ends, as claude-agent-acp and codex-acp read it: `_meta.jetbrains.air.fork` version 1 (codex's checks). */
+interface ForkPoint {
+  messageId: string;
+  messageFingerprint?: string;
+  messageOccurrence: number;
+}
+
+function forkPointOf(meta: unknown): ForkPoint | undefined {
+  const fork = (recordParams(recordParams(recordParams(meta).jetbrains).air)).fork;
+  if (!fork || typeof fork !== 'object' || (fork as { version?: unknown }).version !== 1) return undefined;
+  const { messageId, messageFingerprint, messageOccurrence = 1 } = fork as Record<string, unknown>;
+  if (typeof messageId !== 'string' || messageId.trim() === '') throw acp.RequestError.invalidParams(undefined, 'AIR fork messageId must be a non-empty string');
+  if (messageFingerprint !== undefined && (typeof messageFingerprint !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(messageFingerprint))) {
+    throw acp.RequestError.invalidParams(undefined, 'AIR fork messageFingerprint must be a SHA-256 fingerprint');
+  }
+  if (!Number.isSafeInteger(messageOccurrence) || (messageOccurrence as number) < 1) throw acp.RequestError.invalidParams(undefined, 'AIR fork messageOccurrence must be a positive integer');
+  return { messageId: messageId.trim(), ...(typeof messageFingerprint === 'string' ? { messageFingerprint } : {}), messageOccurrence: messageOccurrence as number };
+}
+
+const MESSAGE_CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+
+/**
+ * How many of `updates` the fork keeps: through the last chunk of the message the point names (by
+ * its id; else, for an agent message, the occurrence-th one whose text has the fingerprint, as
+ * claude-agent-acp falls back), or undefined when the session has no such message.
+ */
+function forkEnd(updates: readonly SessionUpdate[], point: ForkPoint): number | undefined {
+  let byId: number | undefined;
+  const agentMessages = new Map<string, { text: string; last: number; order: number }>();
+  updates.forEach((u, i) => {
+    const { messageId, content } = u as { messageId?: unknown; content?: { type?: unknown; text?: unknown } };
+    if (!MESSAGE_CHUNKS.has(u.sessionUpdate) || typeof messageId !== 'string') return;
+    if (messageId === point.messageId) byId = i + 1;
+    if (u.sessionUpdate !== 'agent_message_chunk') return;
+    const message = agentMessages.get(messageId) ?? { text: '', last: i, order: agentMessages.size };
+    if (content?.type === 'text' && typeof content.text === 'string') message.text += content.text;
+    message.last = i;
+    agentMessages.set(messageId, message);
+  });
+  if (byId !== undefined || !point.messageFingerprint) return byId;
+  const matching = [...agentMessages.values()].filter((m) => `sha256:${createHash('sha256').update(m.text, 'utf8').digest('hex')}` === point.messageFingerprint).sort((a, b) => a.order - b.order);
+  const found = matching[point.messageOccurrence - 1];
+  return found ? found.last + 1 : undefined;
+}
+
+/**
+ * `session/fork`: a new session in `cwd` holding the origin's updates up to the fork point (all of
+ * them without one), named after it and listing it as its origin; active once answered (the schema).
+ */
+async function handleFork({ params }: { params: { sessionId: string; cwd: string; _meta?: unknown } }) {
+  const record = await existingSession(params.sessionId);
+  if (typeof params.cwd !== 'string' || !isAbsolute(params.cwd)) throw acp.RequestError.invalidParams({ cwd: params.cwd }, 'the cwd must be an absolute path');
+  const point = forkPointOf(params._meta);
+  const updates: SessionUpdate[] = [];
+  for await (const update of readSessionUpdates(opts.store, record)) updates.push(update);
+  const end = point ? forkEnd(updates, point) : updates.length;
+  if (end === undefined) throw acp.RequestError.invalidParams({ messageId: point!.messageId }, `Fork point message ${point!.messageId} was not found in session ${params.sessionId}`);
+  const sessionId = `${record.sessionId.slice(0, 80)}-fork-${randomBytes(4).toString('hex')}`;
+  await writeSession(opts.store, {
+    sessionId,
+    cwd: params.cwd,
+    ...(record.title !== undefined ? { title: `${record.title} (fork)` } : {}),
+    updatedAt: new Date().toISOString(),
+    archived: false,
+    deleted: false,
+    forkedFrom: record.sessionId,
+    updates: updates.slice(0, end),
+  });
+  openSession(sessionId);
+  log(`session/fork ${params.sessionId} -> ${sessionId} (${end} of ${updates.length} updates)`);
+  return { sessionId };
+}
+
 /** `_session/archive` and `_session/unarchive`: the standard's handlers, for a client that negotiated the extension. */
 function airOnly<Context extends { params: SessionIdParams }>(method: string, handler: (context: Context) => Promise<object>) {
   return async (context: Context) => {
@@ -516,6 +590,7 @@ function buildV1(): acp.AgentApp {
             ...(opts.close ? { close: {} } : {}),
             ...(opts.title ? { title: {} } : {}),
             ...(opts.status ? { status: {} } : {}),
+            ...(opts.fork ? { fork: {} } : {}),
             additionalDirectories: {},
           },
         },
@@ -556,6 +631,7 @@ function buildV1(): acp.AgentApp {
   if (opts.close) app.onRequest('session/close', guarded('session/close', handleClose));
   if (opts.title) app.onRequest('session/set_title', guarded('session/set_title', handleSetTitle));
   if (opts.status) app.onRequest('session/status', guarded('session/status', handleStatus));
+  if (opts.fork) app.onRequest('session/fork', guarded('session/fork', handleFork));
   if (opts.load) {
     app.onRequest(
       'session/load',

@@ -16,6 +16,8 @@ export interface AgentOptions {
   resume: boolean;
   /** `sessionCapabilities.title` and `session/set_title`. */
   title: boolean;
+  /** `sessionCapabilities.fork` and `session/fork` (the fork point as claude-agent-acp and codex-acp read it). */
+  fork: boolean;
   /** `sessionCapabilities.status` and `session/status` ("open" for a session loaded or resumed on this connection). */
   status: boolean;
   /** With the AIR extension: `_meta.jetbrains.air.state` on list entries, as claude-agent-acp sends it. */
@@ -118,7 +120,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const USAGE = `usage: agent.mjs --store DIR [options]
   --store DIR                 session store directory (required)
   --page-size N               session/list page size (default 50)
-  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title
+  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title --no-fork
                               advertise (and implement) less
   --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
                               _meta.jetbrains.air) for a client that offers it, not the standard
@@ -162,7 +164,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'no-fork', 'auth-required', 'v2', 'omit-archived-flag'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer', 'answer-after',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match', 'request-log',
@@ -257,6 +259,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     close: !flag('no-close'),
     resume: !flag('no-resume'),
     title: !flag('no-title'),
+    fork: !flag('no-fork'),
     status: flag('status'),
     airState: airIndex || flag('air-state'),
     airIndex,

@@ -17,7 +17,7 @@ const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Modules both extension.js and a lazy bundle may carry, and why that is safe. */
 const MAY_SHARE: Record<string, string> = {
-  'src/acp/errors.ts': 'only messageOf and isResourceNotFound, pure functions; the error classes come from src/ui/transcripts/hostParts.ts',
+  'src/acp/errors.ts': 'only messageOf, messageWithDetails and isResourceNotFound, pure functions; the error classes come from src/ui/transcripts/hostParts.ts',
   'src/sessions/format.ts': 'pure functions; its words are the main bundle\'s, adopted with useFormatText',
   'src/sessions/cleanup.ts': 'pure rule matching',
   'src/sessions/resume.ts': 'pure template checks',

@@ -43,6 +43,8 @@ export interface TranscriptState {
   problem?: TranscriptProblem;
   /** The header offers Rename… (the agent advertises `sessionCapabilities.title`). */
   canRename: boolean;
+  /** Messages offer Fork from Here. */
+  canFork: boolean;
   /** The agent reported the session resumed by its load (see `TranscriptPanelsOptions.afterLoad`). */
   resumed: boolean;
   /** How the last replay was known to be whole: the agent's mark, or its answer alone. */
@@ -90,6 +92,8 @@ export interface HeaderFacts {
   sessionTitle(): string | null;
   /** The files its tool calls wrote, as the updates applied tell. */
   readonly changes: ChangeCollector;
+  /** Messages offer Fork from Here (see TranscriptReplay.canFork). */
+  readonly canFork: boolean;
 }
 
 /** What the state adds to the header's facts. */
@@ -185,6 +189,7 @@ export function headerOf(facts: HeaderFacts): TranscriptHeader {
   if (facts.notFound) header.notFound = true;
   else if (facts.deleted) header.deleted = true;
   else if (facts.canRename) header.canRename = true;
+  if (facts.canFork) header.canFork = true;
   if (facts.exportedFile !== undefined) header.exported = facts.keptAt === undefined ? { file: facts.exportedFile } : { file: facts.exportedFile, keptAt: facts.keptAt };
   else if (!facts.deleted && !facts.notFound && resumeTemplate(facts.agentName)) header.canResume = true;
   if (facts.resumed) header.resumed = facts.resumed;
@@ -239,6 +244,7 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     ...withChanges(facts),
     problem: facts.problem,
     canRename: facts.canRename,
+    canFork: facts.canFork,
     prompts: facts.prompts(),
     exported: facts.exportedFile !== undefined,
     unkeptUpdates: facts.unkept.total,

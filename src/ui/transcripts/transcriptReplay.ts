@@ -3,7 +3,7 @@
 // deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
 // the problem) and keeps every update it applied, for an export that must not load it again.
 import * as vscode from 'vscode';
-import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import type { ForkPoint, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { WebviewFeed } from '../../transcript/feed';
@@ -73,6 +73,11 @@ export interface ReplayOptions {
    * transcript's file (the iteration fails when the tab closes before it ends).
    */
   replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
+  /**
+   * Fork from Here: forks the session at `point` through the Sessions model, which lists the new
+   * session under its origin; resolves with it, or rejects with the agent's refusal.
+   */
+  fork?(agentName: string, sessionId: string, point: ForkPoint): Promise<SessionInfo>;
   /**
    * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
    * extension hosts no longer running are removed at activation). Unset: everything on the heap.
@@ -165,6 +170,15 @@ export class TranscriptReplay {
   get canRename(): boolean {
     if (this.source) return false;
     return this.owner.agents.agent(this.agentName)?.capabilities?.title === true;
+  }
+
+  /**
+   * Messages offer Fork from Here: the agent advertises `sessionCapabilities.fork`, and the session
+   * is the agent's (not an exported file or a kept copy), unarchived, there and replayed.
+   */
+  get canFork(): boolean {
+    if (this.source || !this.owner.options.fork || this.archived || this.deleted || this.notFound || this.loading || !this.loaded || this.problem) return false;
+    return this.owner.agents.agent(this.agentName)?.capabilities?.fork === true;
   }
 
   /** The session's title as known now: a rename from this window, else the replay's, else the list's. */

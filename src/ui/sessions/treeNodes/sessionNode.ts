@@ -47,7 +47,7 @@ export class SessionNode extends TreeNode {
 
   /** Whether this session is nested under the session it was forked from. */
   get isFork(): boolean {
-    return this.parent instanceof SessionNode && this.session.details?.forkedFrom === this.parent.session.sessionId;
+    return this.parent instanceof SessionNode && this.ctx.learned.forkOriginOf(this.agent, this.session) === this.parent.session.sessionId;
   }
 
   override getChildren(): TreeNode[] {

@@ -145,6 +145,23 @@ suite('What a session changed', () => {
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, app);
   });
 
+  test('a path from the agent is plain text: no link, emphasis or element of it in the tooltip or the header', async () => {
+    const hostile = join(workspaceFolder(), '[run](command:workbench.action.quit) **bold** <img src=x onerror=alert(1)> $(zap).ts');
+    const agent = await agentWith([record('chg4', edit('t1', hostile, null, 'x\n'))]);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionRow(api, 'chg4'));
+    const state = await api.transcripts.whenLoaded(agent, 'chg4');
+    assert.equal(state.changes?.files[0].shown, '[run](command:workbench.action.quit) **bold** <img src=x onerror=alert(1)> $(zap).ts', 'the header gets the text as it is (the page sets it as text)');
+    const tip = await until('the tooltip names the file', async () => {
+      const t = (await item('chg4')).tooltip as vscode.MarkdownString;
+      return t.value.includes('bold') && t;
+    });
+    assert.ok(!tip.isTrusted && !tip.supportHtml && !tip.supportThemeIcons);
+    assert.doesNotMatch(tip.value, /\]\(command:/, 'no link survives');
+    assert.doesNotMatch(tip.value, /(^|[^\\])\*\*bold/, 'no emphasis survives');
+    assert.doesNotMatch(tip.value, /(^|[^\\])<img/, 'no element survives');
+    assert.match(tooltipText((await item('chg4'))), /• \[run\]\(command:workbench\.action\.quit\) \*\*bold\*\* <img src=x onerror=alert\(1\)> \$\(zap\)\.ts \(\+1 −0\)/);
+  });
+
   test('a session indexed for search (never opened) gets its changes from that replay; a session whose replay wrote nothing says so', async () => {
     const folder = workspaceFolder();
     const agent = await agentWith([

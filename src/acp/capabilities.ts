@@ -16,11 +16,11 @@ export const CAPABILITY_NAMES: Record<GatedCapability, { 1: string; 2: string }>
   delete: { 1: 'sessionCapabilities.delete', 2: 'capabilities.session.delete' },
   resume: { 1: 'sessionCapabilities.resume', 2: 'capabilities.session' },
   close: { 1: 'sessionCapabilities.close', 2: 'capabilities.session' },
-  fork: { 1: 'sessionCapabilities.fork', 2: 'capabilities.session.fork' },
   title: { 1: 'sessionCapabilities.title', 2: 'capabilities.session.title' },
   status: { 1: 'sessionCapabilities.status', 2: 'capabilities.session.status' },
   listSubscribe: { 1: airCapabilityName('listSubscribe'), 2: airCapabilityName('listSubscribe') },
   batchGet: { 1: airCapabilityName('batchGet'), 2: airCapabilityName('batchGet') },
+  fork: { 1: 'sessionCapabilities.fork', 2: 'capabilities.session.fork' },
 };
 
 /** Nothing advertised: the capabilities before `initialize` answered. */
@@ -31,11 +31,11 @@ export const NO_CAPABILITIES: Readonly<AdvertisedCapabilities> = Object.freeze({
   delete: false,
   resume: false,
   close: false,
-  fork: false,
   title: false,
   status: false,
   listSubscribe: false,
   batchGet: false,
+  fork: false,
   authMethods: [],
 });
 
@@ -85,7 +85,6 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
       list: hasSession,
       resume: hasSession,
       close: hasSession,
-      fork: false, // the v2 draft's fork is not read yet
       archive: hasSession && checkCapability(session.archive, 'capabilities.session.archive', problems),
       delete: hasSession && checkCapability(session.delete, 'capabilities.session.delete', problems),
       title: false, // v2 has no set_title yet
@@ -93,6 +92,8 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
       // Nor the AIR session index (claude-agent-acp routes it for v1 only).
       listSubscribe: false,
       batchGet: false,
+      // The draft has no fork yet.
+      fork: false,
       authMethods: checkAuthMethods(result.authMethods, problems),
     };
     if (parsed.archive) parsed.archiveMethod = 'standard';
@@ -115,11 +116,11 @@ export function parseInitializeResult(answer: unknown, requested: 1 | 2, problem
     delete: has('delete'),
     resume: has('resume'),
     close: has('close'),
-    fork: has('fork'),
     title: has('title'),
     status: has('status'),
     listSubscribe: false,
     batchGet: false,
+    fork: has('fork'),
     authMethods: checkAuthMethods(result.authMethods, problems),
   };
   // The standard wins; where it is missing, the vendor extension the agent answered (archive.ts).

@@ -7,7 +7,7 @@ import type { CancellationToken, Disposable, Event } from 'vscode-jsonrpc/node';
 import { AcpError, type AgentDisconnectedError, AgentStartError, ErrorCodes, UnsupportedCapabilityError } from './errors';
 import { addListFilter, archiveRequestMethod, withArchivedFlag } from './archive';
 import { parseSessionStatus } from './sessionState';
-import { AIR_METHODS, withAirDetails, withAirState } from './jetbrainsAir';
+import { AIR_METHODS, airForkMeta, withAirDetails, withAirState } from './jetbrainsAir';
 import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES } from './capabilities';
 import { Problems, checkCursor, checkSessionInfo } from './validate';
 import { AgentConnection } from './connection';
@@ -17,6 +17,7 @@ import type {
   AcpClientOptions,
   AdvertisedCapabilities,
   AgentConfig,
+  ForkPoint,
   Implementation,
   ListSessionsParams,
   ListSessionsResult,
@@ -231,6 +232,7 @@ export class AcpClient {
     return state;
   }
 
+
   /** `session/delete` (unknown sessions succeed silently). */
   async deleteSession(sessionId: string): Promise<void> {
     this.require('delete', 'session/delete');
@@ -307,19 +309,30 @@ export class AcpClient {
   }
 
   /**
-   * `session/fork` (unstable schema): the agent copies the session under a new id and answers
-   * with it. `onUpdate` receives the new session's updates, those the agent sent before its
-   * answer named the id (OpenCode replays the copy first) and every later one, in order, until
-   * the returned subscription is disposed.
+   * `session/fork` (unstable schema): a new session from `sessionId`, in `cwd`, ending at `point`
+   * where given (sent as the JetBrains AIR fork point, the only way to name one today; an agent
+   * that does not read it forks the whole session). Resolves with the new session's id. -32002
+   * for an unknown session; -32602 where the agent cannot find the point. With `onUpdate`, it
+   * receives the new session's updates, those the agent sent before its answer named the id
+   * (OpenCode replays the copy first) and every later one, in order, until the returned
+   * subscription is disposed; without it, those are not kept (a load replays the fork anyway).
    */
-  async forkSession(sessionId: string, cwd: string, onUpdate: SessionUpdateListener, token?: CancellationToken): Promise<{ sessionId: string; subscription: Disposable }> {
+  async forkSession(
+    sessionId: string,
+    cwd: string,
+    options: { point?: ForkPoint; onUpdate?: SessionUpdateListener; token?: CancellationToken } = {},
+  ): Promise<{ sessionId: string; subscription: Disposable }> {
     this.require('fork', 'session/fork');
-    return this.updates.fork(onUpdate, async () => {
-      const result = await this.request<{ sessionId?: unknown } | null>('session/fork', { sessionId, cwd, mcpServers: [] }, token);
-      const forked = result?.sessionId;
-      if (typeof forked !== 'string' || forked === '') throw new AcpError(ErrorCodes.InternalError, 'session/fork', 'the agent answered without the new session\'s id');
-      return forked;
+    const params: Record<string, unknown> = { sessionId, cwd, mcpServers: [] };
+    if (options.point) params._meta = airForkMeta(options.point);
+    const forked = await this.updates.fork(options.onUpdate ?? (() => undefined), async () => {
+      const result = await this.request<{ sessionId?: unknown } | null>('session/fork', params, options.token);
+      const id = result?.sessionId;
+      if (typeof id !== 'string' || id.trim() === '') throw new AcpError(ErrorCodes.InternalError, 'session/fork', 'the agent answered without the new session\'s id');
+      return id;
     });
+    if (!options.onUpdate) forked.subscription.dispose();
+    return forked;
   }
 
   /** `session/resume` without replay. */

@@ -208,6 +208,17 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
+/**
+ * The message, and the agent's own `data.details` when it sent a string there (codex-acp puts its
+ * reason there behind a bare "Internal error"), cut to a line's length. Untrusted text: the caller
+ * makes it plain for its surface.
+ */
+export function messageWithDetails(error: unknown): string {
+  const details = (error as { data?: { details?: unknown } } | null)?.data?.details;
+  const message = messageOf(error);
+  return typeof details === 'string' && details.trim() !== '' && !message.includes(details) ? `${message} (${details.slice(0, 500)})` : message;
+}
+
 /** The agent's "Resource not found" (-32002): the session is gone. */
 export function isResourceNotFound(error: unknown): boolean {
   return (error as { code?: unknown })?.code === -32002;

@@ -35,7 +35,14 @@
 // - a client that declares `loadReplayEnd` gets, after a load's last replayed update, one
 //   `session_info_update` with `_meta.jetbrains.air.loadReplayEnd: true` (claude's acp-agent.js;
 //   codex-acp 2.6.0 does not send it).
-import type { ArchivedFilter, SessionDetails, SessionInfo, SessionState } from './types';
+// - `session/fork`'s point: `_meta.jetbrains.air.fork { version: 1, messageId, messageFingerprint?,
+//   messageOccurrence? }` (claude's fork-session.js, codex's SessionFork.ts; read whether or not the
+//   index was offered). claude forks up to that message, found by its id (a user message's uuid, an
+//   assistant message's API id) or, for an agent message, by the fingerprint `sha256:<hex of its
+//   text>` and its 1-based occurrence among messages with that text; codex forks up to the end of
+//   the turn holding the item with that id (or the occurrence-th agent message with that
+//   fingerprint). Without it both fork the whole session; a point not found is -32602.
+import type { ArchivedFilter, ForkPoint, SessionDetails, SessionInfo, SessionState } from './types';
 import type { Problems } from './validate';
 
 /** What the client offers in `initialize` (`clientCapabilities._meta`) to be answered with the extension. */
@@ -43,6 +50,14 @@ export const JETBRAINS_AIR_CLIENT_META = { jetbrains: { air: { version: 1, capab
 
 /** How the extension is named to the user (the agent's tooltip). */
 export const JETBRAINS_AIR_NAME = 'agent extension (JetBrains AIR)';
+
+/** `session/fork`'s `_meta` naming where the fork ends. */
+export function airForkMeta(point: ForkPoint): Record<string, unknown> {
+  const fork: Record<string, unknown> = { version: 1, messageId: point.messageId };
+  if (point.messageFingerprint !== undefined) fork.messageFingerprint = point.messageFingerprint;
+  if (point.messageOccurrence !== undefined) fork.messageOccurrence = point.messageOccurrence;
+  return { jetbrains: { air: { fork } } };
+}
 
 /** The extension's capability that brings the archive requests with it. */
 const SESSION_INDEX = 'sessionIndex';

@@ -162,8 +162,6 @@ export interface AdvertisedCapabilities {
   delete: boolean;
   resume: boolean;
   close: boolean;
-  /** `sessionCapabilities.fork` (unstable schema): `session/fork` copies a session under a new id. */
-  fork: boolean;
   /** Rename: `session/set_title` (unstable schema), or a vendor extension's rename, see {@link titleMethod}. */
   title: boolean;
   /** Set exactly when `title` is: the standard's `session/set_title` (it wins), or the JetBrains AIR extension's. */
@@ -176,7 +174,21 @@ export interface AdvertisedCapabilities {
   listSubscribe: boolean;
   /** `getSessions`: the list entries of given sessions, without listing a folder (JetBrains AIR extension; needs `list`). */
   batchGet: boolean;
+  /** `sessionCapabilities.fork`: `session/fork` (unstable schema), a new session from an existing one. */
+  fork: boolean;
   authMethods: schema.AuthMethod[];
+}
+
+/**
+ * Where a fork ends: at the message with `messageId` (a user prompt or an agent message as the
+ * replay named it). For an agent message also its text's fingerprint (`sha256:` and the hex of its
+ * text) and which message with that text it is, counted from the start (1-based), for an agent
+ * that no longer knows the id. Sent as the JetBrains AIR extension's fork point (jetbrainsAir.ts).
+ */
+export interface ForkPoint {
+  messageId: string;
+  messageFingerprint?: string;
+  messageOccurrence?: number;
 }
 
 /** `session/list` parameters; keep `cwd` and `archived` the same while following a cursor. */

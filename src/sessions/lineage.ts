@@ -53,6 +53,7 @@ function createsCycle(session: SessionInfo, parentOf: (session: SessionInfo) => 
 export class LearnedFacts implements Disposable {
   private readonly usages = new Map<string, Usage>();
   private readonly parents = new Map<string, string>();
+  private readonly origins = new Map<string, string>();
   private readonly onDidChangeEmitter = new Emitter<{ agent: string }>();
   readonly onDidChange = this.onDidChangeEmitter.event;
 
@@ -66,6 +67,18 @@ export class LearnedFacts implements Disposable {
   /** The last `usage_update` of a session whose transcript was opened in this window. */
   usage(agent: string, sessionId: string): Usage | undefined {
     return this.usages.get(key(agent, sessionId));
+  }
+
+  /** A fork made in this window (Fork from Here): its origin, for an agent whose list does not tell it. */
+  forked(agent: string, forkId: string, originId: string): void {
+    if (forkId === originId) return;
+    this.origins.set(key(agent, forkId), originId);
+    this.onDidChangeEmitter.fire({ agent });
+  }
+
+  /** The session a fork was made from: its list entry's word first, else a fork made here. */
+  forkOriginOf(agent: string, session: SessionInfo): string | undefined {
+    return session.details?.forkedFrom ?? this.origins.get(key(agent, session.sessionId));
   }
 
   /** The parent of a subagent session: its list entry's word first, else a parent's replay. */

@@ -27,6 +27,8 @@ export interface SessionOutcome {
   error?: unknown;
   /** After a rename: the title the agent stored (it may normalize what was sent). */
   title?: string;
+  /** After a fork: the new session, as the agent lists it (or, where it lists nothing yet, in the origin's folder, forked from it). */
+  forked?: SessionInfo;
 }
 
 /** The agent does not advertise what an operation needs; nothing was sent. */

@@ -1,15 +1,15 @@
-// The writes: archive, unarchive, rename and delete, each gated by the capability it needs (nothing
+// The writes: archive, unarchive, rename, delete and fork, each gated by the capability it needs (nothing
 // is sent without it), one request at a time in the caller's order, each session's outcome
 // reported as it is known. A -32002 means the agent no longer has the session. The model applies
 // each outcome to its lists and fires its events (`WritesOwner`); this part only asks the agent.
 import { isResourceNotFound, messageOf } from '../acp/errors';
-import type { SessionInfo } from '../acp/types';
+import type { ForkPoint, SessionInfo } from '../acp/types';
 import type { AgentRegistry } from './agentRegistry';
 import { CapabilityMissingError, isAuthRequired, type BulkProgress, type ModelLog, type SessionOutcome } from './modelTypes';
 
 /** What the writes need from the model that owns the lists. */
 export interface WritesOwner {
-  readonly registry: Pick<AgentRegistry, 'getClient' | 'reportAuthenticationRequired'>;
+  readonly registry: Pick<AgentRegistry, 'getClient' | 'reportAuthenticationRequired' | 'connectedClient'>;
   readonly log: ModelLog;
   /** A session some loaded list holds, as the model knows it. */
   find(agent: string, sessionId: string): { session: SessionInfo } | undefined;
@@ -19,6 +19,8 @@ export interface WritesOwner {
   renamed(agent: string, sessionId: string, title: string): void;
   /** The agent no longer has the session (deleted, or it answered -32002). */
   remove(agent: string, sessionId: string, how: 'deleted' | 'gone'): void;
+  /** A session new to the lists, or changed: each list that covers it shows it. */
+  move(agent: string, session: SessionInfo): void;
   /** Lists the agent's lists again in the background, after writes that reached it. */
   revalidate(agent: string): void;
 }
@@ -50,6 +52,40 @@ export class SessionWrites {
     } catch (error) {
       return this.failure(agent, sessionId, session, error);
     }
+  }
+
+  /**
+   * Forks a session (`session/fork`) in its own folder, ending at `point` where given. Done, the
+   * outcome carries the new session as the agent lists it, which every list that covers it shows at
+   * once; where the agent does not list it yet, as the client knows it (the origin's folder, forked
+   * from it). Nothing is forked of a session that is not listed or is archived.
+   */
+  async fork(agent: string, sessionId: string, point?: ForkPoint): Promise<SessionOutcome> {
+    const client = await this.owner.registry.getClient(agent);
+    if (!client.capabilities.fork) throw new CapabilityMissingError(agent, 'fork', 'fork sessions');
+    const session = this.owner.find(agent, sessionId)?.session;
+    if (!session) return { agent, sessionId, session, status: 'failed', error: new Error(`session ${sessionId} is not listed`) };
+    if (session.archived === true) return { agent, sessionId, session, status: 'failed', error: new Error(`session ${sessionId} is archived: unarchive it first`) };
+    let forkId: string;
+    try {
+      forkId = (await client.forkSession(sessionId, session.cwd, { point })).sessionId;
+    } catch (error) {
+      return this.failure(agent, sessionId, session, error);
+    }
+    let listed: SessionInfo | undefined;
+    try {
+      listed = client.capabilities.batchGet
+        ? (await client.getSessions([forkId])).find((s) => s.sessionId === forkId)
+        : client.capabilities.list
+          ? (await client.listSessions({ cwd: session.cwd, ...(client.capabilities.archive ? { archived: 'exclude' as const } : {}) })).sessions.find((s) => s.sessionId === forkId)
+          : undefined;
+    } catch (error) {
+      this.owner.log?.warn(`Listing "${agent}" after forking session ${sessionId} failed: ${messageOf(error)}`);
+    }
+    const base: SessionInfo = listed ?? { sessionId: forkId, cwd: session.cwd, title: null, updatedAt: new Date().toISOString(), ...(session.archived === false ? { archived: false } : {}) };
+    const forked: SessionInfo = base.details?.forkedFrom ? base : { ...base, details: { ...base.details, forkedFrom: sessionId } };
+    if (this.owner.registry.connectedClient(agent) === client) this.owner.move(agent, forked);
+    return { agent, sessionId, session, status: 'done', forked };
   }
 
   /** Deletes sessions. Cancelled: the rest are not sent. */

@@ -11,7 +11,7 @@
 // (`statusChecks.ts`) and the writes (`sessionWrites.ts`). The model holds the lists and applies
 // facts to them (`move`, `remove`), so the events fire in one place.
 import type { AcpClient } from '../acp/client';
-import type { SessionInfo } from '../acp/types';
+import type { ForkPoint, SessionInfo } from '../acp/types';
 import type { AgentRegistry } from './agentRegistry';
 import { Emitter, type Disposable, type Event } from './events';
 import { forgetRealPaths, sameFolder } from './folders';
@@ -265,6 +265,14 @@ export class SessionsModel implements Disposable {
   /** Renames a session (`session/set_title`); on success every list shows the agent's stored title at once. */
   rename(agent: string, sessionId: string, title: string): Promise<SessionOutcome> {
     return this.writes.rename(agent, sessionId, title);
+  }
+
+  /**
+   * Forks a listed, unarchived session (`session/fork`) ending at `point`; done, the new session is
+   * in every list that covers it at once, forked from its origin (the outcome's `forked`).
+   */
+  fork(agent: string, sessionId: string, point?: ForkPoint): Promise<SessionOutcome> {
+    return this.writes.fork(agent, sessionId, point);
   }
 
   /** Deletes sessions; each that succeeds disappears from every list. Cancelled: the rest are not sent. */

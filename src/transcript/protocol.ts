@@ -49,6 +49,8 @@ export interface TranscriptHeader {
   canRename?: boolean;
   /** The agent's entry has a resume command: the header offers Resume in Terminal. */
   canResume?: boolean;
+  /** The agent can fork (`sessionCapabilities.fork`) and the session is its, unarchived and replayed: messages offer Fork from Here. */
+  canFork?: boolean;
   /** The transcript was read from an exported replay file: no agent, nothing to change. */
   exported?: { file: string; keptAt?: string };
   /** The agent resumed the session when it was loaded (its `updatedAt` became `updatedAt`, e.g. claude, codex). */
@@ -62,7 +64,22 @@ export interface TranscriptHeader {
    * it does not mark the end of its replay (Gemini answers before its replay ends).
    */
   lateUpdates?: number;
+  /** The files the session's tool calls wrote, once the replay has ended (src/changes/changes.ts); absent when none. */
+  changes?: HeaderChanges;
 }
+
+/** What the header lists of a session's changes: the first files, and the figures of all. */
+export interface HeaderChanges {
+  /** `shown` is the path as the header shows it (relative inside the session's folder); the agent's text, plain. */
+  files: { shown: string; added: number; removed: number; linesKnown: boolean; diff: boolean }[];
+  /** Every file written, listed or not. */
+  total: number;
+  added: number;
+  removed: number;
+}
+
+/** Files the header lists at most. */
+export const HEADER_CHANGES_MAX = 100;
 
 export type ProblemKind = 'archived-refused' | 'no-load' | 'load-failed' | 'agent-unavailable';
 
@@ -138,6 +155,10 @@ export type WebviewToHost =
   | { type: 'action'; action: HostAction | OpenSubagentAction }
   /** Open a tool call's location (`location:<i>`) or diff (`diff:<i>`): the row by key, the target from the host's timeline. */
   | { type: 'openTool'; key: string; target: string }
+  /** Fork from Here on the message row `key` (a user prompt, or an agent message with a `messageId`): the host finds the message in its own timeline. */
+  | { type: 'forkFromHere'; key: string }
+  /** Open file `index` of the header's changes: its diff in this session (`diff`) or the file itself (`file`); the path from the host's own count. */
+  | { type: 'openChange'; index: number; target: 'diff' | 'file' }
   /** The reader opened a compaction row (the walkthrough's last step). */
   | { type: 'compactionRead' };
 

@@ -1,7 +1,7 @@
 // The transcript's header: session facts, replay progress, problems with their actions, and
 // the tab's own buttons. Rebuilt whole when anything but the update count changed (it is a
 // handful of elements); while a replay runs only the count's text changes.
-import type { HostAction, TranscriptHeader } from '../transcript/protocol';
+import type { HeaderChanges, HostAction, TranscriptHeader } from '../transcript/protocol';
 import { share, type CompactionMark, type UsageSeries } from '../transcript/usage';
 import { t } from './l10n';
 import { codicon, element } from './rows';
@@ -57,6 +57,7 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
   // A session not found has nothing to rename, resume, link to, walk, fold or export.
   if (!header.notFound) children.push(toolbar(header));
   if (header.usageSeries) children.push(usageChart(header.usageSeries, revealRow));
+  if (header.changes) children.push(changesList(header.changes));
   // Always one line, so that the page below does not move when the replay ends.
   const progress = element('div', 'progress');
   progress.setAttribute('role', 'status');
@@ -107,6 +108,53 @@ function toolbar(header: TranscriptHeader): HTMLElement {
     button('markdown', t('Export as Markdown'), 'exportMarkdown'),
   );
   return bar;
+}
+
+/** Whether the reader left the list of changed files open (the header is rebuilt whole as it changes). */
+let changesOpen = false;
+
+/**
+ * What the session's tool calls wrote: a fold with the figures, and per file a button that opens
+ * its diff in this session (where its texts came) and one that opens the file. The paths are the
+ * agent's: text only. The buttons name the file by its place in the list; the host finds it.
+ */
+function changesList(changes: HeaderChanges): HTMLElement {
+  const fold = element('details', 'changes');
+  fold.open = changesOpen;
+  fold.addEventListener('toggle', () => (changesOpen = fold.open));
+  const files = changes.total === 1 ? t('1 file changed') : t('{0} files changed', NUMBER_FORMAT.format(changes.total));
+  const summary = element('summary', 'changes-summary');
+  summary.append(codicon('diff'), document.createTextNode(`${files} `), lines(changes.added, changes.removed));
+  fold.append(summary);
+  const list = element('ul', 'changes-files');
+  list.setAttribute('aria-label', t('Files this session changed'));
+  changes.files.forEach((file, i) => {
+    const item = element('li', 'changes-file');
+    const open = element('button', 'change-diff');
+    open.dataset.change = String(i);
+    open.dataset.changeTarget = file.diff ? 'diff' : 'file';
+    open.title = file.diff ? t('Open its diff in this session (read-only)') : t('Open the file (this session wrote it without a diff)');
+    open.append(element('span', 'diff-path', file.shown), document.createTextNode(' '), lines(file.added, file.removed, file.linesKnown));
+    const openFile = element('button', 'icon-button change-file');
+    openFile.dataset.change = String(i);
+    openFile.dataset.changeTarget = 'file';
+    openFile.title = t('Open File');
+    openFile.setAttribute('aria-label', t('Open File {0}', file.shown));
+    openFile.append(codicon('go-to-file'));
+    item.append(open, openFile);
+    list.append(item);
+  });
+  if (changes.total > changes.files.length) list.append(element('li', 'changes-more', t('and {0} more', NUMBER_FORMAT.format(changes.total - changes.files.length))));
+  fold.append(list);
+  return fold;
+}
+
+/** `+12 −3` (in the text's own colour: the diff colours are too faint on some themes); `known` false: not every line of it was counted. */
+function lines(added: number, removed: number, known = true): HTMLElement {
+  const span = element('span', 'change-lines');
+  span.append(element('span', 'change-added', `+${NUMBER_FORMAT.format(added)}`), document.createTextNode(' '), element('span', 'change-removed', `−${NUMBER_FORMAT.format(removed)}`));
+  if (!known) span.append(document.createTextNode(` ${t('(not every line known)')}`));
+  return span;
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

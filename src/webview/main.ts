@@ -199,6 +199,8 @@ function applyPatches(patches: Patch[], from: number, deadline: number): true | 
 function setHeader(next: TranscriptHeader): void {
   renderHeader(headerEl, next, revealCompaction);
   document.body.dataset.loading = String(next.loading);
+  // Messages show Fork from Here only while the agent can fork this session.
+  document.body.dataset.canFork = String(next.canFork === true);
   list.setReplaying(next.loading);
   document.title = next.title;
   host.saveState({
@@ -291,6 +293,19 @@ document.addEventListener('click', (event) => {
   if (link) {
     event.preventDefault();
     openLink(link.dataset.href ?? '');
+    return;
+  }
+  const fork = target?.closest?.('[data-fork]') as HTMLElement | null;
+  if (fork) {
+    event.preventDefault();
+    const row = list.rowOf(fork);
+    if (row && document.body.dataset.canFork === 'true') host.post({ type: 'forkFromHere', key: row.key });
+    return;
+  }
+  const change = target?.closest?.('[data-change]') as HTMLElement | null;
+  if (change) {
+    event.preventDefault();
+    host.post({ type: 'openChange', index: Number(change.dataset.change), target: change.dataset.changeTarget === 'file' ? 'file' : 'diff' });
     return;
   }
   const tool = target?.closest?.('[data-tool]') as HTMLElement | null;

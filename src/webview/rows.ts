@@ -241,7 +241,12 @@ function renderMessage(row: Row, entity: MessageEntity): void {
   const [icon, label] = MESSAGE_HEADS[entity.kind];
   const head = rowHead(row.disclosure === true, icon, label);
   const body = element('div', 'body');
-  row.el.replaceChildren(head, body);
+  // A prompt or an agent message the agent named can be forked from (shown where the header says the agent can fork).
+  if ((entity.kind === 'user_message' || entity.kind === 'agent_message') && typeof entity.messageId === 'string' && entity.messageId.trim() !== '') {
+    row.el.replaceChildren(head, forkButton(), body);
+  } else {
+    row.el.replaceChildren(head, body);
+  }
   row.body = body;
   fillBody(row, entity.parts, false);
 }
@@ -523,6 +528,18 @@ function cloned(key: string, build: () => HTMLElement): HTMLElement {
   let template = templates.get(key);
   if (!template) templates.set(key, (template = build()));
   return template.cloneNode(true) as HTMLElement;
+}
+
+/** Fork from Here: the host finds the message by the row's key. */
+function forkButton(): HTMLElement {
+  return cloned('fork', () => {
+    const b = element('button', 'icon-button fork-here');
+    b.dataset.fork = '';
+    b.title = t('Fork from Here');
+    b.setAttribute('aria-label', t('Fork from Here: a new session that ends at this message'));
+    b.append(codicon('repo-forked'));
+    return b;
+  });
 }
 
 /** A row's head: icon and label; a focusable button when the row folds. */

@@ -4,6 +4,7 @@
 // (and, with --malformed-before, one line that is not JSON on purpose).
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import * as acp2 from '@agentclientprotocol/sdk/experimental/v2/unstable';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, closeSync, readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -447,29 +448,85 @@ async function handleDelete({ params }: { params: SessionIdParams }) {
   return {};
 }
 
-let forks = 0;
-/**
- * `session/fork` (--fork): a copy of the session under a new id, replayed under that id before
- * the answer that names it, as OpenCode 1.18.33 does: a client hears of the id first in updates.
- */
-async function handleFork({ params, client }: { params: { sessionId: string; cwd?: string }; client: { notify: Notify } }) {
-  const record = await existingSession(params.sessionId);
-  const sessionId = `${record.sessionId}-fork-${process.pid}-${++forks}`;
-  const updates: SessionUpdate[] = [];
-  for await (const update of readSessionUpdates(opts.store, record)) updates.push(update);
-  const { updatesFile: _file, updateCount: _count, ...rest } = record;
-  const copy: StoredSession = { ...rest, sessionId, title: record.title === undefined ? undefined : `Fork of ${record.title}`, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates };
-  if (copy.title === undefined) delete copy.title;
-  await writeSession(opts.store, copy);
-  openSession(sessionId);
-  for (const update of updates) await client.notify('session/update', { sessionId, update });
-  return { sessionId };
-}
-
 async function handleClose({ params }: { params: SessionIdParams }) {
   await existingSession(params.sessionId);
   closeSession(params.sessionId);
   return {};
+}
+
+/** Where a fork ends, as claude-agent-acp and codex-acp read it: `_meta.jetbrains.air.fork` version 1 (codex's checks). */
+interface ForkPoint {
+  messageId: string;
+  messageFingerprint?: string;
+  messageOccurrence: number;
+}
+
+function forkPointOf(meta: unknown): ForkPoint | undefined {
+  const fork = (recordParams(recordParams(recordParams(meta).jetbrains).air)).fork;
+  if (!fork || typeof fork !== 'object' || (fork as { version?: unknown }).version !== 1) return undefined;
+  const { messageId, messageFingerprint, messageOccurrence = 1 } = fork as Record<string, unknown>;
+  if (typeof messageId !== 'string' || messageId.trim() === '') throw acp.RequestError.invalidParams(undefined, 'AIR fork messageId must be a non-empty string');
+  if (messageFingerprint !== undefined && (typeof messageFingerprint !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(messageFingerprint))) {
+    throw acp.RequestError.invalidParams(undefined, 'AIR fork messageFingerprint must be a SHA-256 fingerprint');
+  }
+  if (!Number.isSafeInteger(messageOccurrence) || (messageOccurrence as number) < 1) throw acp.RequestError.invalidParams(undefined, 'AIR fork messageOccurrence must be a positive integer');
+  return { messageId: messageId.trim(), ...(typeof messageFingerprint === 'string' ? { messageFingerprint } : {}), messageOccurrence: messageOccurrence as number };
+}
+
+const MESSAGE_CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+
+/**
+ * How many of `updates` the fork keeps: through the last chunk of the message the point names (by
+ * its id; else, for an agent message, the occurrence-th one whose text has the fingerprint, as
+ * claude-agent-acp falls back), or undefined when the session has no such message.
+ */
+function forkEnd(updates: readonly SessionUpdate[], point: ForkPoint): number | undefined {
+  let byId: number | undefined;
+  const agentMessages = new Map<string, { text: string; last: number; order: number }>();
+  updates.forEach((u, i) => {
+    const { messageId, content } = u as { messageId?: unknown; content?: { type?: unknown; text?: unknown } };
+    if (!MESSAGE_CHUNKS.has(u.sessionUpdate) || typeof messageId !== 'string') return;
+    if (messageId === point.messageId) byId = i + 1;
+    if (u.sessionUpdate !== 'agent_message_chunk') return;
+    const message = agentMessages.get(messageId) ?? { text: '', last: i, order: agentMessages.size };
+    if (content?.type === 'text' && typeof content.text === 'string') message.text += content.text;
+    message.last = i;
+    agentMessages.set(messageId, message);
+  });
+  if (byId !== undefined || !point.messageFingerprint) return byId;
+  const matching = [...agentMessages.values()].filter((m) => `sha256:${createHash('sha256').update(m.text, 'utf8').digest('hex')}` === point.messageFingerprint).sort((a, b) => a.order - b.order);
+  const found = matching[point.messageOccurrence - 1];
+  return found ? found.last + 1 : undefined;
+}
+
+/**
+ * `session/fork`: a new session in `cwd` holding the origin's updates up to the fork point (all of
+ * them without one), named after it and listing it as its origin; active once answered (the schema).
+ */
+async function handleFork({ params, client }: { params: { sessionId: string; cwd: string; _meta?: unknown }; client: { notify: Notify } }) {
+  const record = await existingSession(params.sessionId);
+  if (typeof params.cwd !== 'string' || !isAbsolute(params.cwd)) throw acp.RequestError.invalidParams({ cwd: params.cwd }, 'the cwd must be an absolute path');
+  const point = forkPointOf(params._meta);
+  const updates: SessionUpdate[] = [];
+  for await (const update of readSessionUpdates(opts.store, record)) updates.push(update);
+  const end = point ? forkEnd(updates, point) : updates.length;
+  if (end === undefined) throw acp.RequestError.invalidParams({ messageId: point!.messageId }, `Fork point message ${point!.messageId} was not found in session ${params.sessionId}`);
+  const sessionId = `${record.sessionId.slice(0, 80)}-fork-${randomBytes(4).toString('hex')}`;
+  await writeSession(opts.store, {
+    sessionId,
+    cwd: params.cwd,
+    ...(record.title !== undefined ? { title: `${record.title} (fork)` } : {}),
+    updatedAt: new Date().toISOString(),
+    archived: false,
+    deleted: false,
+    forkedFrom: record.sessionId,
+    updates: updates.slice(0, end),
+  });
+  openSession(sessionId);
+  log(`session/fork ${params.sessionId} -> ${sessionId} (${end} of ${updates.length} updates)`);
+  // --fork-replays: the copy's replay comes first, under an id the client has not been told yet (OpenCode).
+  if (opts.forkReplays) for (const update of updates.slice(0, end)) await client.notify('session/update', { sessionId, update });
+  return { sessionId };
 }
 
 /** `_session/archive` and `_session/unarchive`: the standard's handlers, for a client that negotiated the extension. */

@@ -16,6 +16,8 @@ export interface AgentOptions {
   resume: boolean;
   /** `sessionCapabilities.title` and `session/set_title`. */
   title: boolean;
+  /** `sessionCapabilities.fork` and `session/fork` (the fork point as claude-agent-acp and codex-acp read it). */
+  fork: boolean;
   /** `sessionCapabilities.status` and `session/status` ("open" for a session loaded or resumed on this connection). */
   status: boolean;
   /** With the AIR extension: `_meta.jetbrains.air.state` on list entries, as claude-agent-acp sends it. */
@@ -67,10 +69,10 @@ export interface AgentOptions {
   /** `session/list` accepts the `archived` filter and lists every state anyway. */
   ignoreArchivedFilter: boolean;
   /**
-   * `sessionCapabilities.fork`: `session/fork` copies the session under a new id and replays
-   * the copy under that id before the answer that names it, as OpenCode 1.18.33 does.
+   * `session/fork` also replays the copy under its new id before the answer that names it, as
+   * OpenCode 1.18.33 does.
    */
-  fork: boolean;
+  forkReplays: boolean;
   /** Milliseconds the `initialize` answer waits (OpenCode waits ~15 s for a models list offline). */
   initializeDelayMs: number;
 }
@@ -129,7 +131,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const USAGE = `usage: agent.mjs --store DIR [options]
   --store DIR                 session store directory (required)
   --page-size N               session/list page size (default 50)
-  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title
+  --no-list --no-archive --no-delete --no-load --no-close --no-resume --no-title --no-fork
                               advertise (and implement) less
   --archive-extension         archive by the JetBrains AIR vendor extension (_session/archive,
                               _meta.jetbrains.air) for a client that offers it, not the standard
@@ -168,8 +170,8 @@ export const USAGE = `usage: agent.mjs --store DIR [options]
   --omit-archived-flag        list entries leave out \`archived\` (standard archive only)
   --list-cap N                session/list answers at most N rows and no nextCursor (OpenCode: 100)
   --ignore-archived-filter    session/list accepts \`archived\` and lists every state anyway
-  --fork                      advertise sessionCapabilities.fork; session/fork copies the session and
-                              replays the copy under its new id before the answer names it (OpenCode)
+  --fork-replays               session/fork replays the copy under its new id before the answer names
+                              it (OpenCode)
   --initialize-delay MS       the initialize answer waits MS (OpenCode waits for a models list)
   --request-log FILE          append one JSON line at start ({event:"start",pid}) and per request
                               received ({method,params}): what reached the agent
@@ -178,7 +180,7 @@ ACP_AGENT_FAIL="session/list=-32603,session/load=-32002"); flags win over env.`;
 
 export class OptionsError extends Error {}
 
-const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'auth-required', 'v2', 'omit-archived-flag', 'ignore-archived-filter', 'fork'] as const;
+const BOOLEAN_FLAGS = ['archive-extension', 'air-index', 'status', 'air-state', 'resume-on-load', 'no-list', 'no-archive', 'no-delete', 'no-load', 'no-close', 'no-resume', 'no-title', 'no-fork', 'auth-required', 'v2', 'omit-archived-flag', 'ignore-archived-filter', 'fork-replays'] as const;
 const VALUE_FLAGS = [
   'store', 'page-size', 'delay', 'fail', 'replay-delay', 'replay-gate', 'exit-at', 'exit-at-count', 'malformed-before', 'hang', 'close-stdout-at', 'active-writer', 'answer-after',
   'chaos-seed', 'chaos-rate', 'chaos-faults', 'chaos-log', 'chaos-oversized-bytes', 'strings', 'cwd-match', 'request-log', 'list-cap', 'initialize-delay',
@@ -272,13 +274,14 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): A
     omitArchivedFlag: flag('omit-archived-flag'),
     listCap: listCap === undefined ? undefined : parseCount('--list-cap', listCap, 1),
     ignoreArchivedFilter: flag('ignore-archived-filter'),
-    fork: flag('fork'),
+    forkReplays: flag('fork-replays'),
     initializeDelayMs: initializeDelay === undefined ? 0 : parseCount('--initialize-delay', initializeDelay, 0),
     delete: !flag('no-delete'),
     load: !flag('no-load'),
     close: !flag('no-close'),
     resume: !flag('no-resume'),
     title: !flag('no-title'),
+    fork: !flag('no-fork'),
     status: flag('status'),
     airState: airIndex || flag('air-state'),
     airIndex,

@@ -162,6 +162,11 @@ export function toListedSession(s: StoredSession, archiveSupported: boolean, air
   if (air) info._meta = { jetbrains: { air: { ...(airIndex ? s.airMeta : {}), archived: s.archived, ...(airState ? { state: s.state ?? 'idle' } : {}) } } };
   // Lineage in the entry: no schema field carries it, so a vendor `_meta` key does.
   if (s.parentSessionId !== undefined) info._meta = { ...info._meta, parentSessionId: s.parentSessionId };
+  // A fork names its origin as the agents with the AIR index do.
+  if (s.forkedFrom !== undefined) {
+    const meta = info._meta ?? {};
+    info._meta = { ...meta, jetbrains: { air: { ...meta.jetbrains?.air, forkedFrom: s.forkedFrom } } };
+  }
   if (s.additionalDirectories && s.additionalDirectories.length > 0) info.additionalDirectories = [...s.additionalDirectories];
   return info;
 }

@@ -46,6 +46,8 @@ export interface StoredSession {
   additionalDirectories?: string[];
   /** A subagent session's parent: listed as `_meta.parentSessionId`. */
   parentSessionId?: string;
+  /** The session this one was forked from (`session/fork`): listed as `_meta.jetbrains.air.forkedFrom`, as claude-agent-acp and codex-acp list it. */
+  forkedFrom?: string;
   /**
    * Row metadata sent verbatim in `_meta.jetbrains.air` with --air-index (`model`, `lastPromptAt`,
    * `gitBranch`, `cost`, ...): any JSON object, so that tests can send fields of the wrong type.
@@ -101,6 +103,7 @@ export function validateStoredSession(value: unknown, where: string): StoredSess
     fail('`additionalDirectories` must be an array of strings when present');
   }
   if (s.parentSessionId !== undefined && (typeof s.parentSessionId !== 'string' || s.parentSessionId === '')) fail('`parentSessionId` must be a non-empty string when present');
+  if (s.forkedFrom !== undefined && (typeof s.forkedFrom !== 'string' || s.forkedFrom === '')) fail('`forkedFrom` must be a non-empty string when present');
   if (s.airMeta !== undefined && (typeof s.airMeta !== 'object' || s.airMeta === null || Array.isArray(s.airMeta))) fail('`airMeta` must be a JSON object when present');
   if (!Array.isArray(s.updates)) fail('`updates` must be an array');
   if (s.updatesFile !== undefined) {

@@ -70,7 +70,7 @@ describe(`claude-agent-acp ${installed.agents.claude.version}`, () => {
     assert.equal(client.agentInfo?.version, installed.agents.claude.version);
     assert.deepEqual(
       { ...client.capabilities, authMethods: undefined },
-      { loadSession: true, list: true, delete: true, resume: true, close: true, fork: true, archive: true, archiveMethod: 'jetbrains-air', title: true, titleMethod: 'jetbrains-air', status: false, sessionState: 'jetbrains-air', listSubscribe: true, batchGet: true, authMethods: undefined },
+      { loadSession: true, list: true, delete: true, resume: true, close: true, archive: true, archiveMethod: 'jetbrains-air', title: true, titleMethod: 'jetbrains-air', status: false, sessionState: 'jetbrains-air', listSubscribe: true, batchGet: true, fork: true, authMethods: undefined },
     );
   });
 

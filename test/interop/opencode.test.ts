@@ -191,7 +191,7 @@ describe(`OpenCode ${installed.agents.opencode.version} (opencode acp)`, () => {
 
   test('session/fork replays the copy under its new id before the answer names it: the client keeps those updates and delivers them', async () => {
     const received: SessionUpdate[] = [];
-    const { sessionId, subscription } = await client.forkSession(ids.cache, project, (u) => received.push(u));
+    const { sessionId, subscription } = await client.forkSession(ids.cache, project, { onUpdate: (u) => received.push(u) });
     subscription.dispose();
     assert.match(sessionId, /^ses_/);
     assert.notEqual(sessionId, ids.cache);

@@ -18,6 +18,8 @@ export interface CodexSessionSpec {
   turns: [string, string][];
   compactedAfter?: number;
   summary?: string;
+  /** Frame each turn as current Codex CLIs persist one (task_started with a turn_id, turn_context, task_complete). */
+  turnIds?: boolean;
 }
 export function writeCodexSession(home: string, spec: CodexSessionSpec): string;
 export function writeClaudeDemoStore(home: string, cwd: string, now?: number): string[];

@@ -87,9 +87,12 @@ export function writeCodexAuth(home) {
  * UI events). Codex titles a thread by its first user message and dates it by the file's
  * mtime, set to `updatedAt`. `compactedAfter` (a turn count) puts a compaction there as codex
  * records one: a `compacted` item carrying `summary`, then a `context_compacted` event (the
- * line codex-acp 2.6.0 replays as a compaction). Returns the file's path.
+ * line codex-acp 2.6.0 replays as a compaction). `turnIds`: each turn framed as current Codex CLIs
+ * persist one (`task_started` with its `turn_id`, a `turn_context`, `task_complete`), which is what
+ * codex needs to fork at a turn (a rollout without them has no "persisted canonical turn"). Returns
+ * the file's path.
  */
-export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns, compactedAfter, summary }) {
+export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, turns, compactedAfter, summary, turnIds = false }) {
   const [date] = startedAt.split('T');
   const [year, month, day] = date.split('-');
   const dir = join(home, '.codex', 'sessions', year, month, day);
@@ -107,10 +110,16 @@ export function writeCodexSession(home, { sessionId, cwd, startedAt, updatedAt, 
       lines.push({ timestamp: at(), type: 'compacted', payload: { message: summary } });
       lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'context_compacted' } });
     }
+    const turnId = `${sessionId.slice(0, 8)}-turn-${index + 1}`;
+    if (turnIds) {
+      lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'task_started', turn_id: turnId, model_context_window: 272000 } });
+      lines.push({ timestamp: at(), type: 'turn_context', payload: { turn_id: turnId, cwd, approval_policy: 'never', sandbox_policy: { type: 'read-only' }, model: 'gpt-5-codex', summary: 'auto' } });
+    }
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] } });
     lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'user_message', message: question, images: [] } });
     lines.push({ timestamp: at(), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: answer }] } });
     lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'agent_message', message: answer } });
+    if (turnIds) lines.push({ timestamp: at(), type: 'event_msg', payload: { type: 'task_complete', turn_id: turnId, last_agent_message: answer } });
   }
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const end = new Date(updatedAt ?? clock);

@@ -46,7 +46,7 @@ test('initialize: capabilities, agent info and auth methods of the wrong shape a
   assert.deepEqual(client.agentInfo, { name: 'odd', version: '3' });
   assert.deepEqual(
     { ...client.capabilities, authMethods: undefined },
-    { loadSession: true, list: true, archive: false, delete: false, resume: true, close: true, fork: false, title: false, status: false, listSubscribe: false, batchGet: false, authMethods: undefined },
+    { loadSession: true, list: true, archive: false, delete: false, resume: true, close: true, title: false, status: false, listSubscribe: false, batchGet: false, fork: false, authMethods: undefined },
   );
   assert.deepEqual(client.capabilities.authMethods, [{ id: 'a', name: 'A' }]);
   const warnings = log.at('warn').filter((m) => m.includes('in initialize'));

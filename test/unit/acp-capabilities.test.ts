@@ -33,13 +33,13 @@ test('a v1 answer: each sessionCapabilities entry is advertised by an object or 
   const { answer, problems } = parse({
     protocolVersion: 1,
     agentInfo: { name: 'a', version: '1' },
-    agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, delete: true, close: {}, resume: {}, fork: {}, title: {}, status: {} } },
+    agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, delete: true, close: {}, resume: {}, title: {}, status: {}, fork: {} } },
   });
   assert.equal(problems, '');
   assert.equal(answer?.protocolVersion, 1);
   assert.deepEqual(answer?.agentInfo, { name: 'a', version: '1' });
   assert.deepEqual(answer?.capabilities, {
-    loadSession: true, list: true, archive: false, delete: true, resume: true, close: true, fork: true, title: true, titleMethod: 'standard', status: true, sessionState: 'status', listSubscribe: false, batchGet: false, authMethods: [],
+    loadSession: true, list: true, archive: false, delete: true, resume: true, close: true, title: true, titleMethod: 'standard', status: true, sessionState: 'status', listSubscribe: false, batchGet: false, fork: true, authMethods: [],
   });
 });
 
@@ -69,7 +69,7 @@ test('a protocol version this client does not speak is no answer: 2 only when 2 
   const v2 = parse({ protocolVersion: 2, info: { name: 'b', version: '2' }, capabilities: { session: { archive: {}, delete: {} } } }, 2).answer;
   assert.equal(v2?.protocolVersion, 2);
   assert.deepEqual(v2?.capabilities, {
-    loadSession: true, list: true, resume: true, close: true, archive: true, archiveMethod: 'standard', delete: true, fork: false, title: false, status: false, listSubscribe: false, batchGet: false, authMethods: [],
+    loadSession: true, list: true, resume: true, close: true, archive: true, archiveMethod: 'standard', delete: true, title: false, status: false, listSubscribe: false, batchGet: false, fork: false, authMethods: [],
   });
   // Asked for 2, answered 1: read as v1.
   assert.equal(parse({ protocolVersion: 1, agentCapabilities: {} }, 2).answer?.protocolVersion, 1);

@@ -79,7 +79,7 @@ test('initialize offers protocol v1 with our clientInfo and the compaction and s
   assert.equal(client.protocolVersion, 1);
   assert.equal(client.name, 'reference');
   assert.equal(typeof client.agentInfo?.name, 'string');
-  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, fork: false, title: true, titleMethod: 'standard', status: false, listSubscribe: false, batchGet: false, authMethods: [] });
+  assert.deepEqual(client.capabilities, { loadSession: true, list: true, archive: true, archiveMethod: 'standard', delete: true, resume: true, close: true, title: true, titleMethod: 'standard', status: false, listSubscribe: false, batchGet: false, fork: true, authMethods: [] });
   assert.equal(client.isConnected, true);
 });
 

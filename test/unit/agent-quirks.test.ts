@@ -114,10 +114,10 @@ describe('session/fork whose replay comes before the answer that names the sessi
       { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Run tests', status: 'completed' },
     ] as SessionUpdate[];
     const dir = await store([record('s1', FOLDER, 1, { updates })]);
-    const { client } = await startClient(t, referenceAgent(dir, ['--fork']));
+    const { client } = await startClient(t, referenceAgent(dir, ['--fork-replays']));
     assert.equal(client.capabilities.fork, true);
     const received: SessionUpdate[] = [];
-    const { sessionId, subscription } = await within(client.forkSession('s1', FOLDER, (u) => received.push(u)), 10_000, 'session/fork');
+    const { sessionId, subscription } = await within(client.forkSession('s1', FOLDER, { onUpdate: (u) => received.push(u) }), 10_000, 'session/fork');
     t.after(() => subscription.dispose());
     assert.match(sessionId, /^s1-fork-/);
     assert.deepEqual(received.map((u) => u.sessionUpdate), ['user_message_chunk', 'agent_message_chunk', 'tool_call']);
@@ -131,9 +131,9 @@ describe('session/fork whose replay comes before the answer that names the sessi
 
   test('without fork advertised, forkSession is refused before anything is sent', async (t) => {
     const dir = await store([record('s1', FOLDER, 1)]);
-    const { client } = await startClient(t, referenceAgent(dir));
+    const { client } = await startClient(t, referenceAgent(dir, ['--no-fork']));
     assert.equal(client.capabilities.fork, false);
-    await assert.rejects(client.forkSession('s1', FOLDER, () => undefined), /sessionCapabilities\.fork/);
+    await assert.rejects(client.forkSession('s1', FOLDER, { onUpdate: () => undefined }), /sessionCapabilities\.fork/);
   });
 });
 

@@ -151,7 +151,7 @@ test('all capabilities are advertised by default', async (t) => {
   const init = await agent.initialize();
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities.loadSession, true);
-  assert.deepEqual(Object.keys(init.agentCapabilities.sessionCapabilities).sort(), ['additionalDirectories', 'archive', 'close', 'delete', 'list', 'resume', 'title']);
+  assert.deepEqual(Object.keys(init.agentCapabilities.sessionCapabilities).sort(), ['additionalDirectories', 'archive', 'close', 'delete', 'fork', 'list', 'resume', 'title']);
   assert.equal(init.agentInfo.name, 'acp-reference-agent');
 });
 
@@ -162,6 +162,7 @@ for (const [flag, capability, method, params] of [
   ['--no-close', 'close', 'session/close', { sessionId: 's1' }],
   ['--no-resume', 'resume', 'session/resume', { sessionId: 's1', cwd: '/work/project-a' }],
   ['--no-title', 'title', 'session/set_title', { sessionId: 's1', title: 'x' }],
+  ['--no-fork', 'fork', 'session/fork', { sessionId: 's1', cwd: '/work/project-a', mcpServers: [] }],
 ] as const) {
   test(`${flag} leaves out sessionCapabilities.${capability} and answers ${method} with -32601`, async (t) => {
     const wanted = flag === '--no-list' ? ['list', 'archive'] : [capability];

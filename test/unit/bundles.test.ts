@@ -17,7 +17,7 @@ const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Modules both extension.js and a lazy bundle may carry, and why that is safe. */
 const MAY_SHARE: Record<string, string> = {
-  'src/acp/errors.ts': 'only messageOf and isResourceNotFound, pure functions; the error classes come from src/ui/transcripts/hostParts.ts',
+  'src/acp/errors.ts': 'only messageOf, messageWithDetails and isResourceNotFound, pure functions; the error classes come from src/ui/transcripts/hostParts.ts',
   'src/sessions/format.ts': 'pure functions; its words are the main bundle\'s, adopted with useFormatText',
   'src/sessions/cleanup.ts': 'pure rule matching',
   'src/sessions/resume.ts': 'pure template checks',
@@ -30,6 +30,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/transcript/replayReader.ts': 'reading a replay file or a kept copy\'s lines: functions, the state is per call',
   'src/keep/keptFile.ts': 'a kept copy\'s file format: functions and a writer whose instances hold the state; the store (state) is the main bundle\'s',
   'src/sessions/loadEffects.ts': 'what a load changes per agent: a pure function',
+  'src/changes/changes.ts': 'counting what a session changed: pure functions and a collector whose instances hold the state; the store (state) is the main bundle\'s',
   'src/transcript/spillOwner.ts': 'how a spill file names its process, and the clean-up at activation: pure but for a memo of this process\'s start time, the same in every copy',
 };
 

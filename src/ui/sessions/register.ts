@@ -14,6 +14,7 @@ import { SessionHealth } from '../../sessions/health';
 import { LearnedFacts } from '../../sessions/lineage';
 import { Pins } from '../../sessions/pins';
 import { ListCancelledError, SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
+import type { ChangesStore } from '../../changes/changesStore';
 import { MessageRecorder, Messages } from '../common/messages';
 import { readAgentConfigs, readRequestTimeout, readStartTimeout, readTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
@@ -25,6 +26,7 @@ import { CommandTargets, SessionTarget } from './commandTargets';
 import { registerPins } from './pinCommands';
 import { claudeRetention } from './retention';
 import { registerResume } from './resumeTerminal';
+import { bothObservers, createChangesStore, followDeletes, readShowChanges } from './sessionChanges';
 import { openLink, registerSessionLinks } from './sessionLinks';
 import { registerSessionCommands } from './sessionCommands';
 import { SessionsView } from './sessionsView';
@@ -51,6 +53,8 @@ export interface SessionsApi {
   readonly kept: KeptFeature;
   /** Read and unread, waiting for you. */
   readonly read: ReadMarks;
+  /** What sessions changed, as their replays told (src/changes/). */
+  readonly changes: ChangesStore;
 }
 
 /**
@@ -78,6 +82,8 @@ export interface SessionsFeature {
   readonly kept: KeptFeature;
   /** Read and unread, waiting for you (the rows' decorations, the view's badge). */
   readonly read: ReadMarks;
+  /** What sessions changed, as their replays told (src/changes/). */
+  readonly changes: ChangesStore;
   /** The messages of every feature (recorded in Test mode only). */
   readonly messages: Messages;
   /** What the commands work with (src/ui/sessions/commandContext.ts), for the commands other features register. */
@@ -114,12 +120,13 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   };
   updateAgentCount();
 
-  // Before the agents: every client hands its replays to the store (kept copies).
+  // Before the agents: every client hands its replays to the stores (kept copies, what sessions changed).
   let model: SessionsModel | undefined;
   const kept = createKeptStore(context, () => model, log);
+  const changes = createChangesStore(context, () => model, log);
   const agents = new AgentRegistry({
     start: () => ({
-      replays: (agent, sessionId, cwd) => kept.observe(agent, sessionId, cwd),
+      replays: (agent, sessionId, cwd) => bothObservers(kept.observe(agent, sessionId, cwd), changes.observe(agent, sessionId, cwd), log),
       clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
       // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
       log: boundedLogger(log),
@@ -158,6 +165,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     keptAt: (agent, session) => kept.get(agent, session.sessionId)?.meta.keptAt,
     keepOffer: (agent) => keepAhead.offer(agent),
     read,
+    changes,
+    showChanges: readShowChanges,
   });
   read.updateBadge();
   // Only integration tests read and answer messages; in any other mode nothing is recorded.
@@ -206,6 +215,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
       if (e.affectsConfiguration('acpSessions.groupByDate')) view.setGroupByDate(config().get<boolean>('groupByDate') === true);
       if (e.affectsConfiguration('acpSessions.showSubagents')) view.setShowSubagents(config().get<boolean>('showSubagents') !== false);
       if (e.affectsConfiguration('acpSessions.showBranch')) view.setShowBranch(config().get<boolean>('showBranch') === true);
+      if (e.affectsConfiguration('acpSessions.showChanges')) view.refresh();
       if (e.affectsConfiguration('acpSessions.pageSize')) model.pageSize = Math.max(1, config().get<number>('pageSize') ?? 50);
       if (e.affectsConfiguration('acpSessions.scope') || e.affectsConfiguration('acpSessions.groupByDate')) setContextKeys();
     }),
@@ -216,6 +226,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     pins,
     health,
     learned,
+    changes,
+    followDeletes(changes, model, (agent, sessionId) => kept.get(agent, sessionId) !== undefined),
     // Agents are killed on deactivate; nothing may outlive the extension host.
     { dispose: () => void agents.dispose() },
   );
@@ -229,7 +241,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     openLink: (uri) => openLink(commandContext, uri),
     kept: keptFeature,
     read,
+    changes,
   };
   const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
-  return { agents, model, view, learned, health, pins, kept: keptFeature, read, messages, commandContext, parts, api };
+  return { agents, model, view, learned, health, pins, kept: keptFeature, read, changes, messages, commandContext, parts, api };
 }

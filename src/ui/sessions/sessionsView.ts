@@ -33,6 +33,9 @@ export interface SessionsViewOptions {
   keepOffer?: TreeContext['keepOffer'];
   /** Read and unread, and when that changes (src/ui/sessions/readMarks.ts). */
   read?: NonNullable<TreeContext['read']> & { onDidChange(listener: () => void): vscode.Disposable };
+  /** What sessions changed (src/changes/changesStore.ts), and when that changes. */
+  changes?: { get: NonNullable<TreeContext['changes']>; onDidChange(listener: () => void): { dispose(): void } };
+  showChanges?: () => boolean;
 }
 
 export class SessionsView implements vscode.TreeDataProvider<TreeNode>, SelectionSource, vscode.Disposable {
@@ -82,6 +85,8 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       kept: options.kept,
       keptAt: options.keptAt,
       keepOffer: options.keepOffer,
+      changes: options.changes && ((agent, sessionId) => options.changes?.get(agent, sessionId)),
+      showChanges: options.showChanges,
       showSubagents: () => this.showSubagents,
       showBranch: () => this.showBranch,
       registry,
@@ -118,6 +123,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
       options.pins?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       options.kept?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       options.read?.onDidChange(() => this.refresh()) ?? { dispose() {} },
+      options.changes?.onDidChange(() => this.refresh()) ?? { dispose() {} },
       // Collapsing and expanding is how a user asks for a second look: compare again then.
       this.treeView.onDidExpandElement((e) => {
         this.expansion.set(e.element.id, true);

@@ -188,6 +188,14 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
     listed: (agentName, sessionId) => model.find(agentName, sessionId) !== undefined,
     learned: (agentName, sessionId, facts) => learned.learned(agentName, sessionId, facts),
     replayed: (agent, session, batches) => replays.fire({ agent, session, batches }),
+    // Through the model: the fork is in the tree at once, and under its origin (lineage.ts) even
+    // where the agent's list does not say so.
+    fork: async (agentName, sessionId, point) => {
+      const outcome = await model.fork(agentName, sessionId, point);
+      if (outcome.status !== 'done' || !outcome.forked) throw outcome.error ?? new Error(vscode.l10n.t('the agent answered "{0}"', outcome.status));
+      learned.forked(agentName, outcome.forked.sessionId, sessionId);
+      return outcome.forked;
+    },
     spillDir,
     recorder: sessions.messages.recorder,
   }), sessions.messages, sessions.kept);

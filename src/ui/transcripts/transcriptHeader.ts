@@ -7,7 +7,8 @@ import { messageOf } from '../../acp/errors';
 import type { SessionInfo } from '../../acp/types';
 import { sessionLabel, shortId } from '../../sessions/format';
 import { partsText, type CompactionEntity, type EntityKind } from '../../transcript/model';
-import type { HostAction, TranscriptHeader, TranscriptProblem } from '../../transcript/protocol';
+import { HEADER_CHANGES_MAX, type HeaderChanges, type HostAction, type TranscriptHeader, type TranscriptProblem } from '../../transcript/protocol';
+import { shownPath, type ChangeCollector } from '../../changes/changes';
 import type { PromptEntry } from '../../transcript/prompts';
 import type { Timeline } from '../../transcript/timeline';
 import { usageSeries } from '../../transcript/usage';
@@ -37,9 +38,13 @@ export interface TranscriptState {
   subagents: { sessionId: string; key: string; title?: string; state?: string }[];
   /** How many `usage_update`s the timeline kept. */
   usageCount: number;
+  /** The files its tool calls wrote, as the header lists them (after the replay). */
+  changes?: HeaderChanges;
   problem?: TranscriptProblem;
   /** The header offers Rename… (the agent advertises `sessionCapabilities.title`). */
   canRename: boolean;
+  /** Messages offer Fork from Here. */
+  canFork: boolean;
   /** The agent reported the session resumed by its load (see `TranscriptPanelsOptions.afterLoad`). */
   resumed: boolean;
   /** How the last replay was known to be whole: the agent's mark, or its answer alone. */
@@ -85,6 +90,10 @@ export interface HeaderFacts {
   readonly keptAt?: string | undefined;
   /** The session's title as known now (a rename from this window, the replay's, the list's), or null. */
   sessionTitle(): string | null;
+  /** The files its tool calls wrote, as the updates applied tell. */
+  readonly changes: ChangeCollector;
+  /** Messages offer Fork from Here (see TranscriptReplay.canFork). */
+  readonly canFork: boolean;
 }
 
 /** What the state adds to the header's facts. */
@@ -180,11 +189,27 @@ export function headerOf(facts: HeaderFacts): TranscriptHeader {
   if (facts.notFound) header.notFound = true;
   else if (facts.deleted) header.deleted = true;
   else if (facts.canRename) header.canRename = true;
+  if (facts.canFork) header.canFork = true;
   if (facts.exportedFile !== undefined) header.exported = facts.keptAt === undefined ? { file: facts.exportedFile } : { file: facts.exportedFile, keptAt: facts.keptAt };
   else if (!facts.deleted && !facts.notFound && resumeTemplate(facts.agentName)) header.canResume = true;
   if (facts.resumed) header.resumed = facts.resumed;
   if (facts.lateUpdates > 0) header.lateUpdates = facts.lateUpdates;
+  // Listed once the replay has ended, as the series: the header goes with every batch of a replay.
+  const changes = facts.loading ? undefined : changesOf(facts.changes, facts.session.cwd);
+  if (changes) header.changes = changes;
   return header;
+}
+
+/** The header's list of what the session changed, or undefined when its tool calls wrote nothing. */
+export function changesOf(collector: ChangeCollector, cwd: string): HeaderChanges | undefined {
+  const { files, added, removed } = collector.summary();
+  if (files.length === 0) return undefined;
+  return {
+    files: files.slice(0, HEADER_CHANGES_MAX).map((f, i) => ({ shown: shownPath(f.path, cwd), added: f.added, removed: f.removed, linesKnown: f.linesKnown, diff: collector.diffable(i) })),
+    total: files.length,
+    added,
+    removed,
+  };
 }
 
 /** The state a test reads. */
@@ -216,8 +241,10 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     compactions,
     subagents,
     usageCount: timeline.state.usageHistory.length,
+    ...withChanges(facts),
     problem: facts.problem,
     canRename: facts.canRename,
+    canFork: facts.canFork,
     prompts: facts.prompts(),
     exported: facts.exportedFile !== undefined,
     unkeptUpdates: facts.unkept.total,
@@ -228,6 +255,12 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     messagesPosted: page.messagesPosted,
     bytesPosted: page.bytesPosted,
   };
+}
+
+/** The state's `changes`, only when there are some and the replay has ended. */
+function withChanges(facts: StateFacts): Pick<TranscriptState, 'changes'> {
+  const changes = facts.loading ? undefined : changesOf(facts.changes, facts.session.cwd);
+  return changes ? { changes } : {};
 }
 
 function compactionState(entity: CompactionEntity): TranscriptState['compactions'][number] {

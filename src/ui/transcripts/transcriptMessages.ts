@@ -3,15 +3,20 @@
 // tool target or a subagent row is looked up in the host's timeline by its key, never taken from
 // the message itself.
 import * as vscode from 'vscode';
-import type { SessionInfo } from '../../acp/types';
-import { messageOf } from '../../acp/errors';
+import type { ForkPoint, SessionInfo } from '../../acp/types';
+import { messageOf, messageWithDetails } from '../../acp/errors';
 import type { Entity } from '../../transcript/model';
 import { keptWords } from '../../transcript/find';
 import { allowedLink, type HostAction, type OpenSubagentAction, type StartAt, type Viewport, type WebviewToHost } from '../../transcript/protocol';
-import { plainLine } from '../common/plainText';
+import { notificationText, plainLine } from '../common/plainText';
+import { resumeTemplate } from '../common/settings';
+import { isPlainToken } from '../../sessions/resume';
+import { forkPointAt } from '../../transcript/forkPoint';
+import type { Severity } from '../common/messages';
 import type { SessionTarget } from '../sessions/commandTargets';
 import type { HostParts } from './hostParts';
 import { openLocation } from './toolLinks';
+import { shownPath, type ChangeCollector } from '../../changes/changes';
 
 /** What the page's messages act on: its tab, its replay, and the panels that hold it. */
 export interface MessageTarget {
@@ -22,7 +27,11 @@ export interface MessageTarget {
   /** Where an exported tab's subagent rows open their children; undefined for an agent's session. */
   readonly exported: { openChild(sessionId: string): Promise<void> } | undefined;
   readonly replay: {
-    readonly timeline: { get(key: string): Entity | undefined };
+    readonly timeline: { get(key: string): Entity | undefined; indexOf(key: string): number; readonly rows: Parameters<typeof forkPointAt>[0] };
+    /** Messages offer Fork from Here. */
+    readonly canFork: boolean;
+    /** The files the session's tool calls wrote (the header's list). */
+    readonly changes: Pick<ChangeCollector, 'summary' | 'sides'>;
     readonly archived: boolean;
     readonly canRename: boolean;
     /** The last load found no session: nothing that needs it is done (the page offers none of it). */
@@ -40,6 +49,10 @@ export interface MessageTarget {
   reading(index: number): void;
   /** Tells the user (a warning), as the panels' messages do. */
   warn(text: string): void;
+  /** Tells the user, with actions to choose (agent text in it is plain); resolves with the one chosen. */
+  notify(severity: Severity, text: string, ...actions: string[]): Promise<string | undefined>;
+  /** Forks this session at `point` (Fork from Here), where the panels' owner can. */
+  readonly fork: ((point: ForkPoint) => Promise<SessionInfo>) | undefined;
   /** Opens a session's transcript, as the panels' `open`. */
   open(agentName: string, session: SessionInfo): Promise<void>;
   /** This tab is the one Go to Prompt acts on. */
@@ -85,6 +98,12 @@ export class TranscriptMessages {
       case 'openTool':
         if (typeof message.key === 'string' && typeof message.target === 'string') void this.openTool(message.key, message.target);
         break;
+      case 'forkFromHere':
+        if (typeof message.key === 'string') void this.forkFromHere(message.key);
+        break;
+      case 'openChange':
+        if (Number.isInteger(message.index) && message.index >= 0 && (message.target === 'diff' || message.target === 'file')) void this.openChange(message.index, message.target);
+        break;
     }
   }
 
@@ -118,6 +137,67 @@ export class TranscriptMessages {
     if (item?.type !== 'diff') return;
     const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
     await this.tab.host.diffs.open(item, title);
+  }
+
+  /**
+   * Fork from Here on a message row: the fork point from this timeline (the row by its key, never
+   * the webview's word about it), the fork through the Sessions model, then the new session opens
+   * and Resume in Terminal is offered where the agent's entry has it. What the agent says when it
+   * refuses is shown as plain text.
+   */
+  private async forkFromHere(key: string): Promise<void> {
+    const { replay } = this.tab;
+    const fork = this.tab.fork;
+    const index = replay.timeline.indexOf(key);
+    const point = index >= 0 ? forkPointAt(replay.timeline.rows, index) : undefined;
+    if (!fork || !replay.canFork || !point) {
+      this.tab.log.warn(`A transcript asked to fork from a row that cannot be forked from: ${JSON.stringify(key.slice(0, 200))}`);
+      return;
+    }
+    const title = plainLine(replay.sessionTitle() ?? this.tab.session.sessionId, 100);
+    let forked: SessionInfo;
+    try {
+      forked = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: notificationText(vscode.l10n.t('Forking "{0}"…', title)) },
+        () => fork(point),
+      );
+    } catch (error) {
+      void this.tab.notify('error', vscode.l10n.t('Could not fork "{0}": {1}', title, messageWithDetails(error)));
+      return;
+    }
+    await this.tab.open(this.tab.agentName, forked);
+    const resume = vscode.l10n.t('Resume in Terminal');
+    const canResume = resumeTemplate(this.tab.agentName) !== undefined && isPlainToken(forked.sessionId);
+    const text = vscode.l10n.t('"{0}" was forked into a new session, under it in the Sessions view.', title);
+    const chosen = await this.tab.notify('info', text, ...(canResume ? [resume] : []));
+    if (chosen === resume) await vscode.commands.executeCommand('acpSessions.resumeInTerminal', new this.tab.host.SessionTarget(this.tab.agentName, forked));
+  }
+
+  /**
+   * A file the header lists: its diff from this session's own texts (virtual, read-only documents,
+   * nothing written), or the file itself. The path is the host's count's, never the webview's.
+   */
+  private async openChange(index: number, target: 'diff' | 'file'): Promise<void> {
+    const file = this.tab.replay.changes.summary().files[index];
+    if (!file) {
+      this.tab.log.warn(`A transcript asked to open a changed file that is not there: ${index}`);
+      return;
+    }
+    const warn = (text: string) => this.tab.warn(text);
+    if (target === 'file') {
+      await openLocation({ path: file.path }, this.tab.session.cwd, warn);
+      return;
+    }
+    const sides = this.tab.replay.changes.sides(index);
+    const shown = plainLine(shownPath(file.path, this.tab.session.cwd), 200);
+    if (!sides) {
+      warn(vscode.l10n.t('This session wrote {0} without a diff that can be shown here: open the file to see it as it is now.', shown));
+      return;
+    }
+    const title = sides.edits === 1 || sides.chained
+      ? vscode.l10n.t('{0} (in this session, read-only)', shown)
+      : vscode.l10n.t('{0} (its {1} edits in this session, read-only)', shown, sides.edits);
+    await this.tab.host.diffs.open({ path: sides.path, oldText: sides.oldText, newText: sides.newText }, title);
   }
 
   /** Opens the child a subagent row shows; the id comes from this timeline, never the webview. */

@@ -3,7 +3,7 @@
 // deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
 // the problem) and keeps every update it applied, for an export that must not load it again.
 import * as vscode from 'vscode';
-import type { SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import type { ForkPoint, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { WebviewFeed } from '../../transcript/feed';
@@ -15,6 +15,7 @@ import { EntityStore } from '../../transcript/entityStore';
 import type { SpillFile } from '../../transcript/spillFile';
 import { Timeline } from '../../transcript/timeline';
 import { UpdateLog } from '../../transcript/updateLog';
+import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import { problems, titleOf, type PageWait } from './transcriptHeader';
@@ -73,6 +74,11 @@ export interface ReplayOptions {
    */
   replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
   /**
+   * Fork from Here: forks the session at `point` through the Sessions model, which lists the new
+   * session under its origin; resolves with it, or rejects with the agent's refusal.
+   */
+  fork?(agentName: string, sessionId: string, point: ForkPoint): Promise<SessionInfo>;
+  /**
    * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
    * extension hosts no longer running are removed at activation). Unset: everything on the heap.
    */
@@ -122,6 +128,8 @@ export class TranscriptReplay {
   replayDone: Promise<void> = Promise.resolve();
   /** Settles when the check after the last successful load ends. */
   afterLoadDone: Promise<void> = Promise.resolve();
+  /** The files the session's tool calls wrote, from every update applied (the header lists them). */
+  changes!: ChangeCollector;
 
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
@@ -162,6 +170,15 @@ export class TranscriptReplay {
   get canRename(): boolean {
     if (this.source) return false;
     return this.owner.agents.agent(this.agentName)?.capabilities?.title === true;
+  }
+
+  /**
+   * Messages offer Fork from Here: the agent advertises `sessionCapabilities.fork`, and the session
+   * is the agent's (not an exported file or a kept copy), unarchived, there and replayed.
+   */
+  get canFork(): boolean {
+    if (this.source || !this.owner.options.fork || this.archived || this.deleted || this.notFound || this.loading || !this.loaded || this.problem) return false;
+    return this.owner.agents.agent(this.agentName)?.capabilities?.fork === true;
   }
 
   /** The session's title as known now: a rename from this window, else the replay's, else the list's. */
@@ -319,6 +336,7 @@ export class TranscriptReplay {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
     timeline.apply(update);
+    this.changes.add(update);
     this.updates.push(update, line);
     this.times.note(update, timeline.rows, live, Date.now());
   }
@@ -406,6 +424,7 @@ export class TranscriptReplay {
       this.owner.markChanged();
     });
     this.times.clear();
+    this.changes = new ChangeCollector(this.session.cwd);
   }
 
   /** The tab closed: the replay and live updates stop, and the transcript's files go. */

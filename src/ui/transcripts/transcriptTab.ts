@@ -134,6 +134,8 @@ export class TranscriptTab {
       find: (seq, query, step, from, words) => this.finder.find(seq, query, step, from, words),
       reading: (index) => (this.readingIndex = index),
       warn: (text) => void owner.messages.show('warning', text),
+      notify: (severity, text, ...actions) => owner.messages.show(severity, text, ...actions),
+      fork: owner.options.fork ? (point) => owner.options.fork!(agentName, session.sessionId, point) : undefined,
       open: (agent, child) => owner.open(agent, child),
       activated: () => owner.activated(this),
       exportMarkdown: () => this.exportMarkdown(),

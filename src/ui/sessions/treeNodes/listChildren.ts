@@ -52,7 +52,7 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   // turning subagents off leaves forks where they are.
   const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
   const visible = ctx.showSubagents() ? shown : shown.filter((s) => subagentOf(s) === undefined);
-  const nested = nestSubagents(visible, (s) => subagentOf(s) ?? s.details?.forkedFrom, true);
+  const nested = nestSubagents(visible, (s) => subagentOf(s) ?? ctx.learned.forkOriginOf(list.agent, s), true);
   // Pinned sessions first in Active, above the date groups (src/ui/sessions/pinCommands.ts).
   const parts = pinnedParts(ctx, parent, list, nested.roots);
   const { pinned, rest } = parts;

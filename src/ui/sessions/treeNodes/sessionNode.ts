@@ -9,6 +9,7 @@ import type { Section, SessionList } from '../../../sessions/sessionsModel';
 import type { SessionProblem } from '../../../sessions/health';
 import { markdownText, plainLine } from '../../common/plainText';
 import { resumeTemplate } from '../../common/settings';
+import { changesDescription, changesTooltip } from './changesText';
 import { ContextWord, contextValue } from './contextValues';
 import { sessionRowUri } from './rowUri';
 import { TreeNode, type TreeContext } from './treeNode';
@@ -47,7 +48,7 @@ export class SessionNode extends TreeNode {
 
   /** Whether this session is nested under the session it was forked from. */
   get isFork(): boolean {
-    return this.parent instanceof SessionNode && this.session.details?.forkedFrom === this.parent.session.sessionId;
+    return this.parent instanceof SessionNode && this.ctx.learned.forkOriginOf(this.agent, this.session) === this.parent.session.sessionId;
   }
 
   override getChildren(): TreeNode[] {
@@ -83,7 +84,8 @@ export class SessionNode extends TreeNode {
     // Ahead of the agent's own clean-up: when it will remove the session, in the row itself.
     const retention = this.ctx.retention?.(this.agent, session);
     const removal = retention ? removalText(retention.removal, this.ctx.now()) : undefined;
-    item.description = [live?.label, age, removal, branch, folder].filter(Boolean).join(' · ');
+    const changes = this.ctx.showChanges?.() ? changesDescription(this.ctx.changes?.(this.agent, session.sessionId)) : undefined;
+    item.description = [live?.label, age, removal, branch, changes, folder].filter(Boolean).join(' · ');
     // Unread and waiting show as the row's decoration (src/ui/sessions/readMarks.ts), by this URI.
     item.resourceUri = sessionRowUri(this.agent, session.sessionId);
     const unread = this.ctx.read?.isUnread(this.agent, session) === true;
@@ -169,6 +171,7 @@ export class SessionNode extends TreeNode {
     for (const [name, value] of rows) {
       md.appendMarkdown(`${name}: ${markdownText(value)}  \n`);
     }
+    if (this.ctx.changes) md.appendMarkdown(`\n${changesTooltip(this.ctx.changes(this.agent, session.sessionId), session).map((line) => markdownText(line)).join('  \n')}\n`);
     const retention = this.ctx.retention?.(this.agent, session);
     if (retention) {
       const when = new Date(retention.removal).toLocaleDateString();

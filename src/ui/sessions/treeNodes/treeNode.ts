@@ -8,6 +8,7 @@ import type { Pins } from '../../../sessions/pins';
 import type { SessionInfo } from '../../../acp/types';
 import type { SessionList, SessionsModel } from '../../../sessions/sessionsModel';
 import type { DamagedCopy, KeptCopy } from '../../../keep/keptStore';
+import type { StoredChanges } from '../../../changes/changesStore';
 
 /** What the Kept Here nodes read (src/keep/keptHere.ts and the store). */
 export interface KeptView {
@@ -49,6 +50,10 @@ export interface TreeContext {
   readonly kept?: KeptView;
   /** When the copy kept of a session was made, or undefined. */
   keptAt?(agent: string, session: SessionInfo): string | undefined;
+  /** What a session's last replay seen here changed (src/changes/), or undefined when none was seen. */
+  changes?(agent: string, sessionId: string): StoredChanges | undefined;
+  /** `acpSessions.showChanges`: what a session changed, in its description too. */
+  showChanges?(): boolean;
   /** The offer to keep the sessions `agent` will remove soon, once per window ("Keep N sessions … will remove…"). */
   keepOffer?(agent: string): { count: number } | undefined;
   /** Starts loading a list's first page, with progress in the view. */

@@ -62,6 +62,7 @@ suite('Read and unread', () => {
     await api.sessions.model.lastLiveSubscription;
     assert.doesNotMatch(tooltip(first), /Unread/, 'first seen here: read');
     assert.doesNotMatch(first.item.contextValue ?? '', /:unread/);
+    assert.equal(first.item.resourceUri, undefined, 'a read row carries no decoration');
     assert.equal(api.sessions.read.state.knows(agent, 'r1'), true, 'its first sighting is recorded');
 
     for (const id of ['r1', odd]) {
@@ -90,7 +91,9 @@ suite('Read and unread', () => {
     await vscode.commands.executeCommand('acpSessions.markAllRead', agentRow.node);
     const cleared = await rowOf(agent, 'r1');
     assert.doesNotMatch(cleared.item.contextValue ?? '', /:unread/);
-    assert.equal(await api.sessions.read.provideFileDecoration(cleared.item.resourceUri!), undefined);
+    // A read row has no decoration: the decoration the unread one had is gone too.
+    assert.equal(cleared.item.resourceUri, undefined);
+    assert.equal(await api.sessions.read.provideFileDecoration(unread.item.resourceUri!), undefined);
     assert.doesNotMatch((await rowOf(agent, odd)).item.contextValue ?? '', /:unread/);
 
     api.sessions.messages.answerNextModal('Delete');

@@ -86,9 +86,10 @@ export class SessionNode extends TreeNode {
     const removal = retention ? removalText(retention.removal, this.ctx.now()) : undefined;
     const changes = this.ctx.showChanges?.() ? changesDescription(this.ctx.changes?.(this.agent, session.sessionId)) : undefined;
     item.description = [live?.label, age, removal, branch, changes, folder].filter(Boolean).join(' · ');
-    // Unread and waiting show as the row's decoration (src/ui/sessions/readMarks.ts), by this URI.
-    item.resourceUri = sessionRowUri(this.agent, session.sessionId);
     const unread = this.ctx.read?.isUnread(this.agent, session) === true;
+    // Unread and waiting show as the row's decoration (src/ui/sessions/readMarks.ts), by this URI;
+    // a row with neither has none, and renders as a plain row (nothing to ask the decorations for).
+    if (unread || session.state === 'requires_action') item.resourceUri = sessionRowUri(this.agent, session.sessionId);
     const problem = this.ctx.health.problemOf(this.agent, session);
     item.tooltip = this.tooltip(label, ms, problem, unread);
     const archived = this.section === 'archived';

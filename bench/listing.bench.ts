@@ -206,10 +206,12 @@ async function main() {
   const without: Ours[] = [];
   const withCopies: Ours[] = [];
   for (let i = 0; i < pairs; i++) {
-    without.push(await ours(store, count));
-    withCopies.push(await ours(store, count, keptDir));
-    withCopies.push(await ours(store, count, keptDir));
-    without.push(await ours(store, count));
+    // A hang guard per listing (not a speed limit).
+    const listing = (kept?: string) => deadline(`a listing of ${count} sessions ${kept ? 'with' : 'without'} kept copies ended`, 300_000, () => ours(store, count, kept));
+    without.push(await listing());
+    withCopies.push(await listing(keptDir));
+    withCopies.push(await listing(keptDir));
+    without.push(await listing());
   }
   // Medians: on a shared machine one listing of the same kind took 1.5 to 4.2 s within a run.
   const mid = (xs: Ours[], key: 'ms' | 'scanMs' | 'treeReadMs') => median(xs.map((x) => x[key]!));

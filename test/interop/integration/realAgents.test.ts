@@ -311,9 +311,9 @@ suite(`Claude Code's own clean-up (the CLI of claude-agent-acp ${installed.agent
     await agentClient.closeSession(ids.old);
     const cli = claudeCli();
     await until('the CLI claude-agent-acp started for the load has exited', 60_000, () => cliProcesses(agentClient.pid!, cli).length === 0, () => `still running: ${cliProcesses(agentClient.pid!, cli).join(', ')}`);
-    // The load appended to the transcript (its mtime is now: Claude Code dates it by that) and
-    // the CLI it started swept at once (`.last-cleanup`: no sweep for a day after). Five days
-    // pass: both files are set back as the clock would leave them.
+    // The load and the close wrote to the transcript: its mtime, by which Claude Code's sweep
+    // dates it, is now. Five days pass: it is set back as the clock would leave it, and so is a
+    // `.last-cleanup` a CLI may have left (no sweep for a day after one).
     const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
     utimesSync(file, fiveDaysAgo, fiveDaysAgo);
     const sentinel = join(home, '.claude', '.last-cleanup');

@@ -280,7 +280,10 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     await poll('Kept Here was expanded', 30_000, async () => ((await section.getAttribute('aria-expanded')) === 'true' ? true : undefined));
   }
   const row = page.locator('.monaco-list-row', { hasText: c.title }).first();
-  await row.waitFor({ timeout: 60_000 });
+  await row.waitFor({ timeout: 60_000 }).catch(async (error: Error) => {
+    const shown = (await page.locator('.monaco-list-row').allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
+    throw new Error(`e2e: no row "${c.title}" in the Sessions view after 60 s (${error.message.split('\n')[0]}); its rows: ${JSON.stringify(shown)}`);
+  });
   const pageCdp = await page.context().newCDPSession(page);
   const hostBefore = await inspector.memory();
   const rendererBefore = await rendererHeapMb(pageCdp);

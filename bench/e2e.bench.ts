@@ -13,16 +13,20 @@
 //                    during the open over the floor session's growth, per byte of text held;
 //                    and the renderer's JS heap after a full GC grown during the open (the
 //                    webview shares the workbench's renderer here: an upper bound of its own)
+//   kept copy        figure 9 also opens the 200,000-chunk session from its kept copy (issue
+//                    33), under a second agent's Kept Here, against the same session from the
+//                    agent in the same rounds
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { ChunkSessionShape, chunkSession } from './generate';
 import { ROOT, args, benchFontconfig, deadline, ingestFloor, log, median, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
-import { writeSession } from '../test/agent/store';
+import { readSession, sessionFilePath, writeSession } from '../test/agent/store';
+import { keptPath, readKeptMeta } from '../src/keep/keptFile';
 import type { SessionUpdate } from '../src/acp/types';
 import { summarizeThreads, type TraceEvent } from './page';
 import { describeLongTasks, longTasks } from './longTasks';
@@ -39,9 +43,13 @@ const WAIT_MS = 600_000;
  * margin between two runs.
  */
 const ROUNDS = { '8': 7, '9': 3 } as const;
+/** Figure 9's second agent: it no longer has the session, of which a copy was kept (issue 33). */
+const KEPT_AGENT = 'Bench kept';
 
 interface Case {
   chunks: number;
+  /** Opened from its kept copy under the agent `Bench kept`'s Kept Here (that agent no longer has it). */
+  kept?: boolean;
   folder: string;
   title: string;
   sessionId: string;
@@ -264,8 +272,18 @@ async function agentFirstUpdate(store: string, c: Case): Promise<number> {
 }
 
 async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector): Promise<Omit<Result, 'ingestFloor' | 'firstUpdate'>> {
+  if (c.kept) {
+    // Kept Here shows once the agent's listing said it no longer has the session; it starts collapsed.
+    const section = page.locator('.monaco-list-row', { hasText: /^\s*Kept Here/ }).first();
+    await section.waitFor({ timeout: 60_000 });
+    if ((await section.getAttribute('aria-expanded')) === 'false') await section.click();
+    await poll('Kept Here was expanded', 30_000, async () => ((await section.getAttribute('aria-expanded')) === 'true' ? true : undefined));
+  }
   const row = page.locator('.monaco-list-row', { hasText: c.title }).first();
-  await row.waitFor({ timeout: 60_000 });
+  await row.waitFor({ timeout: 60_000 }).catch(async (error: Error) => {
+    const shown = (await page.locator('.monaco-list-row').allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
+    throw new Error(`e2e: no row "${c.title}" in the Sessions view after 60 s (${error.message.split('\n')[0]}); its rows: ${JSON.stringify(shown)}`);
+  });
   const pageCdp = await page.context().newCDPSession(page);
   const hostBefore = await inspector.memory();
   const rendererBefore = await rendererHeapMb(pageCdp);
@@ -393,11 +411,31 @@ async function main() {
   const floorCase = await makeCase(store, work, 2, 0);
   const sized: Case[] = [];
   for (const chunks of sizes) sized.push(await makeCase(store, work, chunks, 50));
+  // Figure 9 also opens its 200,000-chunk session from a kept copy (issue 33): a second agent,
+  // `Bench kept`, has the same session (another title) in a store of its own; it is opened once
+  // from there before the rounds (the extension keeps its copy as it reads the replay), then
+  // removed from that store behind the agent's back, as Claude Code's clean-up removes a
+  // transcript. From then on the session is under that agent's Kept Here; `--no-kept`: not measured.
+  const keptStore = join(work, 'store-kept');
+  const keptOf = figure === '9' && !args().has('no-kept') ? sized.find((c) => c.chunks === Math.round(200_000 * s)) : undefined;
+  const keptCase: Case | undefined = keptOf && { ...keptOf, kept: true, title: `Keepsake of ${keptOf.chunks} chunks` };
+  if (keptCase) {
+    const record = await readSession(store, keptCase.sessionId);
+    if (!record?.updatesFile) throw new Error(`e2e: ${keptCase.sessionId} has no sidecar in ${store}`);
+    mkdirSync(keptStore, { recursive: true });
+    copyFileSync(join(store, record.updatesFile), join(keptStore, record.updatesFile));
+    await writeSession(keptStore, { ...record, title: keptCase.title });
+  }
   const rounds = Number(args().get('rounds') ?? ROUNDS[figure === '9' ? '9' : '8']);
   if (!(rounds >= 1)) throw new Error(`e2e: --rounds must be a number of at least 1`);
   // 2,000,000 chunks take a minute an open: one round of them (the floor session's rounds still count).
   const cases: Case[] = [];
-  for (let round = 0; round < rounds; round++) cases.push(floorCase, ...sized.filter((c) => round === 0 || c.chunks < 1_000_000));
+  for (let round = 0; round < rounds; round++) {
+    const inRound = [floorCase, ...sized.filter((c) => round === 0 || c.chunks < 1_000_000)];
+    // The kept copy right after the same session from the agent.
+    if (keptCase) inRound.splice(inRound.indexOf(keptOf!) + 1, 0, keptCase);
+    cases.push(...inRound);
+  }
   // What no client can shorten, measured once per session: its ingest floor and the agent's time to its first update.
   const ingestOf = new Map<Case, number>();
   const firstUpdateOf = new Map<Case, number>();
@@ -406,7 +444,10 @@ async function main() {
   const fontconfig = await benchFontconfig();
   const settings = {
     ...host.QUIET_SETTINGS,
-    'acpSessions.agents': [{ name: 'Bench', command: process.execPath, args: [AGENT, '--store', store] }],
+    'acpSessions.agents': [
+      { name: 'Bench', command: process.execPath, args: [AGENT, '--store', store] },
+      ...(keptCase ? [{ name: KEPT_AGENT, command: process.execPath, args: [AGENT, '--store', keptStore] }] : []),
+    ],
   };
   const server = await host.startServer({ machineSettings: settings });
   mkdirSync(join(server.dirs.userData, 'Machine'), { recursive: true });
@@ -415,11 +456,8 @@ async function main() {
   try {
     // Each case in a fresh browser (VS Code's webview host runs a service-worker update check
     // before every webview but a page's first: 1 to 2.5 s here).
-    for (const c of cases) {
-      if (!ingestOf.has(c)) ingestOf.set(c, c === floorCase ? 0 : await caseIngestFloor(store, c));
-      if (!firstUpdateOf.has(c)) firstUpdateOf.set(c, await agentFirstUpdate(store, c));
-      const ingest = ingestOf.get(c)!;
-      const firstUpdate = firstUpdateOf.get(c)!;
+    /** `c` opened in a fresh browser and extension host, measured. */
+    const openFresh = async (c: Case): Promise<Omit<Result, 'ingestFloor' | 'firstUpdate'>> => {
       const browser = await host.openBrowser({ fontconfig });
       // Each case's extension host gets its own inspector port (the previous cases' hosts
       // outlive their browsers for VS Code's reconnection grace time).
@@ -436,13 +474,31 @@ async function main() {
         // work, and landed in the measured open before (a one-second wait did not cover them).
         log(`e2e: the workbench finished starting ${await host.whenWorkbenchStarted(page, { phase: 4 })} ms after the page began loading`);
         inspector = await ExtensionHostInspector.connect(inspectPort);
-        const r = { ...(await openCase(page, c, inspector)), ingestFloor: ingest, firstUpdate };
-        log(`e2e: ${c.chunks} chunks (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
-        results.push({ c, r });
+        return await openCase(page, c, inspector);
       } finally {
         inspector?.close();
         await browser.close();
       }
+    };
+    if (keptCase) {
+      // Read once from `Bench kept` (its copy is kept as the replay comes), then gone from its store.
+      await openFresh({ ...keptCase, kept: false });
+      const copy = keptPath(join(server.dirs.userData, 'User', 'globalStorage', 'acp-sessions.acp-sessions', 'kept'), KEPT_AGENT, keptCase.sessionId);
+      const meta = await poll(`a whole kept copy of ${keptCase.sessionId} was in place (${copy})`, WAIT_MS, () => readKeptMeta(copy).then((r) => r.meta, () => undefined), 200);
+      if (meta.updates !== keptCase.updates) throw new Error(`e2e: the kept copy holds ${meta.updates} of ${keptCase.updates} updates`);
+      log(`e2e: kept copy of ${keptCase.chunks} chunks: ${(meta.bodyBytes / 1048576).toFixed(1)} MB for ${(meta.rawBytes / 1048576).toFixed(1)} MB of NDJSON`);
+      const record = await readSession(keptStore, keptCase.sessionId);
+      rmSync(sessionFilePath(keptStore, keptCase.sessionId));
+      if (record?.updatesFile) rmSync(join(keptStore, record.updatesFile));
+    }
+    for (const c of cases) {
+      if (!ingestOf.has(c)) ingestOf.set(c, c === floorCase || c.kept ? 0 : await caseIngestFloor(store, c));
+      if (!firstUpdateOf.has(c)) firstUpdateOf.set(c, c.kept ? 0 : await agentFirstUpdate(store, c));
+      const ingest = ingestOf.get(c)!;
+      const firstUpdate = firstUpdateOf.get(c)!;
+      const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
+      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
+      results.push({ c, r });
     }
   } finally {
     await server.stop();
@@ -513,6 +569,23 @@ async function main() {
       });
     }
     previous = { c, r };
+  }
+  if (keptCase) {
+    // Issue 33: the same session opened from its kept copy against from the agent, in the same rounds.
+    const r = medianOf(runsOf(keptCase));
+    const agent = medianOf(runsOf(keptOf!));
+    const size = `${keptCase.chunks.toLocaleString('en')} chunks`;
+    log(`e2e: ${keptCase.chunks} chunks from its kept copy: first screen ${list(runsOf(keptCase), 'firstScreen')} ms (after transcript.js arrived ${list(runsOf(keptCase), 'firstScreenOurs')} ms), click to last line ${list(runsOf(keptCase), 'toLast')} ms`);
+    measurements.push(
+      {
+        figure, name: `e2e ${size} from a kept copy: first screen`, value: r.firstScreen, unit: 'ms', floor: agent.firstScreen, goal: 1.1, goalOn: 'ratio',
+        detail: { opens: runsOf(keptCase).length, 'after transcript.js arrived ms': Math.round(r.firstScreenOurs), "from the agent's after transcript.js ms": Math.round(agent.firstScreenOurs), 'ready to first message ms': Math.round(r.readyToSnapshot), 'first message to first row ms': Math.round(r.snapshotToRow) },
+      },
+      {
+        figure, name: `e2e ${size} from a kept copy: click, End, last line`, value: r.toLast, unit: 'ms', floor: agent.toLast, goal: null, goalOn: 'ratio',
+        detail: { opens: runsOf(keptCase).length, 'End to last line ms': Math.round(r.endToLast), 'longest workbench stall ms': Math.round(r.longest), 'extension host heap growth MB': +r.hostHeapMb.toFixed(1), "from the agent's MB": +agent.hostHeapMb.toFixed(1) },
+      },
+    );
   }
   report(measurements);
 }

@@ -84,8 +84,12 @@ function tapCounts(file) {
 
 /** A node:test layer: every `*.test.mjs` under out/test/<name>, spec output on screen. */
 async function nodeTestLayer(name, { concurrency } = {}) {
-  const files = testFiles(join(ROOT, 'out', 'test', name), '.test.mjs');
-  if (files.length === 0) return { passed: 0, failed: 0, note: `no tests in out/test/${name}` };
+  // ACP_NODE_TEST_FILES=claude,claudeIndex runs only those files of a node:test layer (a name
+  // that matches none runs none: `ACP_NODE_TEST_FILES=none node scripts/test.mjs interop` runs
+  // the extension-host part alone, with ACP_INTEGRATION_FILES and ACP_INTEGRATION_GREP).
+  const only = process.env.ACP_NODE_TEST_FILES?.split(',').map((f) => f.trim().replace(/\.test\.(mjs|ts)$/, '')).filter(Boolean);
+  const files = testFiles(join(ROOT, 'out', 'test', name), '.test.mjs').filter((f) => !only || only.some((o) => f.endsWith(`/${o}.test.mjs`)));
+  if (files.length === 0) return { passed: 0, failed: 0, note: `no tests in out/test/${name}${only ? ` named ${only.join(', ')}` : ''}` };
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
   const tap = join(ROOT, 'test-results', `${name}.tap`);
   rmSync(tap, { force: true });

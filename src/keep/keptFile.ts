@@ -22,6 +22,8 @@ const MAGIC = Buffer.from('ACPKEEP1', 'latin1');
 const TAIL_BYTES = 4 + MAGIC.length;
 /** A trailer is one small JSON object; a longer one is not a trailer. */
 const MAX_TRAILER_BYTES = 64 * 1024;
+/** What a listing reads of a copy's end at first. */
+const FIRST_TAIL_READ = 4096;
 /** Lines gathered before they go to the compressor: few calls into zlib, little waiting on the heap. */
 const STAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
@@ -97,11 +99,17 @@ export async function readKeptMeta(path: string): Promise<{ meta: KeptMeta; size
     if (!stat.isFile()) throw new KeptFileError('it is not a regular file');
     const size = stat.size;
     if (size < TAIL_BYTES + 18) throw new KeptFileError(`it is ${size} bytes, too short to be a copy`);
-    const tail = Buffer.alloc(Math.min(size, MAX_TRAILER_BYTES + TAIL_BYTES + 4));
+    // A trailer is a few hundred bytes: the file's last kilobytes hold it (and gzip's size before
+    // it); a longer one is read again, whole. A listing of a thousand copies reads little.
+    let tail = Buffer.allocUnsafe(Math.min(size, FIRST_TAIL_READ));
     await readFully(handle, tail, size - tail.length);
     if (!tail.subarray(tail.length - MAGIC.length).equals(MAGIC)) throw new KeptFileError('its end is missing (it was cut short or is not a copy)');
     const trailerBytes = tail.readUInt32LE(tail.length - TAIL_BYTES);
-    if (trailerBytes > MAX_TRAILER_BYTES || trailerBytes + TAIL_BYTES + 4 > tail.length) throw new KeptFileError('its trailer is too long');
+    if (trailerBytes > MAX_TRAILER_BYTES || trailerBytes + TAIL_BYTES + 4 > size) throw new KeptFileError('its trailer is too long');
+    if (trailerBytes + TAIL_BYTES + 4 > tail.length) {
+      tail = Buffer.allocUnsafe(trailerBytes + TAIL_BYTES + 4);
+      await readFully(handle, tail, size - tail.length);
+    }
     const trailerStart = tail.length - TAIL_BYTES - trailerBytes;
     let meta: unknown;
     try {

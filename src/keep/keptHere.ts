@@ -1,13 +1,16 @@
 // Which kept copies are of sessions the agent no longer has: those the tree shows in Kept Here.
 // The agent's list stays the truth about what it has, so a copy is shown only once the agent said
 // the session is gone: its live list removed it, it answered -32002 about it, or a full listing
-// (every page of Active and Archived, every folder) does not hold it. A copy of a session any
+// does not hold it: the tree's own lists of the copy's folder when they are loaded to their last
+// page (Active and Archived), else every page of each section, every folder, asked while no list
+// of the agent is paging (only for copies in the view's scope). A copy of a session any
 // loaded list shows is never in Kept Here, and until a listing decided, a copy is in neither place
 // (never shown as if the agent had it, never as lost while it may not be). A delete here deletes
 // the copy too; a session gone by no act here keeps it. Plain TS, no `vscode`.
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import { Emitter, type Disposable, type Event } from '../sessions/events';
-import type { Section, SessionDeleted, SessionsModel } from '../sessions/sessionsModel';
+import type { SessionInfo } from '../acp/types';
+import type { Section, SessionDeleted, SessionList, SessionsModel } from '../sessions/sessionsModel';
 import type { KeptCopy, KeptStore } from './keptStore';
 
 /** What Kept Here needs of the sessions model. */
@@ -15,8 +18,21 @@ export type KeptHereModel = Pick<SessionsModel, 'allLists' | 'listAll' | 'inScop
   readonly registry: Pick<AgentRegistry, 'connectedClient' | 'agent'>;
 };
 
-/** How long after a list changed the copies are checked against the lists (a burst of pages is one check). */
-const CHECK_DELAY_MS = 300;
+/**
+ * How long after a list changed the copies are checked against the lists: the next turn of the
+ * event loop (the changes of one turn are one check). While a list of the agent is loading, a
+ * check does nothing: the list's next change brings it back, so paging costs no check.
+ */
+const CHECK_DELAY_MS = 0;
+
+/** The ids of a list's sessions, per array (a list replaces its array on every change, never edits it). */
+const idsOfSessions = new WeakMap<readonly SessionInfo[], Set<string>>();
+
+function idsOf(list: SessionList): Set<string> {
+  let ids = idsOfSessions.get(list.sessions);
+  if (!ids) idsOfSessions.set(list.sessions, (ids = new Set(list.sessions.map((s) => s.sessionId))));
+  return ids;
+}
 
 export class KeptHere implements Disposable {
   /** Per agent: the sessions the agent said are gone, and those a full listing found. */
@@ -61,9 +77,9 @@ export class KeptHere implements Disposable {
   /** The copies of `agent` in the Sessions view's scope whose session the agent no longer has. */
   sessions(agent: string): KeptCopy[] {
     const gone = this.gone.get(agent);
-    if (!gone) return [];
-    const shown = this.shownIds(agent);
-    return this.store.of(agent).filter((c) => gone.has(c.meta.sessionId) && !shown.has(c.meta.sessionId) && this.model.inScope(c.meta.cwd));
+    if (!gone || gone.size === 0) return [];
+    const shown = this.shown(agent);
+    return this.store.of(agent).filter((c) => gone.has(c.meta.sessionId) && !shown(c.meta.sessionId) && this.model.inScope(c.meta.cwd));
   }
 
   /** Whether `sessionId` of `agent` is a kept copy of a session the agent no longer has. */
@@ -94,9 +110,10 @@ export class KeptHere implements Disposable {
     return set;
   }
 
-  /** The sessions the loaded lists of `agent` show. */
-  private shownIds(agent: string): Set<string> {
-    return new Set(this.model.allLists(agent).flatMap((l) => l.sessions.map((s) => s.sessionId)));
+  /** Whether a loaded list of `agent` shows a session (the tree reads this on every refresh: no list is copied). */
+  private shown(agent: string): (sessionId: string) => boolean {
+    const lists = this.model.allLists(agent);
+    return (sessionId) => lists.some((l) => idsOf(l).has(sessionId));
   }
 
   private schedule(agent: string): void {
@@ -125,28 +142,53 @@ export class KeptHere implements Disposable {
   private async decide(agent: string): Promise<void> {
     const client = this.model.registry.connectedClient(agent);
     if (!client?.capabilities.list) return;
-    const shown = this.shownIds(agent);
+    const lists = this.model.allLists(agent);
+    if (lists.some((l) => l.busy)) return;
+    const shown = this.shown(agent);
     const gone = this.goneSet(agent);
     // Listed again (restored elsewhere, or a -32002 that was wrong): the list wins.
     let changed = false;
-    for (const id of shown) changed = gone.delete(id) || changed;
+    for (const id of [...gone]) {
+      if (!shown(id)) continue;
+      gone.delete(id);
+      changed = true;
+    }
     const listed = this.listed.get(agent);
-    const open = this.store.of(agent).filter((c) => !shown.has(c.meta.sessionId) && !gone.has(c.meta.sessionId) && !listed?.has(c.meta.sessionId));
-    if (open.length === 0) {
+    const open = this.store.of(agent).filter((c) => !shown(c.meta.sessionId) && !gone.has(c.meta.sessionId) && !listed?.has(c.meta.sessionId));
+    const sections: Section[] = client.capabilities.archive ? ['active', 'archived'] : ['active'];
+    // Where every section's list of the copy's folder is loaded to its last page from this
+    // client, those lists are a full listing of it: no request is needed.
+    const whole = (section: Section, cwd: string) =>
+      lists.some((l) => l.section === section && l.status === 'loaded' && !l.hasMore && !l.busy && l.loadedFrom === client && l.covers({ cwd }));
+    // The rest need the other sections listed in full: only for copies the view would show.
+    const undecided: { copy: KeptCopy; sections: Section[] }[] = [];
+    const missing = new Set<Section>();
+    for (const copy of open) {
+      const need = sections.filter((section) => !whole(section, copy.meta.cwd));
+      if (need.length === 0) {
+        gone.add(copy.meta.sessionId);
+        changed = true;
+        continue;
+      }
+      undecided.push({ copy, sections: need });
+      if (this.model.inScope(copy.meta.cwd)) for (const section of need) missing.add(section);
+    }
+    if (missing.size === 0) {
       if (changed) this.onDidChangeEmitter.fire({ agent });
       return;
     }
-    const sections: Section[] = client.capabilities.archive ? ['active', 'archived'] : ['active'];
     const held = new Set<string>();
     try {
-      for (const section of sections) for (const session of await this.model.listAll(agent, section)) held.add(session.sessionId);
+      for (const section of missing) for (const session of await this.model.listAll(agent, section)) held.add(session.sessionId);
     } catch (error) {
       this.log.warn(`[${agent}] Could not list every session to see which kept copies the agent no longer has: ${(error as Error)?.message ?? error}`);
       if (changed) this.onDidChangeEmitter.fire({ agent });
       return;
     }
     this.listed.set(agent, held);
-    for (const copy of open) if (!held.has(copy.meta.sessionId)) gone.add(copy.meta.sessionId);
+    for (const { copy, sections: need } of undecided) {
+      if (need.every((section) => missing.has(section)) && !held.has(copy.meta.sessionId)) gone.add(copy.meta.sessionId);
+    }
     this.onDidChangeEmitter.fire({ agent });
   }
 }

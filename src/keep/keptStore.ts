@@ -49,6 +49,8 @@ export class KeptStore implements Disposable {
   private readonly copies = new Map<string, Map<string, KeptCopy>>();
   private readonly damagedFiles = new Map<string, DamagedCopy>();
   private readonly writing = new Set<string>();
+  /** Each agent's copies, newest session first, until its copies change (the tree reads them on every refresh). */
+  private readonly sorted = new Map<string, readonly KeptCopy[]>();
   private readonly onDidChangeEmitter = new Emitter<{ agent?: string }>();
   /** The copies of an agent (or all) changed: a copy was made, deleted, or a scan read the folder. */
   readonly onDidChange: Event<{ agent?: string }> = this.onDidChangeEmitter.event;
@@ -76,8 +78,15 @@ export class KeptStore implements Disposable {
   }
 
   /** The copies of `agent`, newest session first. */
-  of(agent: string): KeptCopy[] {
-    return [...(this.copies.get(agent)?.values() ?? [])].sort((a, b) => (b.meta.updatedAt ?? b.meta.keptAt).localeCompare(a.meta.updatedAt ?? a.meta.keptAt));
+  of(agent: string): readonly KeptCopy[] {
+    let sorted = this.sorted.get(agent);
+    if (!sorted) {
+      // ISO dates: their code units sort as their times do (no locale's collation needed).
+      const when = (c: KeptCopy) => c.meta.updatedAt ?? c.meta.keptAt;
+      sorted = [...(this.copies.get(agent)?.values() ?? [])].sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0));
+      this.sorted.set(agent, sorted);
+    }
+    return sorted;
   }
 
   /** Every copy, of every agent. */
@@ -162,7 +171,10 @@ export class KeptStore implements Disposable {
         this.options.log.warn(`[${agent}] Could not delete the kept copy of session ${JSON.stringify(sessionId.slice(0, 200))}: ${(error as Error)?.message ?? error}`);
         continue;
       }
-      changed = this.copies.get(agent)?.delete(sessionId) || changed;
+      if (this.copies.get(agent)?.delete(sessionId)) {
+        this.sorted.delete(agent);
+        changed = true;
+      }
       changed = this.damagedFiles.delete(path) || changed;
     }
     if (changed) this.onDidChangeEmitter.fire({ agent });
@@ -182,6 +194,7 @@ export class KeptStore implements Disposable {
     const map = this.copies.get(copy.meta.agentName);
     if (map?.get(copy.meta.sessionId)?.path !== copy.path) return;
     map.delete(copy.meta.sessionId);
+    this.sorted.delete(copy.meta.agentName);
     this.damagedFiles.set(copy.path, { path: copy.path, folder: agentFolder(this.options.root, copy.meta.agentName), reason, bytes: copy.bytes });
     this.onDidChangeEmitter.fire({ agent: copy.meta.agentName });
   }
@@ -195,6 +208,7 @@ export class KeptStore implements Disposable {
     let map = this.copies.get(copy.meta.agentName);
     if (!map) this.copies.set(copy.meta.agentName, (map = new Map()));
     map.set(copy.meta.sessionId, copy);
+    this.sorted.delete(copy.meta.agentName);
   }
 
   private async readFolder(): Promise<void> {
@@ -250,6 +264,7 @@ export class KeptStore implements Disposable {
       if (!map.has(copy.meta.sessionId)) map.set(copy.meta.sessionId, copy);
     }
     this.copies.clear();
+    this.sorted.clear();
     for (const [agent, map] of copies) this.copies.set(agent, map);
     this.damagedFiles.clear();
     for (const [path, d] of damaged) this.damagedFiles.set(path, d);

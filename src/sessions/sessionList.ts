@@ -28,6 +28,8 @@ export interface SessionListOwner {
   readonly log: ModelLog;
   /** A session some loaded list holds, as the model knows it. */
   find(agent: string, sessionId: string): { session: SessionInfo } | undefined;
+  /** Every session the loaded lists of `agent` hold, by id, as `find` gives each (one pass, for a whole page's lookups). */
+  held(agent: string): ReadonlyMap<string, SessionInfo>;
   /** The list's content or status changed. */
   changed(list: SessionList): void;
   /** A re-list brought another title for a session the model held (already in the list). */
@@ -240,8 +242,9 @@ export class SessionList {
         this.owner.log?.warn(`"${this.agent}" ended its ${this.section} list${this.cwd === undefined ? '' : ` of ${this.cwd}`} on a page of ${capped} sessions without a cursor: it may hold more than it lists, and none of them can be reached from here.`);
       }
       // Titles the agent changed since the model last heard (another process, a rename elsewhere).
+      const heldNow = this.owner.held(this.agent);
       const retitled = collected.filter((s) => {
-        const held = this.owner.find(this.agent, s.sessionId)?.session;
+        const held = heldNow.get(s.sessionId);
         return held !== undefined && titleOf(held) !== titleOf(s);
       });
       const byStatus = client.capabilities.sessionState === 'status';

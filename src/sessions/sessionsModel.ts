@@ -134,6 +134,11 @@ export class SessionsModel implements Disposable {
         return model.pageSize;
       },
       find: (agent, sessionId) => this.find(agent, sessionId),
+      held: (agent) => {
+        const held = new Map<string, SessionInfo>();
+        for (const list of this.allLists(agent)) for (const session of list.sessions) if (!held.has(session.sessionId)) held.set(session.sessionId, session);
+        return held;
+      },
       allLists: (agent) => this.allLists(agent),
       listedIds: (agent) => new Set(this.allLists(agent).flatMap((l) => l.sessions.map((s) => s.sessionId))),
       changed: (list) => this.changed(list),

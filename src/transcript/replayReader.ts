@@ -53,6 +53,8 @@ export class ReplayOpenError extends ReplayFileError {
 const CHUNK_BYTES = 1 << 20;
 /** A slice ends after this many updates or this many bytes of lines, whichever comes first. */
 const SLICE_UPDATES = 2000;
+/** The first slice is this small (each next one twice as long, up to SLICE_UPDATES): the first screen waits for it alone. */
+const FIRST_SLICE_UPDATES = 32;
 const SLICE_BYTES = 4 << 20;
 /** The header is one small JSON line; a longer first line is not a header. */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -202,6 +204,7 @@ async function* slices(close: () => Promise<void>, lines: AsyncGenerator<string 
   try {
     let slice: SessionUpdate[] = [];
     let sliceBytes = 0;
+    let sliceUpdates = FIRST_SLICE_UPDATES;
     for await (const line of lines) {
       if (line === TOO_LONG) {
         counts.tooLong++;
@@ -216,10 +219,11 @@ async function* slices(close: () => Promise<void>, lines: AsyncGenerator<string 
       counts.updates++;
       slice.push(update);
       sliceBytes += line.length;
-      if (slice.length >= SLICE_UPDATES || sliceBytes >= SLICE_BYTES) {
+      if (slice.length >= sliceUpdates || sliceBytes >= SLICE_BYTES) {
         yield slice;
         slice = [];
         sliceBytes = 0;
+        sliceUpdates = Math.min(SLICE_UPDATES, sliceUpdates * 2);
       }
     }
     if (slice.length > 0) yield slice;

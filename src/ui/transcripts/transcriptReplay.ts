@@ -205,6 +205,17 @@ export class TranscriptReplay {
     this.owner.feed.snapshot();
     const { agentName, session } = this;
     if (this.source) {
+      // As an agent's replay does (see ReplayOwner.pageStarted): VS Code creating the webview and
+      // a long file's read then do not share the cores (a kept copy of 200,000 chunks reached its
+      // first screen 1.09x later than the same session from the agent while it did not wait).
+      const pageWait = await this.owner.pageStarted;
+      this.replayWaitedFor ??= pageWait;
+      if (this.disposed) {
+        await this.source.close();
+        return;
+      }
+      // A newer load has the file now.
+      if (this.loadCancellation !== cancellation) return;
       const timeline = this.timeline;
       try {
         // A slice at a time, the host free between them: a file of any length never holds it.

@@ -2,7 +2,9 @@
 // setting a user writes (`acpSessions.agents`): their sessions show in the Sessions tree,
 // delete works end to end, and agents that need a login or cannot list get a clear item.
 import * as assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../../src/extension';
@@ -193,6 +195,168 @@ suite(`Real agents in the Sessions view: claude-agent-acp ${installed.agents.cla
       return titles.includes('Throwaway experiment') ? undefined : titles.sort();
     });
     assert.deepEqual(titles, ['Fix the login bug', 'Split the parser']);
+  });
+});
+
+/**
+ * The Claude CLI that claude-agent-acp runs (its SDK's platform package), resolved as the agent
+ * resolves it: the linux package for this libc first, then the other.
+ */
+function claudeCli(): string {
+  const sdk = createRequire(join(installed.dir, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'package.json'));
+  const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+  const ext = process.platform === 'win32' ? '.exe' : '';
+  const base = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
+  const candidates = process.platform === 'linux' ? (musl ? [`${base}-musl`, base] : [base, `${base}-musl`]) : [base];
+  for (const candidate of candidates) {
+    try {
+      return sdk.resolve(`${candidate}/claude${ext}`);
+    } catch {
+      // the next one
+    }
+  }
+  throw new Error(`No Claude CLI beside claude-agent-acp: none of ${candidates.join(', ')} is installed in ${installed.dir}`);
+}
+
+/** The processes below `root` (linux /proc) that run `executable`. */
+function cliProcesses(root: number, executable: string): number[] {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === root) return true;
+    return false;
+  };
+  return [...parents.keys()].filter((pid) => {
+    if (!below(pid)) return false;
+    try {
+      return realpathSync(`/proc/${pid}/exe`) === realpathSync(executable);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The files under HOME/.claude with their ages (what a failed clean-up left). */
+function claudeFiles(home: string): string {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else out.push(`${path.slice(home.length + 1)} (${Math.round((Date.now() - statSync(path).mtimeMs) / 1000)} s old)`);
+    }
+  };
+  walk(join(home, '.claude'));
+  return out.join(', ');
+}
+
+/** Polls `probe` every 100 ms until it holds; fails after `ms` naming what it waited for and `context()`. */
+async function until(what: string, ms: number, probe: () => boolean, context: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting until ${what}${context() ? `: ${context()}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+suite(`Claude Code's own clean-up (the CLI of claude-agent-acp ${installed.agents.claude.version}) and Kept Here`, () => {
+  let home: string;
+  let project: string;
+  const ids = { old: '0a1b2c3d-0000-4000-8000-0000000000e1', recent: '0a1b2c3d-0000-4000-8000-0000000000e2' };
+
+  suiteSetup(async () => {
+    ({ home, project } = tempHome());
+    // Claude Code deletes transcripts older than cleanupPeriodDays when a session of its CLI starts.
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ cleanupPeriodDays: 1 }));
+    writeClaudeSession(home, {
+      sessionId: ids.old, cwd: project, title: 'Last week\'s migration plan', updatedAt: new Date(Date.now() - 5 * 86_400_000).toISOString(),
+      turns: [['Plan the database migration.', 'Step one: copy the orders table to the new schema.']],
+    });
+    writeClaudeSession(home, {
+      sessionId: ids.recent, cwd: project, title: 'This morning\'s fix', updatedAt: new Date(Date.now() - 3_600_000).toISOString(),
+      turns: [['Fix the flaky test.', 'Fixed.']],
+    });
+    await vscode.workspace.getConfiguration('acpSessions').update('keep.mode', 'read', vscode.ConfigurationTarget.Global);
+    await configure([entry('claude', 'Claude', home)]);
+  });
+
+  suiteTeardown(async () => {
+    await vscode.workspace.getConfiguration('acpSessions').update('keep.mode', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  test('a session read here, then removed by Claude Code\'s clean-up (cleanupPeriodDays 1, its CLI offline), shows under Kept Here', async function () {
+    // The CLI's clean-up waits for its settings hooks first (about 5 s here); a hang guard.
+    this.timeout(240_000);
+    const file = join(claudeProjectDir(home, project), `${ids.old}.jsonl`);
+    const row = await waitForTree((all) => sessionRows(all).find((r) => r.label === 'Last week\'s migration plan'));
+    await vscode.commands.executeCommand('acpSessions.openTranscript', row.node);
+    const state = await api.transcripts.whenLoaded('Claude', ids.old);
+    assert.equal(state.problem, undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const kept = api.sessions.kept;
+    await kept.store.lastWrite;
+    assert.ok(kept.store.get('Claude', ids.old), 'reading it kept a copy');
+    assert.ok(existsSync(file), 'listing and loading it left Claude Code\'s transcript in place');
+    // The agent's CLI for this session ends (session/close); until it has, it may still write.
+    const agentClient = api.agents.connectedClient('Claude')!;
+    await agentClient.closeSession(ids.old);
+    const cli = claudeCli();
+    await until('the CLI claude-agent-acp started for the load has exited', 60_000, () => cliProcesses(agentClient.pid!, cli).length === 0, () => `still running: ${cliProcesses(agentClient.pid!, cli).join(', ')}`);
+    // The load and the close wrote to the transcript: its mtime, by which Claude Code's sweep
+    // dates it, is now. Five days pass: it is set back as the clock would leave it, and so is a
+    // `.last-cleanup` a CLI may have left (no sweep for a day after one).
+    const fiveDaysAgo = new Date(Date.now() - 5 * 86_400_000);
+    utimesSync(file, fiveDaysAgo, fiveDaysAgo);
+    const sentinel = join(home, '.claude', '.last-cleanup');
+    if (existsSync(sentinel)) utimesSync(sentinel, fiveDaysAgo, fiveDaysAgo);
+
+    // Claude Code's CLI, as claude-agent-acp starts it, with a prompt: its first prompt starts
+    // its background housekeeping, the retention sweep among it. Offline: the API and every
+    // proxy point at a closed local port (and, as root, it runs in a network namespace of its
+    // own); the key is a placeholder that gets the CLI past its login check, never sent anywhere.
+    const offline = 'http://127.0.0.1:9';
+    const isolate = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
+    const child = spawn(isolate ? '/usr/bin/unshare' : cli, [...(isolate ? ['-n', cli] : []), '-p', 'Say hello.'], {
+      cwd: project,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), IS_SANDBOX: '1',
+        DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ANTHROPIC_API_KEY: 'sk-ant-placeholder-offline', ANTHROPIC_BASE_URL: offline, HTTPS_PROXY: offline, HTTP_PROXY: offline, ALL_PROXY: offline, NO_PROXY: '',
+      },
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      await until('Claude Code\'s clean-up removed the transcript of 5 days ago', 90_000, () => !existsSync(file), () => `the CLI (${isolate ? 'unshare -n ' : ''}${cli}) said: ${output.slice(-2000) || '(nothing)'}; ${home}/.claude holds ${claudeFiles(home)}`);
+    } finally {
+      // It retries the unreachable API for minutes: ended here, with its group.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await exited;
+    }
+    assert.ok(existsSync(join(claudeProjectDir(home, project), `${ids.recent}.jsonl`)), 'the transcript of an hour ago stays');
+
+    await vscode.commands.executeCommand('acpSessions.refresh');
+    const keptRow = await waitForTree((all) => (kept.here.isKeptOnly('Claude', ids.old) ? all.find((r) => r.contextValue.startsWith('kept') && r.label === 'Last week\'s migration plan') : undefined));
+    assert.match(keptRow.description, /kept copy/);
+    assert.equal(api.sessions.model.find('Claude', ids.old), undefined, 'the agent no longer lists it');
+    assert.ok(sessionRows(rows()).some((r) => r.label === 'This morning\'s fix'), 'the recent session is still listed as the agent\'s');
   });
 });
 

@@ -499,6 +499,12 @@ async function main() {
       const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
       log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
       results.push({ c, r });
+      if (args().has('verbose')) {
+        // Which kept copies exist now, and when each was made (a copy is made again only when the session moved).
+        const root = join(server.dirs.userData, 'User', 'globalStorage', 'acp-sessions.acp-sessions', 'kept');
+        const copies = await Promise.all(sized.map((x) => readKeptMeta(keptPath(root, 'Bench', x.sessionId)).then((k) => `${x.chunks}: kept at ${k.meta.keptAt}`, () => `${x.chunks}: none`)));
+        log(`e2e: kept copies of Bench's sessions: ${copies.join(', ')}`);
+      }
     }
   } finally {
     await server.stop();

@@ -419,11 +419,15 @@ function fillBody(row: Row, parts: readonly Part[], markdown: boolean): void {
   const body = row.body!;
   const nodes: Node[] = [];
   row.tail = undefined;
+  // A fold the reader opened stays open when the body is drawn again (its Markdown pass).
+  const opened = [...body.querySelectorAll('details.model-context')].map((d) => (d as HTMLDetailsElement).open);
+  let folds = 0;
   parts.forEach((part, index) => {
     if (part.forModel) {
       // The agent's context for the model (annotations.audience without "user"): folded and
       // labelled, plain text, never shown as the message's words.
-      const details = element('details', 'model-context');
+      const details = element('details', 'model-context') as HTMLDetailsElement;
+      if (opened[folds++]) details.open = true;
       const summary = element('summary');
       summary.append(codicon('eye-closed'), element('span', 'label', t('Context sent to the model')));
       const pre = element('pre', 'model-context-text');

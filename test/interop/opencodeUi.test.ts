@@ -55,7 +55,8 @@ test('an OpenCode session opened from the tree shows its prompt, folded context,
   await row.click();
   await wb.transcriptShown(TITLE);
   const frame = wb.webviewFrame();
-  await frame.locator('body[data-loading="false"]').waitFor();
+  // Loaded and drawn as Markdown: the rows' bodies are not drawn again under the clicks below.
+  await frame.locator('body[data-loading="false"][data-markdown="done"]').waitFor();
   const shown = await rows(frame);
   assert.deepEqual(shown.map((r) => r.kind), ['user_message', 'thought', 'tool_call', 'tool_call', 'agent_message', 'agent_message', 'user_message', 'agent_message'], JSON.stringify(shown));
   assert.match(shown[0].text, /Add a health check endpoint/);

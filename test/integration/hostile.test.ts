@@ -17,7 +17,7 @@ import { terminalName } from '../../src/ui/sessions/resumeTerminal';
 import { linkToOpen } from '../../src/ui/transcripts/transcriptPanel';
 import { markSessionDeleted, writeSession } from '../agent/store';
 import { BASE, hostileStrings, longStrings } from '../hostile/corpus';
-import { activateExtension, agentScript, config, configureAgent, removeTempDirs, tempDir, until } from './support';
+import { activateExtension, agentScript, config, configureAgent, removeTempDirs, tempDir, until, treeRows } from './support';
 
 /** What VS Code's notification link parser needs: `[label](` directly followed by a target. */
 const NOTIFICATION_LINK = /\[[^\]]+\]\((?:https?:\/\/|command:|file:)/i;
@@ -71,17 +71,7 @@ function tooltip(surface: string, item: vscode.TreeItem, what: string): void {
   });
 }
 
-/** Every node of the tree with its item, walked through the view's own data provider. */
-async function walk(parent?: unknown): Promise<{ node: any; item: vscode.TreeItem }[]> {
-  const view = api.sessions.view;
-  const out: { node: any; item: vscode.TreeItem }[] = [];
-  for (const node of (await view.getChildren(parent as never)) ?? []) {
-    const item = await view.getTreeItem(node);
-    out.push({ node, item });
-    if (item.collapsibleState !== vscode.TreeItemCollapsibleState.None) out.push(...(await walk(node)));
-  }
-  return out;
-}
+const walk = () => treeRows(api);
 
 async function settled(): Promise<{ node: any; item: vscode.TreeItem }[]> {
   return until('the tree has settled', async () => {

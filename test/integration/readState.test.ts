@@ -6,21 +6,12 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder, treeRows, type TreeRow } from './support';
 
 let api: AcpSessionsApi;
 
-interface Row { node: any; item: vscode.TreeItem }
-
-async function walk(parent?: unknown): Promise<Row[]> {
-  const out: Row[] = [];
-  for (const node of (await api.sessions.view.getChildren(parent as never)) ?? []) {
-    const item = await api.sessions.view.getTreeItem(node);
-    out.push({ node, item });
-    if (item.collapsibleState !== vscode.TreeItemCollapsibleState.None) out.push(...(await walk(node)));
-  }
-  return out;
-}
+type Row = TreeRow;
+const walk = () => treeRows(api);
 
 const record = (sessionId: string, title: string): StoredSession => ({
   sessionId,

@@ -115,3 +115,21 @@ export async function sessionRow(api: AcpSessionsApi, sessionId: string, parent?
   }
   return undefined;
 }
+
+/** A row of the Sessions tree: its node and its item. */
+export interface TreeRow {
+  node: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  item: vscode.TreeItem;
+}
+
+/** Every row of the Sessions tree with its item, walked through the view's own data provider. */
+export async function treeRows(api: AcpSessionsApi, parent?: unknown): Promise<TreeRow[]> {
+  const view = api.sessions.view;
+  const out: TreeRow[] = [];
+  for (const node of (await view.getChildren(parent as never)) ?? []) {
+    const item = await view.getTreeItem(node);
+    out.push({ node, item });
+    if (item.collapsibleState !== vscode.TreeItemCollapsibleState.None) out.push(...(await treeRows(api, node)));
+  }
+  return out;
+}

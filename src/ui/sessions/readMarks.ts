@@ -25,12 +25,7 @@ export function readBadgeSetting(): BadgeCounts {
 
 export const isWaiting = (session: SessionInfo): boolean => session.state === 'requires_action';
 
-/** What the tree and the filters read. */
-export interface ReadMarksView {
-  isUnread(agent: string, session: SessionInfo): boolean;
-}
-
-export class ReadMarks implements vscode.FileDecorationProvider, vscode.Disposable, ReadMarksView {
+export class ReadMarks implements vscode.FileDecorationProvider, vscode.Disposable {
   readonly state: ReadState;
   private readonly decorationsChanged = new vscode.EventEmitter<vscode.Uri[]>();
   /** What each row's decoration was when VS Code last asked for it. */

@@ -296,10 +296,6 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     this.refresh();
   }
 
-  get shownFilter(): SessionFilter {
-    return this.filter;
-  }
-
   setShowSubagents(show: boolean): void {
     this.showSubagents = show;
     this.refresh();

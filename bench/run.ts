@@ -8,7 +8,7 @@
 //   --help                       this list and the figures, nothing run (it used to run every
 //                                figure and rewrite the README); other options pass to the figures
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, args, benchFontconfig, median, type Measurement } from './lib';
@@ -60,6 +60,23 @@ export interface Row {
   detail?: Record<string, number | string>;
 }
 
+/**
+ * Writes the result (the table or the JSON array): to fd 3 when bench/run.mjs started us (our
+ * own stdout is then its stderr, where every set-up step's output goes), else to stdout.
+ */
+async function result(text: string): Promise<void> {
+  const fd = Number(process.env.ACP_BENCH_RESULT_FD);
+  if (!(fd > 2)) {
+    await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+    return;
+  }
+  const out = createWriteStream('', { fd, autoClose: false });
+  await new Promise<void>((resolve, reject) => {
+    out.once('error', reject);
+    out.end(text, () => resolve());
+  });
+}
+
 function runFigure(figure: Figure, passArgs: string[]): Promise<Measurement[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(figure.nodeArgs ?? []), join(ROOT, 'out/bench', figure.script), ...(figure.args ?? []), ...passArgs], {
@@ -69,10 +86,14 @@ function runFigure(figure: Figure, passArgs: string[]): Promise<Measurement[]> {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code, signal) => {
-      const last = out.trim().split('\n').pop() ?? '';
+      const lines = out.trim().split('\n');
+      const last = lines.pop() ?? '';
       if (code === 0 && last.startsWith('[')) {
         try {
-          return resolve(JSON.parse(last));
+          const measurements = JSON.parse(last);
+          // What else the figure printed on its stdout (a set-up step's output) is for a human: stderr.
+          if (lines.some((l) => l.trim())) process.stderr.write(lines.join('\n') + '\n');
+          return resolve(measurements);
         } catch {
           /* reported below */
         }
@@ -184,7 +205,7 @@ async function main() {
   const a = args();
   if (a.has('help')) {
     const usage = readFileSync(join(ROOT, 'bench/run.ts'), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n');
-    process.stdout.write(`${usage}\nFigures: ${FIGURES.map((f) => `${f.id}/${f.name}`).join(', ')}\n`);
+    await result(`${usage}\nFigures: ${FIGURES.map((f) => `${f.id}/${f.name}`).join(', ')}\n`);
     return;
   }
   const only = a.get('only')?.split(',');
@@ -224,7 +245,7 @@ async function main() {
   }
 
   if (a.has('json')) {
-    process.stdout.write(
+    await result(
       JSON.stringify(
         rows.map(({ figure, name, value, unit, floor, ratio, goal, ...rest }) => ({
           name: `${figure} ${name}`,
@@ -239,8 +260,7 @@ async function main() {
       ) + '\n',
     );
   } else {
-    process.stdout.write(table(rows) + '\n');
-    if (failures.length) process.stdout.write('\nFailed:\n' + failures.map((f) => `- ${f}`).join('\n') + '\n');
+    await result(table(rows) + '\n' + (failures.length ? '\nFailed:\n' + failures.map((f) => `- ${f}`).join('\n') + '\n' : ''));
   }
   // The latest rows of every figure are kept, so that `--only=... --readme` can refresh some
   // figures of the README's table and keep the others.

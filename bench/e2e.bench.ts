@@ -5,8 +5,10 @@
 // Each against a floor taken in the same run: the same clicks on a two-message session.
 //   first screen     click in the tree until the first row is on screen
 //   click to last    click, End as soon as the first screen shows, until the last line is on
-//                    screen; its floor is the floor session's plus the ingest floor of the
-//                    session (the reference agent's NDJSON read and JSON.parse'd from its pipe)
+//                    screen (watched by the page's own rAF loop from the first screen on: the
+//                    floor session shows it in its first screen's frame); its floor is the floor
+//                    session's plus the ingest floor of the session (the reference agent's
+//                    NDJSON read and JSON.parse'd from its pipe)
 //   stall            the longest task of the workbench page meanwhile
 //   memory           the extension host's JS heap after a full GC (read through its inspector:
 //                    VS Code starts it with --inspect when the workbench payload asks), grown
@@ -72,6 +74,10 @@ interface Result {
   snapshotToRow: number;
   toLast: number;
   endToLast: number;
+  /** From the first screen to the End key's arrival in the page (the harness's input: the title clicked, the key sent). */
+  firstToEnd: number;
+  /** From the first screen to the header's first `loading: false` (negative: it said so before). */
+  firstToLoaded: number;
   longest: number;
   /** The extension host's JS heap (after GC) grown during the open, and its other memory. */
   hostHeapMb: number;
@@ -313,36 +319,68 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   }
   const hostProfileFile = args().get('host-profile');
   if (hostProfileFile) await inspector.startProfile();
+  // The click: the mouse at the row's centre, found before the clock starts (Playwright's
+  // click() would first check the row is visible, still for two frames and hit, on the clock).
+  const rowBox = await row.boundingBox();
+  if (!rowBox) throw new Error(`e2e: the row "${c.title}" has no box to click`);
   const t0 = Date.now();
-  await row.click();
+  await page.mouse.click(rowBox.x + rowBox.width / 2, rowBox.y + rowBox.height / 2);
   const frame = await transcriptFrame(page);
+  // Where the transcript's frame is on the page (for the click on its title), asked while its first row is awaited.
+  const frameBox = frame.frameElement().then((element) => element.boundingBox());
   // First screen: the first row on screen, timed inside the webview in the frame it shows.
   // With when transcript.js had arrived in the webview (its resource timing): before that the
   // time is VS Code's (creating the webview, its service worker), after it ours (evaluating the
-  // script, `ready`, the host's snapshot, the first frame).
-  const [firstAt, scriptAt, marks] = (await deadline('the first row was on screen', WAIT_MS, async () => (await frame.waitForFunction(() => {
-    const first = document.querySelector('#timeline [aria-posinset="1"] > .row');
-    const box = first?.getBoundingClientRect();
-    if (!(box && box.height > 0 && box.top < window.innerHeight && first!.textContent)) return false;
-    const script = performance.getEntriesByType('resource').find((e) => e.name.includes('transcript.js')) as PerformanceResourceTiming | undefined;
-    const now = performance.timeOrigin + performance.now();
-    // The page's marks (src/webview/main.ts), from the script's arrival.
-    const from = script ? script.responseEnd : 0;
-    const marks = Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('acp.')).map((m) => [m.name.slice(4), Math.round(m.startTime - from)]));
-    return [now, script ? performance.timeOrigin + script.responseEnd : now, marks];
-  }, undefined, { polling: 'raf', timeout: WAIT_MS })).jsonValue())) as [number, number, Record<string, number>];
-  if (args().has('verbose')) log(`e2e: ${c.chunks} chunks: from transcript.js's arrival, ms: ${Object.entries(marks).map(([k, v]) => `${k} ${v}`).join(', ')}, first row on screen ${Math.round(firstAt - scriptAt)}`);
-  // End at once (focus into the transcript: its title, which does nothing when clicked).
-  await frame.locator('#header .title').click({ timeout: 30_000 });
-  const endAt = Date.now();
+  // script, `ready`, the host's snapshot, the first frame). The page's own rAF loop answers in
+  // the frame it sees the row, with the title's place (one message back, no handle to read).
+  // From that frame on the same loop watches for the last line (the last row on screen ending
+  // with its last words, the header saying loaded) and notes when the End key arrives and when
+  // the header first said loaded: no round trip of the harness's between a frame that
+  // shows the last line and its time (a session that fits on the screen shows it before End).
+  type Watch = { __benchLast: Promise<number>; __benchEnd: Promise<number>; __benchLoadedAt?: number };
+  const [firstAt, scriptAt, marks, title] = await deadline('the first row was on screen', WAIT_MS, () => frame.evaluate(({ rows, lastText }) => new Promise<[number, number, Record<string, number>, { x: number; y: number }]>((resolve) => {
+    const w = window as unknown as Watch;
+    const stamp = () => performance.timeOrigin + performance.now();
+    const lastLine = () => {
+      if (document.body.dataset.loading !== 'false') return false;
+      const last = document.querySelector(`#timeline [aria-posinset="${rows}"] > .row`);
+      if (!last || !(last.textContent ?? '').trimEnd().endsWith(lastText)) return false;
+      const box = last.getBoundingClientRect();
+      return box.bottom <= window.innerHeight + 1 && box.bottom > 0;
+    };
+    const tick = () => {
+      const first = document.querySelector('#timeline [aria-posinset="1"] > .row');
+      const box = first?.getBoundingClientRect();
+      if (!(box && box.height > 0 && box.top < window.innerHeight && first!.textContent)) return void requestAnimationFrame(tick);
+      const now = stamp();
+      w.__benchEnd = new Promise((end) => document.addEventListener('keydown', (e) => { if (e.key === 'End') end(stamp()); }, { capture: true }));
+      const loaded = () => { if (document.body.dataset.loading === 'false') w.__benchLoadedAt ??= stamp(); };
+      loaded();
+      new MutationObserver(loaded).observe(document.body, { attributes: true, attributeFilter: ['data-loading'] });
+      w.__benchLast = new Promise((done) => {
+        const watch = () => (lastLine() ? done(stamp()) : requestAnimationFrame(watch));
+        watch();
+      });
+      const script = performance.getEntriesByType('resource').find((e) => e.name.includes('transcript.js')) as PerformanceResourceTiming | undefined;
+      // The page's marks (src/webview/main.ts), from the script's arrival.
+      const from = script ? script.responseEnd : 0;
+      const marks = Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('acp.')).map((m) => [m.name.slice(4), Math.round(m.startTime - from)]));
+      const t = document.querySelector('#header .title')!.getBoundingClientRect();
+      resolve([now, script ? performance.timeOrigin + script.responseEnd : now, marks, { x: t.left + Math.min(t.width / 2, 20), y: t.top + t.height / 2 }]);
+    };
+    tick();
+  }), { rows: c.rows, lastText: c.lastText }));
+  // End at once: the mouse on the transcript's title (focus into the webview; a click there does
+  // nothing), then the key; raw input events, no actionability checks.
+  const at = await frameBox;
+  if (!at) throw new Error('e2e: the transcript\'s frame has no box on the page');
+  await page.mouse.click(at.x + title.x, at.y + title.y);
   await page.keyboard.press('End');
-  const lastAt = (await deadline('the last line was on screen', WAIT_MS, async () => (await frame.waitForFunction(({ rows, lastText }) => {
-    if (document.body.dataset.loading !== 'false') return false;
-    const last = document.querySelector(`#timeline [aria-posinset="${rows}"] > .row`);
-    if (!last || !(last.textContent ?? '').trimEnd().endsWith(lastText)) return false;
-    const box = last.getBoundingClientRect();
-    return box.bottom <= window.innerHeight + 1 && box.bottom > 0 ? performance.timeOrigin + performance.now() : false;
-  }, { rows: c.rows, lastText: c.lastText }, { polling: 'raf', timeout: WAIT_MS })).jsonValue())) as number;
+  if (args().has('verbose')) log(`e2e: ${c.chunks} chunks: from transcript.js's arrival, ms: ${Object.entries(marks).map(([k, v]) => `${k} ${v}`).join(', ')}, first row on screen ${Math.round(firstAt - scriptAt)}`);
+  const [lastAt, endKeyAt, loadedAt] = await deadline('the last line was on screen and the page had the End key', WAIT_MS, () => frame.evaluate(async () => {
+    const w = window as unknown as Watch;
+    return [await w.__benchLast, await w.__benchEnd, w.__benchLoadedAt ?? NaN] as [number, number, number];
+  }));
   if (cdp) {
     const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
     await cdp.send('Tracing.end');
@@ -376,7 +414,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   return {
     firstScreen: firstAt - t0, firstScreenOurs: firstAt - scriptAt,
     readyToSnapshot: (marks.firstMessage ?? NaN) - (marks.ready ?? NaN), snapshotToRow: firstAt - scriptAt - (marks.firstMessage ?? NaN),
-    toLast: lastAt - t0, endToLast: lastAt - endAt, longest,
+    toLast: lastAt - t0, endToLast: Math.max(0, lastAt - endKeyAt), firstToEnd: endKeyAt - firstAt, firstToLoaded: loadedAt - firstAt, longest,
     hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
     webviewHeapMb, rendererHeapMb: rendererAfter,
   };
@@ -497,7 +535,7 @@ async function main() {
       const ingest = ingestOf.get(c)!;
       const firstUpdate = firstUpdateOf.get(c)!;
       const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
-      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (End to last ${r.endToLast} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
+      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
       results.push({ c, r });
       if (args().has('verbose')) {
         // Which kept copies exist now, and when each was made (a copy is made again only when the session moved).
@@ -515,8 +553,8 @@ async function main() {
   const runsOf = (c: Case) => results.filter((x) => x.c === c).map((x) => x.r);
   const floorRuns = runsOf(floorCase);
   const floor = medianOf(floorRuns);
-  const list = (runs: Result[], key: 'firstScreen' | 'firstScreenOurs' | 'toLast') => runs.map((r) => r[key].toFixed(0)).join(', ');
-  log(`e2e: the floor session's first screen ${list(floorRuns, 'firstScreen')} ms (after transcript.js arrived ${list(floorRuns, 'firstScreenOurs')} ms), click to last line ${list(floorRuns, 'toLast')} ms; medians ${floor.firstScreen.toFixed(0)}, ${floor.toLast.toFixed(0)} ms`);
+  const list = (runs: Result[], key: 'firstScreen' | 'firstScreenOurs' | 'toLast' | 'firstToEnd' | 'firstToLoaded') => runs.map((r) => r[key].toFixed(0)).join(', ');
+  log(`e2e: the floor session's first screen ${list(floorRuns, 'firstScreen')} ms (after transcript.js arrived ${list(floorRuns, 'firstScreenOurs')} ms), click to last line ${list(floorRuns, 'toLast')} ms (first screen to End ${list(floorRuns, 'firstToEnd')} ms, to the header's loaded ${list(floorRuns, 'firstToLoaded')} ms); medians ${floor.firstScreen.toFixed(0)}, ${floor.toLast.toFixed(0)} ms`);
   for (const c of sized) log(`e2e: ${c.chunks} chunks: first screen ${list(runsOf(c), 'firstScreen')} ms (after transcript.js arrived ${list(runsOf(c), 'firstScreenOurs')} ms), click to last line ${list(runsOf(c), 'toLast')} ms`);
   const measurements: Measurement[] = [];
   const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
@@ -538,7 +576,11 @@ async function main() {
       },
       {
         figure, name: `e2e ${size}: click, End, last line`, value: r.toLast, unit: 'ms', floor: floor.toLast + r.ingestFloor, goal: 1.15, goalOn: 'ratio',
-        detail: { opens, 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor) },
+        detail: {
+          opens, 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor),
+          // What the floor session's click to last line holds beyond its first screen: the harness's input (title clicked, End sent) and the header's loaded.
+          "floor session's first screen ms": Math.round(floor.firstScreen), "floor session's first screen to End ms": Math.round(floor.firstToEnd), "floor session's first screen to loaded ms": Math.round(floor.firstToLoaded),
+        },
       },
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },
       // Figure 7's measure: heap growth over the UTF-8 bytes of the text held (over the floor

@@ -445,4 +445,18 @@ suite('Search Sessions', () => {
     assert.equal(api.search.view.treeView.description, 'heron');
     assert.ok(!viewRows().some((r) => r.label.startsWith('Filters:')), 'no filter row');
   });
+
+  test('a search that another begins while it runs (the index changed, a filter was cleared) resolves once the view shows the newer one\'s results', async () => {
+    await indexedAndFound([record('s1', HOUR, [say('user', 'the puffin one')]), record('s2', 2 * HOUR, [say('agent', 'a puffin two')])], 'puffin');
+    await search('');
+    assert.deepEqual(results(), [], 'no query: no results');
+    // Both begin in this order before either answers: the second search (Clear Filters searches
+    // the query again, as an index change does) makes the first one's answer out of date.
+    const first = search('puffin');
+    const second = vscode.commands.executeCommand('acpSessions.search.clearFilters');
+    await first;
+    assert.deepEqual(results().map((r) => r.sessionId), ['s1', 's2'], 'the search awaited shows results when it resolves');
+    assert.equal(api.search.view.state.searching, false);
+    await second;
+  });
 });

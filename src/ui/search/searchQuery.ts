@@ -75,8 +75,9 @@ export function createSearchQuery({ context, agents, view, index: source, transc
   let limit = PAGE;
   let generation = 0;
   let current = -1;
-  const search = async () => {
-    const mine = ++generation;
+  /** The search begun last: the one whose results the view will show. */
+  let latest: Promise<void> = Promise.resolve();
+  const runSearch = async (mine: number): Promise<void> => {
     if (!query.trim()) {
       view.update({ query: '', result: undefined, searching: false, error: undefined });
       return;
@@ -88,13 +89,25 @@ export function createSearchQuery({ context, agents, view, index: source, transc
       // Only sessions of configured agents (an entry of an agent removed from the settings is never
       // shown) and of the folders the Sessions view shows, as the coverage counts them.
       const result = await index.search(parsed, { limit, agents: agents.agents.map((a) => a.name), inScope, isCancelled: () => mine !== generation });
-      if (mine !== generation) return;
+      // A newer search began meanwhile (the index changed, a filter): its results are the ones shown.
+      if (mine !== generation) return latest;
       current = -1;
       const error = parsed.unknown.length ? vscode.l10n.t('Not understood: {0}.', plainLine(parsed.unknown.join(' '), 200)) : undefined;
       view.update({ query, result, searching: false, error });
     } catch (error) {
-      if (mine === generation) view.update({ query, result: undefined, searching: false, error: vscode.l10n.t('Search failed: {0}', plainLine((error as Error)?.message ?? String(error))) });
+      if (mine !== generation) return latest;
+      view.update({ query, result: undefined, searching: false, error: vscode.l10n.t('Search failed: {0}', plainLine((error as Error)?.message ?? String(error))) });
     }
+  };
+  /**
+   * Searches the query shown; resolves once the view shows the results of the last search begun,
+   * this one's or a newer one's, so that whoever awaits a search (a command, Enter in the box)
+   * never reads the results of none.
+   */
+  const search = (): Promise<void> => {
+    const run = runSearch(++generation);
+    latest = run;
+    return run;
   };
 
   // Results follow the index: a session indexed or changed while a query is shown is searched again.

@@ -78,6 +78,9 @@ interface Result {
   firstToEnd: number;
   /** From the first screen to the header's first `loading: false` (negative: it said so before). */
   firstToLoaded: number;
+  /** CPU time of the extension host's main thread from the click to the last line, and of all its threads. */
+  hostThreadCpuMs: number;
+  hostProcessCpuMs: number;
   longest: number;
   /** The extension host's JS heap (after GC) grown during the open, and its other memory. */
   hostHeapMb: number;
@@ -184,6 +187,12 @@ class ExtensionHostInspector {
     return JSON.parse(answer.result.value) as NodeMemory;
   }
 
+  /** The extension host's process id (its main thread's id too). */
+  async pid(): Promise<number> {
+    const answer = await this.send<{ result: { value: number } }>('Runtime.evaluate', { expression: 'process.pid', returnByValue: true });
+    return answer.result.value;
+  }
+
   /** `--host-profile=FILE`: a CPU profile of the extension host from the click to the last line. */
   async startProfile(): Promise<void> {
     await this.send('Profiler.enable');
@@ -222,6 +231,21 @@ function profileSummary(profile: { nodes: { id: number; callFrame: { functionNam
     byFunction.set(key, (byFunction.get(key) ?? 0) + us);
   }
   return [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(8)} ms  ${key}`);
+}
+
+/**
+ * CPU time (ms) of process `pid`'s main thread (the extension host's own: thread id = pid),
+ * from Linux's per-thread schedstat (ns, as figure 10 reads its own), and of all its threads
+ * (utime + stime of /proc/<pid>/stat, threads that have ended included; clock ticks of 10 ms).
+ */
+function hostCpuMs(pid: number): { thread: number; process: number } {
+  const thread = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!(thread >= 0 && ticks >= 0)) throw new Error(`e2e: no CPU times in /proc/${pid} (schedstat, stat)`);
+  return { thread, process: ticks * 10 };
 }
 
 /** The renderer's JS heap (MB) after a full GC, through the page's (or an out-of-process frame's) CDP session. */
@@ -323,6 +347,8 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   // click() would first check the row is visible, still for two frames and hit, on the clock).
   const rowBox = await row.boundingBox();
   if (!rowBox) throw new Error(`e2e: the row "${c.title}" has no box to click`);
+  const hostPid = await inspector.pid();
+  const cpu0 = hostCpuMs(hostPid);
   const t0 = Date.now();
   await page.mouse.click(rowBox.x + rowBox.width / 2, rowBox.y + rowBox.height / 2);
   const frame = await transcriptFrame(page);
@@ -381,6 +407,8 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     const w = window as unknown as Watch;
     return [await w.__benchLast, await w.__benchEnd, w.__benchLoadedAt ?? NaN] as [number, number, number];
   }));
+  // Read at once (a round trip after the frame that showed the last line).
+  const cpu1 = hostCpuMs(hostPid);
   if (cdp) {
     const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
     await cdp.send('Tracing.end');
@@ -415,6 +443,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     firstScreen: firstAt - t0, firstScreenOurs: firstAt - scriptAt,
     readyToSnapshot: (marks.firstMessage ?? NaN) - (marks.ready ?? NaN), snapshotToRow: firstAt - scriptAt - (marks.firstMessage ?? NaN),
     toLast: lastAt - t0, endToLast: Math.max(0, lastAt - endKeyAt), firstToEnd: endKeyAt - firstAt, firstToLoaded: loadedAt - firstAt, longest,
+    hostThreadCpuMs: cpu1.thread - cpu0.thread, hostProcessCpuMs: cpu1.process - cpu0.process,
     hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
     webviewHeapMb, rendererHeapMb: rendererAfter,
   };
@@ -535,7 +564,7 @@ async function main() {
       const ingest = ingestOf.get(c)!;
       const firstUpdate = firstUpdateOf.get(c)!;
       const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
-      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
+      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), extension host thread CPU ${r.hostThreadCpuMs.toFixed(0)} ms (all threads ${r.hostProcessCpuMs.toFixed(0)} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
       results.push({ c, r });
       if (args().has('verbose')) {
         // Which kept copies exist now, and when each was made (a copy is made again only when the session moved).
@@ -580,8 +609,18 @@ async function main() {
           opens, 'End to last line ms': Math.round(r.endToLast), 'floor session ms': Math.round(floor.toLast), 'ingest floor ms': Math.round(r.ingestFloor),
           // What the floor session's click to last line holds beyond its first screen: the harness's input (title clicked, End sent) and the header's loaded.
           "floor session's first screen ms": Math.round(floor.firstScreen), "floor session's first screen to End ms": Math.round(floor.firstToEnd), "floor session's first screen to loaded ms": Math.round(floor.firstToLoaded),
+          // Issue 36: the extension host thread's busy time per open (every extension of the window waits behind it).
+          'extension host thread CPU ms': Math.round(r.hostThreadCpuMs), "floor session's extension host thread CPU ms": Math.round(floor.hostThreadCpuMs),
+          'extension host CPU ms (all threads)': Math.round(r.hostProcessCpuMs), "floor session's (all threads) ms": Math.round(floor.hostProcessCpuMs),
         },
       },
+      // Issue 36's measure of the replay's cost to the extension host's thread, as its own row (200,000 chunks, figure 9).
+      ...(figure === '9' && c.chunks === Math.round(200_000 * s)
+        ? [{
+            figure, name: `e2e ${size}: extension host thread CPU`, value: r.hostThreadCpuMs, unit: 'ms', goal: null, goalOn: 'value' as const,
+            detail: { opens, 'from the click to the last line ms': Math.round(r.toLast), "floor session's ms": Math.round(floor.hostThreadCpuMs), 'all threads ms': Math.round(r.hostProcessCpuMs), "floor session's all threads ms": Math.round(floor.hostProcessCpuMs) },
+          }]
+        : []),
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },
       // Figure 7's measure: heap growth over the UTF-8 bytes of the text held (over the floor
       // session's growth: what opening any transcript costs).
@@ -631,7 +670,7 @@ async function main() {
       },
       {
         figure, name: `e2e ${size} from a kept copy: click, End, last line`, value: r.toLast, unit: 'ms', floor: agent.toLast, goal: null, goalOn: 'ratio',
-        detail: { opens: runsOf(keptCase).length, 'End to last line ms': Math.round(r.endToLast), 'longest workbench stall ms': Math.round(r.longest), 'extension host heap growth MB': +r.hostHeapMb.toFixed(1), "from the agent's MB": +agent.hostHeapMb.toFixed(1) },
+        detail: { opens: runsOf(keptCase).length, 'End to last line ms': Math.round(r.endToLast), 'extension host thread CPU ms': Math.round(r.hostThreadCpuMs), "from the agent's thread CPU ms": Math.round(agent.hostThreadCpuMs), 'longest workbench stall ms': Math.round(r.longest), 'extension host heap growth MB': +r.hostHeapMb.toFixed(1), "from the agent's MB": +agent.hostHeapMb.toFixed(1) },
       },
     );
   }

@@ -88,6 +88,15 @@ const builds = [
     target: 'node18',
   },
   {
+    // Each agent connection's line worker (src/acp/ndjson.ts starts it by this file's path).
+    ...common,
+    entryPoints: ['src/acp/lineWorker.ts'],
+    outfile: 'dist/lineWorker.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node18',
+  },
+  {
     ...common,
     entryPoints: ['src/webview/main.ts'],
     outfile: 'dist/webview/transcript.js',
@@ -133,6 +142,8 @@ if (withTests) {
         ...files('bench', ['.bench.ts', 'run.ts']),
         // The search index's worker, for the engine's tests and benchmark (out/src/search/indexWorker.mjs).
         'src/search/indexWorker.ts',
+        // The line worker, for the client's tests and benchmarks (out/src/acp/lineWorker.mjs).
+        'src/acp/lineWorker.ts',
       ],
     },
     // Integration tests run inside the extension host, which loads CommonJS.

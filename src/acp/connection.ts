@@ -123,6 +123,7 @@ export class AgentConnection {
       log: this.log,
       tracer,
       maxMessageBytes: this.maxMessageBytes,
+      worker: options.lineWorker,
       onMessageTooLarge: () => {
         this.tooLarge = true;
         void this.stop();

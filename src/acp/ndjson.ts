@@ -1,6 +1,7 @@
 // ACP's stdio framing for vscode-jsonrpc: one JSON object per `\n`-terminated line (not LSP's
 // Content-Length headers), read and written by our own MessageReader and MessageWriter.
 import type { Readable, Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import {
   AbstractMessageReader,
   AbstractMessageWriter,
@@ -10,6 +11,10 @@ import {
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
 import type { Logger, TraceLevel } from './types';
+import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
+import type { FromLineWorker, ToLineWorker } from './lineWorker';
+
+export { INTERNAL_METHOD_PREFIX };
 
 /**
  * A notification that never goes over the wire: the reader hands vscode-jsonrpc the agent's
@@ -22,12 +27,6 @@ import type { Logger, TraceLevel } from './types';
 export const AGENT_LINES = '$/acpSessions/agentLines';
 
 /**
- * The namespace of the client's own messages ({@link AGENT_LINES}, the disconnect): the reader
- * drops every line from the agent with a method in it, so only the client makes them.
- */
-export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
-
-/**
  * The params of an {@link AGENT_LINES} message. At most one is queued in vscode-jsonrpc at a
  * time: lines read before it is drained are added to it, so they keep their place relative to
  * the agent's responses and requests, which the drain hands on in order.
@@ -37,9 +36,10 @@ export interface AgentLines {
    * Complete lines in wire order, several to a piece, separated by `\n` (none at the end). A piece
    * stays the agent's UTF-8 bytes until the drain reaches it: bytes live outside the JavaScript
    * heap, so a backlog read ahead of the drain costs the garbage collector nothing (decoded
-   * early, it survived young-generation collections and was copied, then promoted).
+   * early, it survived young-generation collections and was copied, then promoted). A piece the
+   * line worker parsed comes as what it made of it ({@link ParsedPiece}).
    */
-  texts: (string | Uint8Array)[];
+  texts: (string | Uint8Array | ParsedPiece)[];
   /** Messages the client queued behind these lines (the disconnect), handed on once they are read. */
   after: Message[];
 }
@@ -63,9 +63,6 @@ const LF = 0x0a;
 
 /** Decodes whole lines (a BOM is kept, as bytes that are not JSON); faster than Buffer#toString here. */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** At most this much of a bad line is quoted in the log. */
-const PREVIEW_CHARS = 200;
 
 /** Logs each message sent and received, as language clients' `trace.server` does. */
 export class MessageTracer {
@@ -154,6 +151,11 @@ export interface NdjsonReaderOptions {
   onMessageTooLarge: () => void;
   /** How long one {@link NdjsonMessageReader.drain} may run before it yields (0: after every line). */
   sliceMs?: number;
+  /**
+   * The line worker's script (lineWorker.ts): pieces are decoded and parsed there, off this
+   * thread, once it runs. Unset, or where it cannot start or stops: here, as the log says once.
+   */
+  worker?: string;
 }
 
 /**
@@ -175,6 +177,15 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private backlogBytes = 0;
   /** Reading is paused until the drains bring the backlog under {@link BACKLOG_LOW_BYTES}. */
   private paused = false;
+  /** The line worker, once it said it runs; undefined before, without one, and after it failed. */
+  private worker: Worker | undefined;
+  /** Pieces posted to the worker and not back yet, in order, each as read (parsed here if the worker fails). */
+  private inFlight: { id: number; bytes: Uint8Array }[] = [];
+  private nextPieceId = 1;
+  /** Messages queued ({@link inject}) and the end of the output, held until the pieces in flight are back. */
+  private heldAfterFlight: Message[] = [];
+  private closeAfterFlight = false;
+  private disposed = false;
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -186,6 +197,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     private readonly options: NdjsonReaderOptions,
   ) {
     super();
+    if (options.worker) this.startWorker(options.worker);
   }
 
   listen(callback: DataCallback): Disposable {
@@ -198,7 +210,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   /** Queues a message behind everything read so far (used for the end of the connection). */
   inject(message: Message): void {
-    if (this.pending) this.pending.after.push(message);
+    if (this.inFlight.length > 0) this.heldAfterFlight.push(message);
+    else if (this.pending) this.pending.after.push(message);
     else this.callback?.(message);
   }
 
@@ -219,17 +232,35 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     const texts = lines.texts;
     for (let i = 0; i < texts.length; i++) {
       const piece = texts[i];
+      if (isParsed(piece)) {
+        if (piece.at === 0) this.drained(piece.bytes.length);
+        const entries = piece.entries;
+        while (piece.at < entries.length) {
+          const entry = entries[piece.at++];
+          if (entry.t === 0) {
+            if (level !== 'off') this.options.tracer.received({ jsonrpc: '2.0', method: 'session/update', params: entry.params } as Message, level);
+            onUpdate(entry.params, piece.bytes.subarray(entry.start, entry.end));
+          } else if (entry.t === 2) {
+            this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
+          } else {
+            const message = this.parse(entry.text);
+            if (message !== undefined) {
+              if (level !== 'off') this.options.tracer.received(message, level);
+              this.callback!(message);
+              return this.requeueParsed(lines, i, piece);
+            }
+          }
+          if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeueParsed(lines, i, piece);
+        }
+        continue;
+      }
       const bytes = typeof piece === 'string' ? undefined : piece;
       let text: string;
       if (bytes === undefined) {
         text = piece as string;
       } else {
         text = UTF8.decode(bytes);
-        this.backlogBytes -= bytes.length;
-        if (this.paused && this.backlogBytes < BACKLOG_LOW_BYTES && !this.stopped) {
-          this.paused = false;
-          this.readable.resume();
-        }
+        this.drained(bytes.length);
       }
       let start = 0;
       // The line's place in `bytes`: decoding makes each `\n` byte a `\n` and no other byte one.
@@ -272,7 +303,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       if (typeof piece === 'string') {
         rest.unshift(text.slice(start));
       } else {
-        const left = piece.subarray(byteStart);
+        const left = (piece as Uint8Array).subarray(byteStart);
         this.backlogBytes += left.length;
         rest.unshift(left);
       }
@@ -285,7 +316,27 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.queue(rest, lines.after);
   }
 
-  private queue(texts: (string | Uint8Array)[], after: Message[]): AgentLines {
+  /** As {@link requeue}, for a parsed piece: it goes on from the entry after the last one handed on. */
+  private requeueParsed(lines: AgentLines, i: number, piece: ParsedPiece): void {
+    const rest = lines.texts.slice(i + 1);
+    if (piece.at < piece.entries.length) rest.unshift(piece);
+    if (rest.length === 0) {
+      for (const message of lines.after) this.callback!(message);
+      return;
+    }
+    this.queue(rest, lines.after);
+  }
+
+  /** A drain took `bytes` of the backlog: reading goes on once it is low again. */
+  private drained(bytes: number): void {
+    this.backlogBytes -= bytes;
+    if (this.paused && this.backlogBytes < BACKLOG_LOW_BYTES && !this.stopped) {
+      this.paused = false;
+      this.readable.resume();
+    }
+  }
+
+  private queue(texts: (string | Uint8Array | ParsedPiece)[], after: Message[]): AgentLines {
     const lines: AgentLines = { texts, after };
     this.pending = lines;
     this.callback!({ jsonrpc: '2.0', method: AGENT_LINES, params: lines } as Message);
@@ -294,8 +345,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   /** Adds complete lines (one or more, `\n`-separated) to the queued message. */
   private push(bytes: Uint8Array): void {
-    if (this.pending) this.pending.texts.push(bytes);
-    else this.queue([bytes], []);
+    if (this.worker) this.post(this.worker, bytes);
+    else this.enqueue(bytes);
     this.backlogBytes += bytes.length;
     if (!this.paused && this.backlogBytes > BACKLOG_HIGH_BYTES) {
       this.paused = true;
@@ -303,13 +354,108 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     }
   }
 
+  /** Adds a piece (bytes, or what the worker made of them) behind everything queued. */
+  private enqueue(piece: Uint8Array | ParsedPiece): void {
+    if (this.pending) this.pending.texts.push(piece);
+    else this.queue([piece], []);
+  }
+
+  /** Hands a piece to the worker: a copy of its bytes, transferred; the piece stays here until it is back. */
+  private post(worker: Worker, bytes: Uint8Array): void {
+    const id = this.nextPieceId++;
+    this.inFlight.push({ id, bytes });
+    const copy = new Uint8Array(bytes);
+    // Updates are merged only where nobody traces them one by one.
+    worker.postMessage({ id, bytes: copy, merge: this.options.tracer.current() === 'off' } satisfies ToLineWorker, [copy.buffer]);
+  }
+
+  private startWorker(script: string): void {
+    let worker: Worker;
+    try {
+      worker = new Worker(script);
+    } catch (error) {
+      this.workerFailed(error as Error);
+      return;
+    }
+    // It keeps no process alive: the agent's pipes do while there is anything to read.
+    worker.unref();
+    let running = false;
+    worker.on('message', (message: FromLineWorker) => {
+      if (message.kind === 'ready') {
+        running = true;
+        if (!this.disposed && !this.stopped) this.worker = worker;
+        else void worker.terminate();
+        return;
+      }
+      this.received(message);
+    });
+    worker.on('error', (error) => {
+      if (this.worker === worker || !running) this.workerFailed(error);
+    });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.workerFailed(new Error(`it exited with code ${code}`));
+    });
+    this.terminateWorker = () => void worker.terminate();
+  }
+
+  /** Ends the worker once nothing it holds is wanted. */
+  private terminateWorker: () => void = () => undefined;
+
+  /** A piece back from the worker, in the order posted. */
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' }>): void {
+    const first = this.inFlight[0];
+    if (!first || first.id !== message.id || this.disposed) return;
+    this.inFlight.shift();
+    // A piece it could not parse is parsed here, in its place.
+    this.enqueue(message.kind === 'parsed' ? { parsed: true, entries: message.entries, bytes: message.bytes, at: 0 } : first.bytes);
+    if (this.inFlight.length === 0) this.flightLanded();
+  }
+
+  /** The worker cannot start or stopped: the pieces it held are parsed here, in order, and so is everything after. */
+  private workerFailed(error: Error): void {
+    const had = this.worker !== undefined || this.inFlight.length > 0;
+    this.worker = undefined;
+    this.terminateWorker();
+    this.terminateWorker = () => undefined;
+    if (this.disposed) return;
+    this.options.log.warn(`[${this.options.agentName}] The agent's output is parsed on the extension host's thread: its line worker ${had ? 'stopped' : 'could not start'} (${error?.message ?? error}).`);
+    const held = this.inFlight;
+    this.inFlight = [];
+    for (const piece of held) this.enqueue(piece.bytes);
+    if (held.length > 0) this.flightLanded();
+  }
+
+  /** Nothing is in flight: what waited for it follows (injected messages, the end), and a stopped reader's worker ends. */
+  private flightLanded(): void {
+    const held = this.heldAfterFlight;
+    this.heldAfterFlight = [];
+    for (const message of held) this.inject(message);
+    if (this.stopped) {
+      this.worker = undefined;
+      this.terminateWorker();
+    }
+    if (this.closeAfterFlight) {
+      this.closeAfterFlight = false;
+      this.fireClose();
+    }
+  }
+
   override dispose(): void {
+    this.disposed = true;
+    this.inFlight = [];
+    this.worker = undefined;
+    this.terminateWorker();
     this.stop();
     super.dispose();
   }
 
   private stop(): void {
     this.stopped = true;
+    // What is in flight still comes (it was read before the stop); then the worker ends.
+    if (this.inFlight.length === 0) {
+      this.worker = undefined;
+      this.terminateWorker();
+    }
     this.partial = [];
     this.partialBytes = 0;
     this.readable.off('data', this.onData);
@@ -365,27 +511,20 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   /** The parsed message, or undefined (logged) for a line that is not a JSON-RPC object. */
   private parse(text: string): Message | undefined {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      if (text.trim() === '') return undefined;
-      this.options.log.warn(
-        `[${this.options.agentName}] Skipped a line that is not JSON (${(error as Error).message}): ${preview(text)}`,
-      );
+    const result = parseLine(text);
+    if (result === undefined) return undefined;
+    if ('problem' in result) {
+      this.options.log.warn(`[${this.options.agentName}] ${result.problem}`);
       return undefined;
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.options.log.warn(`[${this.options.agentName}] Skipped a line that is not a JSON-RPC message object: ${preview(text)}`);
-      return undefined;
-    }
-    return value as Message;
+    return result.message as unknown as Message;
   }
 
   private end(): void {
     // A last line without its `\n` is still a message (a writer may end without one).
     if (this.partialBytes > 0 && !this.stopped) this.read(Buffer.from([LF]));
-    this.fireClose();
+    if (this.inFlight.length > 0) this.closeAfterFlight = true;
+    else this.fireClose();
   }
 
   private tooLarge(): void {
@@ -393,10 +532,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.stop();
     this.options.onMessageTooLarge();
   }
-}
-
-function preview(text: string): string {
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… (${text.length} characters)` : text;
 }
 
 /** Writes each message as one line of JSON (JSON.stringify escapes every newline inside it). */
@@ -433,4 +568,8 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   end(): void {
     this.writable.end();
   }
+}
+
+function isParsed(piece: string | Uint8Array | ParsedPiece): piece is ParsedPiece {
+  return typeof piece === 'object' && (piece as ParsedPiece).parsed === true;
 }

@@ -140,6 +140,12 @@ export interface AcpClientOptions {
    * Undefined: nothing is told of this one.
    */
   replays?: (agent: string, sessionId: string, cwd: string) => ReplayObserver | undefined;
+  /**
+   * The line worker's script (dist/lineWorker.js): the agent's output is decoded and parsed in a
+   * worker thread of this connection's own, text chunks of one message merged, so a long replay
+   * does not hold the caller's thread. Unset, or where the worker cannot start: on this thread.
+   */
+  lineWorker?: string;
 }
 
 /** One replay, as {@link AcpClientOptions.replays} hears it. */

@@ -135,7 +135,7 @@ test('the lazy bundles carry no module with state, and share with extension.js o
 
 test('.vscodeignore lets every extension bundle into the VSIX', () => {
   const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
-  for (const bundle of ['extension', 'searchWorker', ...LAZY]) {
+  for (const bundle of ['extension', 'searchWorker', 'lineWorker', ...LAZY]) {
     assert.ok(ignore.includes(`!dist/${bundle}.js`), `.vscodeignore has !dist/${bundle}.js`);
   }
 });

@@ -124,6 +124,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   let model: SessionsModel | undefined;
   const kept = createKeptStore(context, () => model, log);
   const changes = createChangesStore(context, () => model, log);
+  // The agents' output is parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as where the worker cannot start).
+  const lineWorker = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : vscode.Uri.joinPath(context.extensionUri, 'dist', 'lineWorker.js').fsPath;
   const agents = new AgentRegistry({
     start: () => ({
       replays: (agent, sessionId, cwd) => bothObservers(kept.observe(agent, sessionId, cwd), changes.observe(agent, sessionId, cwd), log),
@@ -135,6 +137,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
       initializeTimeoutMs: readStartTimeout(),
       requestTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
+      lineWorker,
     }),
   });
   agents.setConfigs(readAgentConfigs());

@@ -56,6 +56,13 @@ const MERGED_KINDS: Readonly<Record<string, 'messageId' | 'compactionId'>> = {
   compaction_summary_chunk: 'compactionId',
 };
 
+/** How many lines `bytes` holds (a merged update's line is its chunks' lines, `\n`-separated). */
+export function linesIn(bytes: Uint8Array): number {
+  let n = 1;
+  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) n++;
+  return n;
+}
+
 export function preview(text: string): string {
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… (${text.length} characters)` : text;
 }

@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createGunzip, createGzip, type Gzip } from 'node:zlib';
+import { linesIn } from '../acp/lineParse';
 import type { ReplayHeader } from '../transcript/replayFile';
 import { openReplayLines, type OpenedReplay } from '../transcript/replayReader';
 
@@ -244,7 +245,8 @@ export class KeptWriter {
   push(line: Uint8Array | string): void {
     if (this.ended || this.failure) return;
     const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
-    this.updates++;
+    // A merged update's line is its chunks' lines: each is one update of the copy.
+    this.updates += typeof line === 'string' ? 1 : linesIn(bytes);
     this.rawBytes += bytes.length + 1;
     if (bytes.length + 1 > this.stage.length - this.staged) this.flush();
     if (bytes.length + 1 > this.stage.length) {

@@ -11,6 +11,7 @@
 // told (`onUnkept`), and every later push works. Plain Node, no `vscode`.
 import { deserialize, serialize } from 'node:v8';
 import type { SessionUpdate } from '../acp/types';
+import { linesIn } from '../acp/lineParse';
 import { MAX_UPDATE_DEPTH, nestsDeeperThan, Problems, sessionUpdateOfLine } from '../acp/validate';
 import { SpillFileFullError, type SpillFile } from './spillFile';
 
@@ -76,19 +77,22 @@ export class UpdateLog implements Iterable<SessionUpdate> {
       this.lose(1, `an update (${String(update.sessionUpdate).slice(0, 50)}) nested deeper than ${MAX_UPDATE_DEPTH} levels`);
       return;
     }
-    this.count++;
     if (!this.file) {
+      this.count++;
       this.memory.push(update);
       return;
     }
     if (line === undefined) {
+      this.count++;
       this.pending.push(update);
       if (this.pending.length >= BATCH) this.write();
       return;
     }
-    // Those waiting came first.
+    // Those waiting came first. A merged update's line is its chunks' lines: each counts, and is read back, as one.
+    const lines = linesIn(line);
+    this.count += lines;
     this.write();
-    this.writeRecord(LINE_RECORD, line, 1);
+    this.writeRecord(LINE_RECORD, line, lines);
   }
 
   /**
@@ -114,8 +118,14 @@ export class UpdateLog implements Iterable<SessionUpdate> {
       const data = file.read(offset + HEADER_BYTES, length);
       offset += HEADER_BYTES + length;
       if (kind === LINE_RECORD) {
-        yielded++;
-        yield lineUpdate(UTF8.decode(data), file.path);
+        const text = UTF8.decode(data);
+        for (let start = 0; yielded < count; ) {
+          const newline = text.indexOf('\n', start);
+          yielded++;
+          yield lineUpdate(newline === -1 ? text.slice(start) : text.slice(start, newline), file.path);
+          if (newline === -1) break;
+          start = newline + 1;
+        }
         continue;
       }
       if (kind !== BATCH_RECORD) throw new Error(`${file.path}: a record of unknown kind ${kind}`);

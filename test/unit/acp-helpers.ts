@@ -111,14 +111,21 @@ export function scriptedAgent(name: string, body: string): AgentConfig {
   return { name, command: process.execPath, args: ['-e', script] };
 }
 
-/** Starts a client and disposes it after the test. */
+/** The line worker as the test build writes it (out/src/acp/lineWorker.mjs). */
+export const LINE_WORKER = fileURLToPath(new URL('../../src/acp/lineWorker.mjs', import.meta.url));
+
+/**
+ * Starts a client and disposes it after the test. `ACP_TEST_LINE_WORKER=on` runs every such client
+ * on the line worker (the extension's path; unset, the unit layer runs them on the fallback path).
+ */
 export async function startClient(
   t: { after(fn: () => Promise<void> | void): void },
   config: AgentConfig,
   options: Partial<AcpClientOptions> = {},
 ): Promise<{ client: AcpClient; log: CapturingLog }> {
   const log = (options.log as CapturingLog | undefined) ?? new CapturingLog();
-  const client = await AcpClient.start(config, { clientInfo: CLIENT_INFO, log, ...options });
+  const worker = process.env.ACP_TEST_LINE_WORKER === 'on' ? { lineWorker: LINE_WORKER } : {};
+  const client = await AcpClient.start(config, { clientInfo: CLIENT_INFO, log, ...worker, ...options });
   t.after(() => client.dispose());
   return { client, log };
 }

@@ -120,9 +120,12 @@ export class Timeline {
     return this.nextKey;
   }
 
-  /** Applies one `session/update` payload. Never throws: bad input becomes a visible entity. */
-  apply(update: unknown): void {
-    this.updateCount++;
+  /**
+   * Applies one `session/update` payload. Never throws: bad input becomes a visible entity.
+   * `count`: how many of the agent's updates it stands for (text chunks the line worker merged).
+   */
+  apply(update: unknown, count = 1): void {
+    this.updateCount += count;
     if (!isObject(update) || typeof update.sessionUpdate !== 'string') {
       this.addUnknown('(missing sessionUpdate)', update, 'the update has no `sessionUpdate` kind');
       return;

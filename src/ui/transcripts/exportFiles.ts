@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
+import { linesIn } from '../../acp/lineParse';
 import { sessionLabel } from '../../sessions/format';
 import { EntityStore } from '../../transcript/entityStore';
 import { timelineMarkdownChunks } from '../../transcript/export';
@@ -70,7 +71,7 @@ async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefin
   try {
     const client = await deps.registry.getClient(agent);
     await client.loadSession(session.sessionId, session.cwd, (update, line) => {
-      timeline.apply(update);
+      timeline.apply(update, line ? linesIn(line) : 1);
       log.push(update, line);
     }, token);
     if (client.capabilities.close) await client.closeSession(session.sessionId).catch(() => undefined);

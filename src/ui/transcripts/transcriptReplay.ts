@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ForkPoint, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
+import { linesIn } from '../../acp/lineParse';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { WebviewFeed } from '../../transcript/feed';
 import type { Entity, Usage } from '../../transcript/model';
@@ -346,7 +347,7 @@ export class TranscriptReplay {
   private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array): void {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
-    timeline.apply(update);
+    timeline.apply(update, line ? linesIn(line) : 1);
     this.changes.add(update);
     this.updates.push(update, line);
     this.times.note(update, timeline.rows, live, Date.now());

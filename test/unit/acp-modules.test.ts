@@ -11,7 +11,8 @@ function repositoryRoot(): string {
   let dir = fileURLToPath(new URL('.', import.meta.url));
   for (;;) {
     try {
-      readdirSync(join(dir, 'src', 'acp'));
+      // out/src/acp holds the built line worker: the repository is where the sources are.
+      readFileSync(join(dir, 'src', 'acp', 'types.ts'));
       return dir;
     } catch {
       const parent = join(dir, '..');

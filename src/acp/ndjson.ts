@@ -389,6 +389,12 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       }
       this.received(message);
     });
+    // A piece whose parsed form this thread cannot copy in (nested deeper than its stack copies)
+    // never arrives as a message: it is the next one in flight, and is parsed here, in its place.
+    worker.on('messageerror', (error) => {
+      const first = this.inFlight[0];
+      if (first) this.received({ kind: 'error', id: first.id, message: error.message });
+    });
     worker.on('error', (error) => {
       if (this.worker === worker || !running) this.workerFailed(error);
     });

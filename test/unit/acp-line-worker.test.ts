@@ -14,6 +14,7 @@ import { SpillFile } from '../../src/transcript/spillFile';
 import { Timeline } from '../../src/transcript/timeline';
 import { UpdateLog } from '../../src/transcript/updateLog';
 import { seedStore, type SeedResult } from '../agent/seed';
+import { DEEP_AGENT_NODE_FLAGS, writeDeepSession } from '../hostile/deep';
 import { CapturingLog, LINE_WORKER, referenceAgent, scriptedAgent, startClient, tempDir } from './acp-helpers';
 
 async function seeded(t: { after(fn: () => void): void }): Promise<{ store: string; folder: string; seed: SeedResult }> {
@@ -46,10 +47,12 @@ async function receive(
   sessionId: string,
   lineWorker: string | undefined,
   flags: string[] = [],
+  nodeFlags: string[] = [],
 ): Promise<Received> {
   const dir = tempDir(t, 'line-worker-out-');
   const log = new CapturingLog();
-  const { client } = await startClient(t, referenceAgent(store, flags), { log, lineWorker });
+  const agent = referenceAgent(store, flags);
+  const { client } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { log, lineWorker });
   let beforeWorkerLog = -1;
   const updates: SessionUpdate[] = [];
   const timeline = new Timeline();
@@ -100,6 +103,19 @@ test('on the line worker, a long replay builds the timeline, update log and kept
       assert.ok(worker.updates.length < inline.updates.length, `chunks were merged (${worker.updates.length} updates handed on for ${inline.updates.length} lines)`);
     }
   }
+});
+
+test('an update nested deeper than a thread can copy (10,000 levels): its piece is parsed by the client in its place, the worker goes on, nothing is lost', async (t) => {
+  const { store, folder } = await seeded(t);
+  const texts = await writeDeepSession(store, 'deep', folder, { info: true });
+  const inline = await receive(t, store, folder, 'deep', undefined, [], DEEP_AGENT_NODE_FLAGS);
+  const worker = await receive(t, store, folder, 'deep', LINE_WORKER, [], DEEP_AGENT_NODE_FLAGS);
+  assert.deepEqual(worker.timeline.entities, inline.timeline.entities, 'the timeline');
+  assert.deepEqual(worker.logged, inline.logged, 'the update log');
+  assert.equal(worker.kept, inline.kept, 'the kept copy');
+  const shown = worker.timeline.entities.filter((e) => e.kind === 'agent_message').length;
+  assert.ok(shown > 0 && texts.length === inline.updates.length - 2, `${texts.length} ordinary updates and the two deep ones`);
+  assert.ok(!worker.log.text().includes('line worker'), 'the worker went on: no fallback was logged');
 });
 
 test('a line worker that cannot start leaves the parsing to the client, with one line in the log and nothing lost', async (t) => {

@@ -326,7 +326,8 @@ export class TranscriptReplay {
     const timeline = this.timeline;
     this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line) => {
       this.apply(timeline, update, true, line);
-      if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates++;
+      // A merged update (the line worker's) stands for the chunks it holds.
+      if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += line ? linesIn(line) : 1;
       // A title the agent sends after our rename is its latest word.
       if (update.sessionUpdate === 'session_info_update' && typeof (update as { title?: unknown }).title === 'string') this.renamedTitle = undefined;
       // The archive RFD: the agent says so when it archives a session that is open.

@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import { linesIn } from '../../acp/lineParse';
+import { openKept } from '../../keep/keptFile';
+import type { KeptCopy } from '../../keep/keptStore';
 import { sessionLabel } from '../../sessions/format';
 import { EntityStore } from '../../transcript/entityStore';
 import { timelineMarkdownChunks } from '../../transcript/export';
@@ -34,14 +36,50 @@ interface Replay {
  * from the tab's updates when it is open (loading it again would replay into that tab), else
  * from a `session/load`, closed after. A failure removes the two files of this session.
  */
-export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<{ markdown: string; replay: string } | undefined> {
-  const replay = await replayOf(deps, panels, agent, session, token);
+export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken, kept?: KeptSource): Promise<{ markdown: string; replay: string } | undefined> {
+  const replay = kept ? await replayOfCopy(panels, kept, token) : await replayOf(deps, panels, agent, session, token);
   try {
     if (token.isCancellationRequested) return undefined;
     return await writeFiles(folder, agent, session, replay);
   } finally {
     replay.dispose();
   }
+}
+
+/** A kept copy to export from (a session under Kept Here): read from its file, no agent asked. */
+export interface KeptSource {
+  copy: KeptCopy;
+  maxLineBytes: number;
+}
+
+/** The copy's updates, a slice at a time, into a timeline and an update log (as a load would give them). */
+async function replayOfCopy(panels: TranscriptPanels | undefined, kept: KeptSource, token: vscode.CancellationToken): Promise<Replay> {
+  const spillDir = panels?.options.spillDir;
+  const spill = (tag: string) => (spillDir ? SpillFile.create(spillDir, tag) : undefined);
+  const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
+  const log = new UpdateLog(spill('updates'));
+  const dispose = () => {
+    timeline.rows.dispose();
+    log.dispose();
+  };
+  try {
+    const opened = await openKept(kept.copy.path, kept.maxLineBytes);
+    try {
+      for await (const slice of opened.slices) {
+        for (const update of slice) {
+          timeline.apply(update);
+          log.push(update);
+        }
+        if (token.isCancellationRequested) break;
+      }
+    } finally {
+      await opened.close();
+    }
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+  return { updates: log, count: log.length, timeline, dispose };
 }
 
 async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Replay> {

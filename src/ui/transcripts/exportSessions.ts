@@ -10,7 +10,8 @@ import { messageOf } from '../../acp/errors';
 import { hasRule, matchesRule, type CleanupCandidate, type CleanupRule } from '../../sessions/cleanup';
 import { groupBy, relativeTime, sessionLabel, updatedAtMs } from '../../sessions/format';
 import type { Section } from '../../sessions/sessionsModel';
-import { openExportedFile, openKeptCopy } from './exportedTranscript';
+import type { KeptCopy } from '../../keep/keptStore';
+import { openExportedFile, openKeptCopy, readExportedLimits } from './exportedTranscript';
 import { exportFailureText, exportSession } from './exportFiles';
 import { confirmInPick, pickRule } from '../common/rulePick';
 import type { CommandContext } from '../sessions/commandContext';
@@ -24,10 +25,13 @@ export interface ExportRequest {
   folder: string;
 }
 
+/** A session to export; `kept` when it is under Kept Here (its agent no longer has it): written from the copy. */
+export type ExportCandidate = CleanupCandidate & { kept?: KeptCopy };
+
 export interface ExportResult {
-  selected: CleanupCandidate[];
+  selected: ExportCandidate[];
   /** The files written, per session: its Markdown and its replay. */
-  written: { agent: string; sessionId: string; markdown: string; replay: string }[];
+  written: { agent: string; sessionId: string; markdown: string; replay: string; fromCopy?: true }[];
   failed: { agent: string; sessionId: string; error: string }[];
   cancelled: boolean;
   stopped?: string;
@@ -88,10 +92,14 @@ async function exportSessions(deps: CommandContext, panels: TranscriptPanels, re
   return result;
 }
 
-/** Every page of Active and (where the agent archives) Archived, per agent, with progress and Cancel. */
-async function listBoth(deps: CommandContext, panels: TranscriptPanels, agents: readonly string[]): Promise<CleanupCandidate[] | undefined> {
+/**
+ * Every page of Active and (where the agent archives) Archived, per agent, with progress and
+ * Cancel; then the agent's sessions under Kept Here (exported from their copies).
+ */
+async function listBoth(deps: CommandContext, panels: TranscriptPanels, agents: readonly string[]): Promise<ExportCandidate[] | undefined> {
+  await deps.kept?.scanned;
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Listing sessions'), cancellable: true }, async (progress, token) => {
-    const candidates: CleanupCandidate[] = [];
+    const candidates: ExportCandidate[] = [];
     for (const agent of agents) {
       const sections: Section[] = deps.registry.agent(agent)?.capabilities?.archive ? ['active', 'archived'] : ['active'];
       for (const section of sections) {
@@ -106,13 +114,23 @@ async function listBoth(deps: CommandContext, panels: TranscriptPanels, agents: 
           void deps.messages.show('warning', vscode.l10n.t('Could not list the sessions of "{0}": {1}', agent, messageOf(error)));
         }
       }
+      const listed = new Set(candidates.filter((c) => c.agent === agent).map((c) => c.session.sessionId));
+      for (const copy of deps.keptHere?.sessions(agent) ?? []) {
+        if (!listed.has(copy.meta.sessionId)) candidates.push({ agent, session: sessionOfCopy(copy), kept: copy });
+      }
     }
     return token.isCancellationRequested ? undefined : candidates;
   });
 }
 
+/** A kept copy's session as its trailer recorded it (what the rules and the files' headers read). */
+function sessionOfCopy(copy: KeptCopy): SessionInfo {
+  const { meta } = copy;
+  return { sessionId: meta.sessionId, cwd: meta.cwd, title: meta.title ?? null, updatedAt: meta.updatedAt ?? null, ...(meta.archived ? { archived: true } : {}) };
+}
+
 /** The exact list that will be written; true on Enter, false on Escape. */
-function preview(selected: readonly CleanupCandidate[], now: number, title: string): Promise<boolean> {
+function preview(selected: readonly ExportCandidate[], now: number, title: string): Promise<boolean> {
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
   const verb = vscode.l10n.t('Export {0} sessions', selected.length);
   pick.title = `${title}: ${verb}`;
@@ -122,11 +140,13 @@ function preview(selected: readonly CleanupCandidate[], now: number, title: stri
   const items: vscode.QuickPickItem[] = [go];
   for (const [agent, candidates] of groupBy(selected, (c) => c.agent)) {
     items.push({ label: quickPickText(agent), kind: vscode.QuickPickItemKind.Separator });
-    for (const { session } of candidates) {
+    for (const { session, kept } of candidates) {
       const ms = updatedAtMs(session);
+      const icon = kept ? '$(save) ' : session.archived ? '$(archive) ' : '';
+      const when = quickPickText(ms === undefined ? vscode.l10n.t('no date') : relativeTime(ms, now));
       items.push({
-        label: `${session.archived ? '$(archive) ' : ''}${quickPickText(sessionLabel(session))}`,
-        description: `${quickPickText(ms === undefined ? vscode.l10n.t('no date') : relativeTime(ms, now))} · ${quickPickText(session.cwd)}`,
+        label: `${icon}${quickPickText(sessionLabel(session))}`,
+        description: `${kept ? `${vscode.l10n.t('kept copy (the agent no longer has it)')} · ` : ''}${when} · ${quickPickText(session.cwd)}`,
       });
     }
   }
@@ -142,13 +162,14 @@ async function write(deps: CommandContext, panels: TranscriptPanels | undefined,
     const cancellation = new vscode.CancellationTokenSource();
     const cancelled = token.onCancellationRequested(() => cancellation.cancel());
     try {
-      for (const { agent, session } of result.selected) {
+      const maxLineBytes = readExportedLimits().maxLineBytes;
+      for (const { agent, session, kept } of result.selected) {
         if (token.isCancellationRequested) break;
         progress.report({ increment: 100 / total, message: `${result.written.length + result.failed.length + 1}/${total}` });
         try {
-          const written = await exportSession(deps, panels, folder, agent, session, cancellation.token);
+          const written = await exportSession(deps, panels, folder, agent, session, cancellation.token, kept && { copy: kept, maxLineBytes });
           if (!written || token.isCancellationRequested) break;
-          result.written.push({ agent, sessionId: session.sessionId, ...written });
+          result.written.push({ agent, sessionId: session.sessionId, ...written, ...(kept ? { fromCopy: true as const } : {}) });
         } catch (error) {
           if (token.isCancellationRequested) break;
           result.failed.push({ agent, sessionId: session.sessionId, error: exportFailureText(error) });

@@ -509,8 +509,11 @@ async function main() {
 
   const host = await import(join(ROOT, 'test/host/server.mjs'));
   const fontconfig = await benchFontconfig();
+  // `--keep=off`: no kept copy of what is opened (acpSessions.keep.mode), to weigh what keeping costs.
+  const keepMode = args().get('keep');
   const settings = {
     ...host.QUIET_SETTINGS,
+    ...(keepMode ? { 'acpSessions.keep.mode': keepMode } : {}),
     'acpSessions.agents': [
       { name: 'Bench', command: process.execPath, args: [AGENT, '--store', store] },
       ...(keptCase ? [{ name: KEPT_AGENT, command: process.execPath, args: [AGENT, '--store', keptStore] }] : []),

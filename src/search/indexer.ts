@@ -8,8 +8,11 @@
 import type { SessionInfo } from '../acp/types';
 import type { AgentRegistry } from '../sessions/agentRegistry';
 import { isResourceNotFound } from '../acp/errors';
+import { linesIn } from '../acp/lineParse';
 import type { SessionsModel } from '../sessions/sessionsModel';
 import type { Entity } from '../transcript/model';
+import { EntityStore } from '../transcript/entityStore';
+import { SpillFile } from '../transcript/spillFile';
 import { Timeline } from '../transcript/timeline';
 import { loadEffect, type LoadEffect } from '../sessions/loadEffects';
 import { IndexDiskFullError, type IndexedSession, type SearchIndex, type SessionMeta } from './searchIndex';
@@ -50,6 +53,12 @@ export interface IndexerOptions {
   /** Whether a copy of the session is kept here: its entry stays once the agent no longer lists it (Kept Here). */
   kept?(agent: string, sessionId: string): boolean;
   log: { info(m: string): void; warn(m: string): void };
+  /**
+   * Where a loaded session's rows are kept while it is indexed (the transcripts' folder, whose
+   * stale files activation removes): a batch at a time is in the heap, as for a transcript.
+   * Undefined, or a file that cannot be made: the rows stay in memory.
+   */
+  spillDir?: string;
 }
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -152,26 +161,30 @@ export class SearchIndexer {
       if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) continue;
       const client = await agents.getClient(agent);
       if (!client.capabilities.loadSession) break;
-      const timeline = new Timeline();
+      const timeline = new Timeline(undefined, new EntityStore(this.spillFile(session.sessionId)));
       try {
-        await client.loadSession(session.sessionId, session.cwd, (update) => timeline.apply(update));
-      } catch (error) {
-        // -32002: the agent no longer has it; it leaves the index and the coverage alike.
-        if (isResourceNotFound(error)) await this.removed(agent, session.sessionId);
-        else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
-        continue;
-      }
-      if (client.capabilities.close && !this.options.isOpen(agent, session.sessionId)) {
-        await client.closeSession(session.sessionId).catch((error: unknown) => log.warn(`[${agent}] session/close of ${session.sessionId} after indexing failed: ${(error as Error)?.message ?? error}`));
-      }
-      if (this.isGone(agent, session.sessionId)) continue;
-      try {
-        await index.indexEntities(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.entities);
-      } catch (error) {
-        // A full disk fails every session after this one too (the index said so once).
-        if (error instanceof IndexDiskFullError) break;
-        log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
-        continue;
+        try {
+          await client.loadSession(session.sessionId, session.cwd, (update, line) => timeline.apply(update, line ? linesIn(line) : 1));
+        } catch (error) {
+          // -32002: the agent no longer has it; it leaves the index and the coverage alike.
+          if (isResourceNotFound(error)) await this.removed(agent, session.sessionId);
+          else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
+          continue;
+        }
+        if (client.capabilities.close && !this.options.isOpen(agent, session.sessionId)) {
+          await client.closeSession(session.sessionId).catch((error: unknown) => log.warn(`[${agent}] session/close of ${session.sessionId} after indexing failed: ${(error as Error)?.message ?? error}`));
+        }
+        if (this.isGone(agent, session.sessionId)) continue;
+        try {
+          await index.indexBatches(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.rows.batches());
+        } catch (error) {
+          // A full disk fails every session after this one too (the index said so once).
+          if (error instanceof IndexDiskFullError) break;
+          log.warn(`[${agent}] Search index: could not index ${session.sessionId}: ${(error as Error)?.message ?? error}`);
+          continue;
+        }
+      } finally {
+        timeline.rows.dispose();
       }
       indexed++;
       const known = this.coverageByAgent.get(agent);
@@ -223,6 +236,18 @@ export class SearchIndexer {
     if ([...coverage.missing, ...coverage.stale].some((s) => s.sessionId === session.sessionId)) return;
     coverage.indexed = Math.max(0, coverage.indexed - 1);
     coverage.missing.push({ sessionId: session.sessionId, cwd: session.cwd, title: session.title ?? null, updatedAt: session.updatedAt ?? null, archived: session.archived } as SessionInfo);
+  }
+
+  /** A file for a loaded session's rows while it is indexed, or undefined (they stay in memory). */
+  private spillFile(sessionId: string): SpillFile | undefined {
+    const dir = this.options.spillDir;
+    if (!dir) return undefined;
+    try {
+      return SpillFile.create(dir, 'survey');
+    } catch (error) {
+      this.options.log.warn(`Search index: no file in ${dir} for ${sessionId} (${(error as Error)?.message ?? error}); its rows stay in memory while it is indexed.`);
+      return undefined;
+    }
   }
 
   private isGone(agent: string, sessionId: string): boolean {

@@ -6,7 +6,7 @@
 // real temp folders, the reference agent as a real process.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
@@ -414,6 +414,30 @@ if (CHILD) {
       const second = await indexer.survey('ref');
       assert.deepEqual(ids(await find(index, 'hello')), ['here'], '"there" is no longer found');
       assert.equal(second.indexed, 1);
+    });
+
+    test('a session the survey loads is kept in a file while it is indexed, not whole in the heap, and the file goes after', async () => {
+      const folder = tempDir('acp-search-in-');
+      const { registry, model } = setupModel(await store([record('one', folder, 1), record('two', folder, 2)], 'acp-search-spill-'));
+      model.setScope({ kind: 'folders', folders: [folder] });
+      const index = await opened(join(tempDir('acp-search-spill-index-'), 'index'));
+      const { log, warnings } = logOf();
+      const spillDir = join(tempDir('acp-search-spill-dir-'), 'transcripts');
+      mkdirSync(spillDir);
+      const made: string[] = [];
+      const watcher = watch(spillDir, (_event, name) => {
+        if (name && name.endsWith('-survey.spill') && !made.includes(name)) made.push(name);
+      });
+      try {
+        const indexer = new SearchIndexer({ index, agents: registry, model, isOpen: () => false, log, spillDir });
+        const found = await indexer.survey('ref');
+        assert.equal(await indexer.indexSessions('ref', [...found.missing], { isCancelled: () => false }), 2, warnings.join('\n'));
+        assert.deepEqual(ids(await find(index, 'hello')), ['one', 'two'], 'both are found, read back from their files');
+        await until('the folder watch told of both files', () => made.length >= 2);
+        assert.deepEqual(readdirSync(spillDir), [], 'no file is left behind');
+      } finally {
+        watcher.close();
+      }
     });
 
     test('a session the agent answers -32002 to on load leaves the index and the coverage', async () => {

@@ -76,7 +76,9 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
   const worker = vscode.Uri.joinPath(context.extensionUri, 'dist', 'searchWorker.js').fsPath;
   const openIndex = () => {
     const opening = SearchIndex.open(dir, { log, worker }).then((index) => {
-      const indexer = new SearchIndexer({ index, agents, model, log, isOpen, kept });
+      // A loaded session's rows wait in the transcripts' folder while they are indexed, as a tab's do.
+      const spillDir = vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath;
+      const indexer = new SearchIndexer({ index, agents, model, log, isOpen, kept, spillDir });
       followIndex(index);
       return { index, indexer };
     });

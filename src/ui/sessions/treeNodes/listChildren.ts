@@ -44,10 +44,16 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
       : (archived ? vscode.l10n.t('No archived sessions in this folder') : vscode.l10n.t('No active sessions in this folder'));
     return [new MessageNode(parent, 'empty', what)];
   }
-  // A filter applies to what is loaded; Load more still fetches further pages.
+  // A filter applies to what is loaded; Load more still fetches further pages, and while pages
+  // are left the list says how many it looked at instead of claiming there are none.
   const filter = ctx.filter();
   const shown = filter === 'all' ? list.sessions : list.sessions.filter((s) => passes(ctx, filter, list.agent, s));
-  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
+  const more = list.hasMore || list.loadingMore;
+  if (shown.length === 0 && !more) {
+    // A gone pin is a problem to see (Unpin); it is neither unread nor waiting.
+    const gone = filter === 'problems' ? pinnedParts(ctx, parent, list, []).gone : [];
+    return gone.length > 0 ? gone : [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
+  }
   // Subagents and forks go under their parent or origin, which alone is dated and counted;
   // turning subagents off leaves forks where they are.
   const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
@@ -62,7 +68,8 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   children.push(...(ctx.groupByDate()
     ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
     : rest.map((s) => new SessionNode(ctx, parent, list, s, nested.children))));
-  if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
+  if (filter !== 'all' && shown.length === 0) children.push(new MessageNode(parent, 'empty', filterNoneLoadedText(filter, list.sessions.length), { key: `none-loaded-${filter}` }));
+  if (more) children.push(new LoadMoreNode(parent, list, filter === 'all' ? undefined : shown.length));
   return children;
 }
 
@@ -88,6 +95,18 @@ function filterEmptyText(filter: SessionFilter): string {
       return vscode.l10n.t('No sessions waiting for you');
     default:
       return vscode.l10n.t('No sessions with problems');
+  }
+}
+
+/** A filtered list with pages left whose loaded sessions all fail the filter: it says how many it looked at. */
+function filterNoneLoadedText(filter: SessionFilter, loaded: number): string {
+  switch (filter) {
+    case 'unread':
+      return vscode.l10n.t('None of the {0} sessions loaded is unread', loaded);
+    case 'waiting':
+      return vscode.l10n.t('None of the {0} sessions loaded is waiting for you', loaded);
+    default:
+      return vscode.l10n.t('None of the {0} sessions loaded has a problem', loaded);
   }
 }
 

@@ -34,9 +34,12 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     case 'loaded':
       break;
   }
+  const filter = ctx.filter();
+  // A pin whose session is gone is neither unread nor waiting; it is a problem to see (Unpin).
+  const showsGone = filter !== 'unread' && filter !== 'waiting';
   if (list.sessions.length === 0 && !list.hasMore) {
     // A pinned session the agent no longer lists shows as gone, also when it was the last one.
-    const { gone } = pinnedParts(ctx, parent, list, []);
+    const gone = showsGone ? pinnedParts(ctx, parent, list, []).gone : [];
     if (gone.length > 0) return gone;
     const archived = list.section === 'archived';
     const what = list.cwd === undefined
@@ -46,11 +49,9 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   }
   // A filter applies to what is loaded; Load more still fetches further pages, and while pages
   // are left the list says how many it looked at instead of claiming there are none.
-  const filter = ctx.filter();
   const shown = filter === 'all' ? list.sessions : list.sessions.filter((s) => passes(ctx, filter, list.agent, s));
   const more = list.hasMore || list.loadingMore;
   if (shown.length === 0 && !more) {
-    // A gone pin is a problem to see (Unpin); it is neither unread nor waiting.
     const gone = filter === 'problems' ? pinnedParts(ctx, parent, list, []).gone : [];
     return gone.length > 0 ? gone : [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
   }
@@ -62,8 +63,7 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   // Pinned sessions first in Active, above the date groups (src/ui/sessions/pinCommands.ts).
   const parts = pinnedParts(ctx, parent, list, nested.roots);
   const { pinned, rest } = parts;
-  // A pin whose session is gone is neither unread nor waiting.
-  const gone = filter === 'unread' || filter === 'waiting' ? [] : parts.gone;
+  const gone = showsGone ? parts.gone : [];
   const children: TreeNode[] = [...gone, ...pinned.map((s) => new SessionNode(ctx, parent, list, s, nested.children))];
   children.push(...(ctx.groupByDate()
     ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))

@@ -34,9 +34,12 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
     case 'loaded':
       break;
   }
+  const filter = ctx.filter();
+  // A pin whose session is gone is neither unread nor waiting; it is a problem to see (Unpin).
+  const showsGone = filter !== 'unread' && filter !== 'waiting';
   if (list.sessions.length === 0 && !list.hasMore) {
     // A pinned session the agent no longer lists shows as gone, also when it was the last one.
-    const { gone } = pinnedParts(ctx, parent, list, []);
+    const gone = showsGone ? pinnedParts(ctx, parent, list, []).gone : [];
     if (gone.length > 0) return gone;
     const archived = list.section === 'archived';
     const what = list.cwd === undefined
@@ -44,10 +47,14 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
       : (archived ? vscode.l10n.t('No archived sessions in this folder') : vscode.l10n.t('No active sessions in this folder'));
     return [new MessageNode(parent, 'empty', what)];
   }
-  // A filter applies to what is loaded; Load more still fetches further pages.
-  const filter = ctx.filter();
+  // A filter applies to what is loaded; Load more still fetches further pages, and while pages
+  // are left the list says how many it looked at instead of claiming there are none.
   const shown = filter === 'all' ? list.sessions : list.sessions.filter((s) => passes(ctx, filter, list.agent, s));
-  if (shown.length === 0 && !list.hasMore) return [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
+  const more = list.hasMore || list.loadingMore;
+  if (shown.length === 0 && !more) {
+    const gone = filter === 'problems' ? pinnedParts(ctx, parent, list, []).gone : [];
+    return gone.length > 0 ? gone : [new MessageNode(parent, 'empty', filterEmptyText(filter), { key: `no-${filter}` })];
+  }
   // Subagents and forks go under their parent or origin, which alone is dated and counted;
   // turning subagents off leaves forks where they are.
   const subagentOf = (s: SessionInfo) => ctx.learned.parentOf(list.agent, s);
@@ -56,13 +63,13 @@ export function listChildren(ctx: TreeContext, parent: TreeNode, list: SessionLi
   // Pinned sessions first in Active, above the date groups (src/ui/sessions/pinCommands.ts).
   const parts = pinnedParts(ctx, parent, list, nested.roots);
   const { pinned, rest } = parts;
-  // A pin whose session is gone is neither unread nor waiting.
-  const gone = filter === 'unread' || filter === 'waiting' ? [] : parts.gone;
+  const gone = showsGone ? parts.gone : [];
   const children: TreeNode[] = [...gone, ...pinned.map((s) => new SessionNode(ctx, parent, list, s, nested.children))];
   children.push(...(ctx.groupByDate()
     ? groups(list, rest, ctx.now()).map(([group, sessions]) => new DateGroupNode(ctx, parent, list, group, sessions, nested.children))
     : rest.map((s) => new SessionNode(ctx, parent, list, s, nested.children))));
-  if (list.hasMore || list.loadingMore) children.push(new LoadMoreNode(parent, list));
+  if (filter !== 'all' && shown.length === 0) children.push(new MessageNode(parent, 'empty', filterNoneLoadedText(filter, list.sessions.length), { key: `none-loaded-${filter}` }));
+  if (more) children.push(new LoadMoreNode(parent, list, filter === 'all' ? undefined : shown.length));
   return children;
 }
 
@@ -88,6 +95,18 @@ function filterEmptyText(filter: SessionFilter): string {
       return vscode.l10n.t('No sessions waiting for you');
     default:
       return vscode.l10n.t('No sessions with problems');
+  }
+}
+
+/** A filtered list with pages left whose loaded sessions all fail the filter: it says how many it looked at. */
+function filterNoneLoadedText(filter: SessionFilter, loaded: number): string {
+  switch (filter) {
+    case 'unread':
+      return vscode.l10n.t('None of the {0} sessions loaded is unread', loaded);
+    case 'waiting':
+      return vscode.l10n.t('None of the {0} sessions loaded is waiting for you', loaded);
+    default:
+      return vscode.l10n.t('None of the {0} sessions loaded has a problem', loaded);
   }
 }
 

@@ -10,6 +10,8 @@ export class LoadMoreNode extends TreeNode {
   constructor(
     parent: TreeNode,
     private currentList: SessionList,
+    /** Under a filter: how many of the loaded sessions it shows. */
+    private filtered?: number,
   ) {
     super(parent);
   }
@@ -21,6 +23,7 @@ export class LoadMoreNode extends TreeNode {
 
   protected override update(fresh: LoadMoreNode): void {
     this.currentList = fresh.currentList;
+    this.filtered = fresh.filtered;
   }
 
   get id(): string {
@@ -33,7 +36,9 @@ export class LoadMoreNode extends TreeNode {
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon(this.list.loadingMore ? 'loading~spin' : failed ? 'warning' : 'more');
-    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : vscode.l10n.t('Ask the agent for the next sessions ({0} shown).', this.list.sessions.length);
+    item.tooltip = failed ? plainBlock(messageOf(this.list.error)) : this.filtered === undefined
+        ? vscode.l10n.t('Ask the agent for the next sessions ({0} shown).', this.list.sessions.length)
+        : vscode.l10n.t('Ask the agent for the next sessions ({0} loaded, {1} of them shown by the filter).', this.list.sessions.length, this.filtered);
     item.contextValue = contextValue(ContextWord.loadMore);
     if (!this.list.loadingMore) item.command = { command: 'acpSessions.loadMore', title: vscode.l10n.t('Load More'), arguments: [this] };
     return item;

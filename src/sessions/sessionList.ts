@@ -39,14 +39,22 @@ export interface SessionListOwner {
 }
 
 /**
- * A last page of this many rows or more, a multiple of this, that comes without a cursor may be
- * an agent's limit rather than the end: OpenCode 1.18.33 lists at most 100 and never a cursor.
+ * Lists known to stop at a fixed number of rows without a cursor to the rest, by the agent's
+ * `agentInfo` name (lower case), as measured in the interop tests: OpenCode 1.18.33 lists at most
+ * 100 sessions a folder and never a cursor (test/interop/opencode.test.ts).
  */
-const ROUND_PAGE = 50;
+const KNOWN_LIST_CAPS: ReadonlyMap<string, number> = new Map([['opencode', 100]]);
 
-/** Whether a page of `rows` without a cursor looks like a cap: a round number of rows. */
-export function looksCapped(rows: number): boolean {
-  return rows >= ROUND_PAGE && rows % ROUND_PAGE === 0;
+/**
+ * Whether a list that ended on a page of `rows` without a cursor, from an agent that sent no
+ * cursor along the chain, may have been cut short: only where the agent is known to cap its list
+ * at exactly that many rows. Nothing in the protocol tells a cap from the end (an agent that
+ * answers every session on one page may hold exactly 100, or 200), so a count alone says nothing,
+ * and an agent that pages correctly, the reference agent included, never shows a "+" for it.
+ */
+export function looksCapped(agentInfoName: string | undefined, rows: number): boolean {
+  const cap = KNOWN_LIST_CAPS.get((agentInfoName ?? '').toLowerCase());
+  return cap !== undefined && rows === cap;
 }
 
 /** An agent that pages forever must not hang a load: one load follows at most this many cursors. */
@@ -65,8 +73,9 @@ export class SessionList {
   /** How many `session/list` requests this list has sent (the log and tests read it). */
   listRequests = 0;
   /**
-   * Set when the chain ended on a page of a round number of rows without a cursor (the rows of
-   * that page): the agent may hold more than it lists, and no cursor reaches them.
+   * Set when the chain ended without a cursor on a page of as many rows as the agent is known to
+   * cap its list at (the rows of that page, see `looksCapped`): the agent may hold more than it
+   * lists, and no cursor reaches them.
    */
   mayHoldMore: number | undefined;
   /** Sessions whose entry left `archived` out, so that this list's section supplied it (see withSectionFlag). */
@@ -203,6 +212,8 @@ export class SessionList {
       let foreign = 0;
       let contradicted = 0;
       let lastPageRows = 0;
+      // An agent that sent a cursor along this chain pages: its last page is the end.
+      let paged = !fromStart;
       const inferred = new Set<string>(fromStart ? [] : this.flagFromSection);
       do {
         // The same `cwd` and `archived` along the whole chain: changing either restarts it.
@@ -233,11 +244,12 @@ export class SessionList {
           collected.push(withSectionFlag(listed, this.section, archived));
         }
         cursor = page.nextCursor ?? undefined;
+        if (cursor !== undefined) paged = true;
         pages++;
       } while (cursor !== undefined && collected.length < want && pages < maxPagesPerLoad);
       if (foreign > 0) this.owner.log?.warn(`"${this.agent}" listed ${foreign} sessions of other folders for cwd ${this.cwd}; they are shown under their own folders only.`);
       if (contradicted > 0) this.owner.log?.warn(`"${this.agent}" listed ${contradicted} sessions of the other section for archived: "${archived}"; each is shown in the section its own archived flag names.`);
-      const capped = cursor === undefined && looksCapped(lastPageRows) ? lastPageRows : undefined;
+      const capped = cursor === undefined && !paged && looksCapped(client.agentInfo?.name, lastPageRows) ? lastPageRows : undefined;
       if (capped !== undefined && this.mayHoldMore === undefined) {
         this.owner.log?.warn(`"${this.agent}" ended its ${this.section} list${this.cwd === undefined ? '' : ` of ${this.cwd}`} on a page of ${capped} sessions without a cursor: it may hold more than it lists, and none of them can be reached from here.`);
       }

@@ -2,7 +2,8 @@
 // serving a live list (--air-index, as claude-agent-acp does): a session another process updates
 // after it was read shows as unread (its row's decoration, its words) and the view's badge counts
 // it; opening it clears both; Show Only Unread lists exactly the unread sessions among 200, says
-// so in the view's description, and Show All Sessions brings every row back.
+// so in the view's description, and Show All Sessions brings every row back. The Active section
+// counts its 200 sessions as "200": one page of 250 without a cursor is the end, not a cap.
 // Screenshot: test-results/screenshots/sessions-unread.png, also media/screenshots/sessions-unread.png.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -52,6 +53,10 @@ async function updateElsewhere(i: number): Promise<void> {
 
 test('a session updated by another process after it was read shows as unread and the badge counts it; opening it clears both', async () => {
   assert.equal(await badge(), '', 'sessions first seen here count as read: no badge');
+  const active = row('Active').first();
+  const counted = async () => (await active.locator('.label-description').innerText().catch(() => '')).trim();
+  await until('the Active section shows its count', async () => (await counted()) !== '');
+  assert.equal(await counted(), '200', 'exactly 200 sessions on one page of 250: no "+", the reference agent holds no more');
   assert.doesNotMatch((await rowMarks(row(title(READ)).first())).label, /unread/);
   // Read it, then another process adds a turn.
   await row(title(READ)).first().click();

@@ -24,11 +24,18 @@ cleanUpAfterEach();
 
 const FOLDER = '/work/opencode-project';
 
+/** A --strings file that makes the reference agent name itself as `name` in its agentInfo. */
+function namedAs(name: string): string[] {
+  const file = join(tempDir('acp-quirks-name-'), 'strings.json');
+  writeFileSync(file, JSON.stringify({ agentInfo: { name, version: '1.18.33' } }));
+  return ['--strings', file];
+}
+
 describe('a list that ends at a full page without a cursor (OpenCode lists at most 100)', () => {
   test('the list keeps the 100 rows it got, says it may hold more, and logs it once', async () => {
     const dir = await store(Array.from({ length: 130 }, (_, i) => record(`s${String(i).padStart(3, '0')}`, FOLDER, i + 1)));
     const warnings: string[] = [];
-    const { model } = setupModel(dir, ['--list-cap', '100'], { pageSize: 50, warnings });
+    const { model } = setupModel(dir, ['--list-cap', '100', ...namedAs('OpenCode')], { pageSize: 50, warnings });
     const list = model.list('ref', 'active', FOLDER);
     await list.load();
     assert.equal(list.sessions.length, 100);
@@ -42,14 +49,48 @@ describe('a list that ends at a full page without a cursor (OpenCode lists at mo
   test('a last page of a number of rows that is no page size is the end', async () => {
     const dir = await store(Array.from({ length: 37 }, (_, i) => record(`s${i}`, FOLDER, i + 1)));
     const warnings: string[] = [];
-    const { model } = setupModel(dir, ['--list-cap', '100'], { warnings });
+    const { model } = setupModel(dir, ['--list-cap', '100', ...namedAs('OpenCode')], { warnings });
     const list = model.list('ref', 'active', FOLDER);
     await list.load();
     assert.equal(list.sessions.length, 37);
     assert.equal(list.mayHoldMore, undefined);
     assert.deepEqual(warnings, []);
-    assert.ok(looksCapped(100) && looksCapped(50) && looksCapped(200));
-    assert.ok(!looksCapped(99) && !looksCapped(20) && !looksCapped(0));
+    assert.ok(looksCapped('OpenCode', 100) && looksCapped('opencode', 100));
+    assert.ok(!looksCapped('OpenCode', 99) && !looksCapped('OpenCode', 50) && !looksCapped('OpenCode', 200) && !looksCapped('OpenCode', 0));
+  });
+
+  test('the reference agent holding exactly 200 sessions on one page of 250 lists them all, with no "+" and no "may hold more"', async () => {
+    const dir = await store(Array.from({ length: 200 }, (_, i) => record(`s${String(i).padStart(3, '0')}`, FOLDER, i + 1)));
+    const warnings: string[] = [];
+    const { model } = setupModel(dir, ['--page-size', '250'], { pageSize: 250, warnings });
+    const list = model.list('ref', 'active', FOLDER);
+    await list.load();
+    assert.equal(list.sessions.length, 200);
+    assert.equal(list.hasMore, false);
+    assert.equal(list.mayHoldMore, undefined, 'the section reads "200", not "200+"');
+    assert.deepEqual(warnings, []);
+  });
+
+  test('an agent that pages, or is not known to cap, never shows "+" at the end: a last page of 50, 100 or 150 rows is the end', async () => {
+    for (const [count, pageSize, flags] of [
+      [150, 50, []],
+      [100, 100, []],
+      [50, 250, []],
+      // An agent named OpenCode that pages: a cursor along the chain says its last page is the end.
+      [200, 100, namedAs('OpenCode')],
+    ] as const) {
+      const dir = await store(Array.from({ length: count }, (_, i) => record(`s${String(i).padStart(3, '0')}`, FOLDER, i + 1)));
+      const warnings: string[] = [];
+      const { model } = setupModel(dir, ['--page-size', String(pageSize), ...flags], { pageSize: 250, warnings });
+      const list = model.list('ref', 'active', FOLDER);
+      await list.load();
+      const what = `${count} sessions in pages of ${pageSize}${flags.length ? ', named OpenCode' : ''}`;
+      assert.equal(list.sessions.length, count, what);
+      assert.equal(list.hasMore, false, what);
+      assert.equal(list.mayHoldMore, undefined, what);
+      assert.deepEqual(warnings, [], what);
+    }
+    assert.ok(!looksCapped('acp-reference-agent', 100) && !looksCapped('auggie', 100) && !looksCapped(undefined, 100));
   });
 });
 

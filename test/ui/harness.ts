@@ -159,6 +159,14 @@ type Until = (what: string, condition: () => Promise<boolean>) => Promise<void>;
  * filtered (its active row highlights the match), move the active row to the exact title by
  * keyboard (the best match can be a longer title), and Enter.
  */
+/** The ACP Sessions view's badge as the activity bar shows it ('' when there is none). */
+export async function viewBadge(page: Page): Promise<string> {
+  const entry = page.locator('.activitybar li.action-item', { has: page.locator('a[aria-label^="ACP Sessions"]') });
+  const content = entry.locator('.badge .badge-content');
+  if ((await content.count()) === 0 || !(await content.first().isVisible().catch(() => false))) return '';
+  return (await content.first().innerText()).trim();
+}
+
 export async function runPaletteCommand(page: Page, title: string, until: Until): Promise<void> {
   await page.keyboard.press('F1');
   await chooseInQuickInput(page, `>${title}`, title, until);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench, viewBadge } from './harness';
 
 const PLANS = 100;
 const LIBS = 3;
@@ -38,12 +38,7 @@ const ui = useWorkbench('read-filters', async ({ work, folder, store }) => {
 const { row, until } = ui;
 
 /** The view's badge as the activity bar shows it ('' when there is none). */
-async function badge(): Promise<string> {
-  const entry = ui.page.locator('.activitybar li.action-item', { has: ui.page.locator('a[aria-label^="ACP Sessions"]') });
-  const content = entry.locator('.badge .badge-content');
-  if ((await content.count()) === 0 || !(await content.first().isVisible().catch(() => false))) return '';
-  return (await content.first().innerText()).trim();
-}
+const badge = () => viewBadge(ui.page);
 
 const label = async (target: Locator) => (await target.getAttribute('aria-label')) ?? '';
 const unread = async (title: string) => /unread/.test(await label(row(title).first()));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, repoRoot, storedSession, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, repoRoot, storedSession, useWorkbench, viewBadge } from './harness';
 
 const COUNT = 200;
 const title = (i: number) => `Chore ${String(i).padStart(3, '0')}`;
@@ -30,12 +30,7 @@ const ui = useWorkbench('read-state', async ({ folder, store }) => {
 const { row, until } = ui;
 
 /** The view's badge as the activity bar shows it ('' when there is none). */
-async function badge(): Promise<string> {
-  const entry = ui.page.locator('.activitybar li.action-item', { has: ui.page.locator('a[aria-label^="ACP Sessions"]') });
-  const content = entry.locator('.badge .badge-content');
-  if ((await content.count()) === 0 || !(await content.first().isVisible().catch(() => false))) return '';
-  return (await content.first().innerText()).trim();
-}
+const badge = () => viewBadge(ui.page);
 
 /** What the row says to a screen reader (its accessible label), and the decoration's badge VS Code draws after its label. */
 async function rowMarks(target: Locator): Promise<{ label: string; dot: string }> {

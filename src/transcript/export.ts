@@ -1,6 +1,7 @@
 // "Export as Markdown": the host's timeline (not the DOM) written as one Markdown document,
 // compaction summaries included. Message bodies (and a plan's own Markdown) are the agent's
 // Markdown and stay Markdown; every other field is plain text, escaped so nothing in it is live.
+import { codeSpans } from './inlineCode';
 import { peekRow, type EntityRows } from './rows';
 import { FOR_MODEL_LABEL, describePart, partsText, type Entity, type Part, type SessionState } from './model';
 
@@ -69,7 +70,7 @@ function entityToMarkdown(entity: Entity): string[] {
     case 'thought':
       return [`### ${ROLE_HEADINGS.thought}`, '', quote(partsMarkdown(entity.parts))];
     case 'tool_call': {
-      const lines = [`### Tool: ${inline(entity.title)}${entity.status ? ` (${inline(entity.status)})` : ''}`, ''];
+      const lines = [`### Tool: ${inlineWithCode(entity.title)}${entity.status ? ` (${inline(entity.status)})` : ''}`, ''];
       for (const location of entity.locations) lines.push(`- ${code(`${location.path}${location.line ? `:${location.line}` : ''}`)}`);
       for (const item of entity.content) {
         if (item.type === 'content') lines.push('', partsMarkdown([item.part]));
@@ -139,6 +140,11 @@ function inline(text: string): string {
   return oneLine(text)
     .replace(/[\\`*_[\]<>#~&@]/g, '\\$&')
     .replace(/:(?=\/\/)|\.(?=[A-Za-z])/g, '\\$&');
+}
+
+/** A field read for its code spans only (a tool's title): each span as a code span, the rest literal as `inline` writes it. */
+function inlineWithCode(text: string): string {
+  return codeSpans(oneLine(text)).map((piece) => (piece.code ? code(piece.text) : inline(piece.text))).join('');
 }
 
 /** A code span that the text cannot close: a backtick run longer than any inside it. */

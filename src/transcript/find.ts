@@ -2,6 +2,7 @@
 // found too. A search runs in slices that yield, answering as soon as the match to show is
 // known and again with the final count. It finds the query as one string, or each of the words
 // of a match of Search Sessions. Plain TS (no `vscode`).
+import { withoutCodeTicks } from './inlineCode';
 import { keyOfRow, peekRow, type EntityRows } from './rows';
 import { describePart, type Entity, type Part } from './model';
 import type { HostToWebview } from './protocol';
@@ -20,7 +21,8 @@ export function searchText(entity: Entity): string {
     case 'compaction':
       return `${entity.status}\n${entity.error ?? ''}\n${partsSearchText(entity.summary)}`;
     case 'tool_call': {
-      let text = `${entity.title}\n${entity.status ?? ''}\n`;
+      // The title as the row shows it: its code spans without their backticks.
+      let text = `${withoutCodeTicks(entity.title)}\n${entity.status ?? ''}\n`;
       for (const l of entity.locations) text += `${l.path}\n`;
       for (const item of entity.content) {
         if (item.type === 'content') text += partsSearchText([item.part]) + '\n';

@@ -13,6 +13,7 @@ import {
   type ToolCallEntity,
   type UnknownEntity,
 } from '../transcript/model';
+import { codeSpans } from '../transcript/inlineCode';
 import { isAllowedLink, openSubagentAction } from '../transcript/protocol';
 import { t } from './l10n';
 import type { RenderMarkdown } from './markdownLoader';
@@ -299,6 +300,7 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
 function renderToolCall(row: Row, entity: ToolCallEntity): void {
   const status = entity.status ?? 'pending';
   const head = rowHead(true, TOOL_KIND_ICONS[entity.toolKind ?? 'other'] ?? 'tools', entity.title || entity.toolCallId);
+  if (entity.title) setCodeSpans(head.lastElementChild as HTMLElement, entity.title);
   const badge = () => {
     const el = element('span', `badge tool-status status-${statusClass(status)}`);
     el.append(codicon(Object.hasOwn(TOOL_STATUS_ICONS, status) ? TOOL_STATUS_ICONS[status] : 'question'), document.createTextNode(status.replace(/_/g, ' ')));
@@ -563,6 +565,16 @@ function rowHead(button: boolean, icon: string, label: string): HTMLElement {
   });
   (head.lastElementChild as HTMLElement).textContent = label;
   return head;
+}
+
+/**
+ * Fills `label` with `line`, its code spans as `code` elements ("Run `ls src`"): text nodes only,
+ * so nothing in the line (an agent's) becomes markup, a link or another element.
+ */
+function setCodeSpans(label: HTMLElement, line: string): void {
+  const pieces = codeSpans(line);
+  if (!pieces.some((piece) => piece.code)) return;
+  label.replaceChildren(...pieces.map((piece) => (piece.code ? element('code', undefined, piece.text) : document.createTextNode(piece.text))));
 }
 
 export function codicon(name: string): HTMLElement {

@@ -13,10 +13,13 @@ import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { isVerdictOnSession } from '../../src/sessions/health';
 import { loadEffect } from '../../src/sessions/loadEffects';
 import { SessionsModel } from '../../src/sessions/sessionsModel';
+import { timelineToMarkdown } from '../../src/transcript/export';
+import { searchText } from '../../src/transcript/find';
+import { codeSpans } from '../../src/transcript/inlineCode';
 import { partsText, type MessageEntity, type ToolCallEntity } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { writeAuggieSession, type AgentTurn } from './stores.mjs';
-import { RecordingLog, agentConfig, hoursAgo, installed, startClient, stopAgent, tempHome } from './support';
+import { RecordingLog, agentConfig, assertNoLiveState, hoursAgo, installed, startClient, stopAgent, tempHome } from './support';
 
 const ids = {
   health: '5b1c6f1e-0000-4000-8000-000000000001',
@@ -78,6 +81,10 @@ describe(`Auggie ${installed.agents.auggie.version} (auggie --acp), logged out`,
     await assert.rejects(client.deleteSession(ids.long), UnsupportedCapabilityError);
   });
 
+  test('reports no live state: no session/status, no live list, and no state in its list entries', async () => {
+    assertNoLiveState(client, (await client.listSessions({ cwd: project })).sessions);
+  });
+
   test('lists a folder\'s sessions newest first, titled by the first prompt (cut at 50 characters) or the custom title, with a message count; without exchanges left out; a subagent\'s listed', async () => {
     const { sessions, nextCursor } = await client.listSessions({ cwd: project });
     assert.equal(nextCursor, undefined);
@@ -114,7 +121,7 @@ describe(`Auggie ${installed.agents.auggie.version} (auggie --acp), logged out`,
     }
   });
 
-  test('load replays each exchange as Auggie orders it: the prompt, the answer\'s text, then its thought, then its tool calls (without a status) and their results', async () => {
+  test('load replays each exchange as Auggie orders it: the prompt, the answer\'s text, then its thought, then its tool calls (without a status, titled with code spans) and their results', async () => {
     const timeline = new Timeline();
     const updates: SessionUpdate[] = [];
     await client.loadSession(ids.health, project, (u) => {
@@ -137,6 +144,15 @@ describe(`Auggie ${installed.agents.auggie.version} (auggie --acp), logged out`,
     assert.deepEqual(rows.at(-1), ['thought', 'Thinking about question 6.']);
     const toolCall = updates.find((u) => u.sessionUpdate === 'tool_call') as Record<string, unknown>;
     assert.equal('status' in toolCall, false, 'a tool_call without status');
+    // Its titles hold Markdown code spans: the transcript shows them as code (test/ui/transcript.test.ts
+    // "a tool title's code spans show as code…"), find and search read them without the backticks,
+    // and the export writes them as code spans.
+    const tool = timeline.entities.find((e) => e.kind === 'tool_call') as ToolCallEntity;
+    assert.deepEqual(codeSpans(tool.title), [{ code: false, text: 'Run ' }, { code: true, text: 'ls src' }]);
+    assert.match(searchText(tool), /^Run ls src\n/);
+    const markdown = timelineToMarkdown({ title: 'Health', agentName: 'Auggie', sessionId: ids.health, cwd: project }, timeline.entities);
+    assert.match(markdown, /### Tool: Run `ls src` \(completed\)/);
+    assert.match(markdown, /### Tool: Read `src\/missing\.ts` \(failed\)/);
   });
 
   test('an unknown id is -32602 "Invalid params" with "Session not found: …" in its data: shown so, never the session\'s health', async () => {

@@ -20,7 +20,7 @@ import { timelineToMarkdown } from '../../src/transcript/export';
 import { partsText, type MessageEntity, type ToolCallEntity } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
 import { importOpenCodeSession, openCodeDb, openCodeExport, type AgentTurn } from './stores.mjs';
-import { RecordingLog, agentConfig, hoursAgo, installed, startClient, stopAgent, tempHome } from './support';
+import { RecordingLog, agentConfig, assertNoLiveState, hoursAgo, installed, startClient, stopAgent, tempHome } from './support';
 
 const OPENCODE = installed.agents.opencode.script;
 const ids = {
@@ -109,6 +109,10 @@ describe(`OpenCode ${installed.agents.opencode.version} (opencode acp)`, () => {
     );
     const elsewhere = await client.listSessions({ cwd: other });
     assert.deepEqual(elsewhere.sessions.map((s) => s.sessionId), [ids.other]);
+  });
+
+  test('reports no live state: no session/status, no live list, and no state in its list entries', async () => {
+    assertNoLiveState(client, (await client.listSessions({ cwd: project })).sessions);
   });
 
   test('archived is ignored: a session OpenCode archived is listed, unmarked, and the tree has one section (the filter is never sent)', async () => {

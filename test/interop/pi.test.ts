@@ -1,9 +1,9 @@
 // Our ACP client against the real pi-acp (0.0.34, with the pi coding agent 0.73.1 it starts),
 // offline, with pi sessions written in a temporary HOME as pi keeps them (test/interop/stores.mjs).
-// What works is listing; a load appends a record to the session's file and never answers offline,
+// What works is listing and deleting; a load appends a record to the session's file and never answers offline,
 // and the client ends it at the request deadline, cancelled, with the agent still serving lists.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
@@ -12,7 +12,7 @@ import { isVerdictOnSession } from '../../src/sessions/health';
 import { loadEffect } from '../../src/sessions/loadEffects';
 import { agentEntry, ensurePi } from './agents.mjs';
 import { writePiSession } from './stores.mjs';
-import { RecordingLog, hoursAgo, stopAgent, tempHome } from './support';
+import { RecordingLog, assertNoLiveState, hoursAgo, stopAgent, tempHome } from './support';
 
 const pi = ensurePi();
 const ids = {
@@ -57,6 +57,20 @@ describe(`pi-acp ${pi.version} (pi ${pi.piVersion}), offline`, () => {
       [ids.cache, project, 'Why is the cache cold?'],
     ].sort());
     assert.deepEqual((await client.listSessions({ cwd: other })).sessions.map((s) => s.sessionId), [ids.other]);
+  });
+
+  test('reports no live state: no session/status, no live list, and no state in its list entries', async () => {
+    assertNoLiveState(client, (await client.listSessions({ cwd: project })).sessions);
+  });
+
+  test('delete (session/delete) removes the session\'s file, offline, and the list no longer has it; an unknown id is answered as deleted', async () => {
+    assert.ok(existsSync(files.cache));
+    await client.deleteSession(ids.cache);
+    assert.equal(existsSync(files.cache), false, 'its file is gone');
+    assert.deepEqual((await client.listSessions({ cwd: project })).sessions.map((s) => s.sessionId), [ids.health]);
+    // pi-acp answers {} for an id it does not know: nothing tells a delete from a no-op.
+    await client.deleteSession('01a23aad-0000-7000-8000-0000000000ff');
+    assert.equal(existsSync(files.health), true, 'the other sessions are untouched');
   });
 
   test('a load appends a record to the session\'s file and never answers offline: it ends at the request deadline, cancelled, not the session\'s health, and the agent still lists', async () => {

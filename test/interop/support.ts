@@ -1,10 +1,11 @@
 // What the interop tests share: the installed real agents, a temporary HOME per test, and our
 // client started against an agent with a log that remembers what was written to it.
+import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AcpClient } from '../../src/acp/client';
-import type { AgentConfig, Logger } from '../../src/acp/types';
+import type { AgentConfig, Logger, SessionInfo } from '../../src/acp/types';
 import { repoRoot } from '../ui/harness';
 import { agentEntry, ensureAgents, makeAgentHome, type InteropAgentName } from './agents.mjs';
 
@@ -18,6 +19,18 @@ export const node24 = host.ensureNode24();
 export interface LogLine {
   level: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   message: string;
+}
+
+/**
+ * What the README's compatibility table calls "Live state: not reported": the agent advertises
+ * no `session/status` and answers no AIR session index (no live list, no state in its entries),
+ * and none of the list entries it gave carries a state.
+ */
+export function assertNoLiveState(client: AcpClient, listed: readonly SessionInfo[]): void {
+  const { status, sessionState, listSubscribe } = client.capabilities;
+  assert.deepEqual({ status, sessionState, listSubscribe }, { status: false, sessionState: undefined, listSubscribe: false });
+  assert.ok(listed.length > 0, 'some entries to look at');
+  assert.deepEqual(listed.filter((s) => s.state !== undefined || (s._meta as { jetbrains?: unknown } | undefined)?.jetbrains !== undefined).map((s) => s.sessionId), [], 'no entry carries a state');
 }
 
 /** A Logger that keeps every line, so a test can assert that nothing went wrong quietly. */

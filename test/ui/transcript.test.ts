@@ -2,7 +2,8 @@
 // an in-progress row turning completed while its summary streams in (reference agent in slow
 // mode), expand and collapse by keyboard, a hostile session whose text stays inert; a long
 // session, of which the webview builds only the rows on screen: End, Home, Page Down, find in
-// rows not built, and following the end while a summary streams in.
+// rows not built, and following the end while a summary streams in; tool titles with Markdown
+// code spans (Auggie's "Run `ls src`") shown as code, and nothing else in them as markup.
 // Screenshots go to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,13 @@ const LONG_LAST = 'The very last line of the long session.';
 const NEEDLE_ROWS = Array.from({ length: 17 }, (_, i) => 100 + 150 * i);
 const FOLLOW_TITLE = 'A long session whose last compaction streams in';
 const FOLLOW_LAST = 'Compaction over: this is the last line.';
+const TOOLS_TITLE = 'Tools titled with code spans';
+/** Tool titles as an agent sends them, and what the row's head shows: its text, and its code elements. */
+const TOOL_TITLES: { title: string; text: string; code: string[] }[] = [
+  { title: 'Run `ls src`', text: 'Run ls src', code: ['ls src'] },
+  { title: 'Read `<img src=x onerror=alert(27)>` and [docs](https://example.com/d) ``a`b``', text: 'Read <img src=x onerror=alert(27)> and [docs](https://example.com/d) a`b', code: ['<img src=x onerror=alert(27)>', 'a`b'] },
+  { title: 'Unclosed ` tick, **not bold**', text: 'Unclosed ` tick, **not bold**', code: [] },
+];
 
 interface Host {
   startServer(options: Record<string, unknown>): Promise<{ dirs: { userData: string; serverData: string }; remoteUri(path: string): string; workbenchUrl(o: Record<string, unknown>): string; stop(): Promise<void> }>;
@@ -56,6 +64,7 @@ before(async () => {
   await writeSession(pacedStore, seed.sessions.find((x) => x.sessionId === seed.special.compactions)!);
   const longStore = join(work, 'long-store');
   await writeSession(longStore, longSession(folder));
+  await writeSession(longStore, toolTitlesSession(folder));
   const followStore = join(work, 'follow-store');
   await writeSession(followStore, followSession(folder));
   const agents = [
@@ -117,6 +126,13 @@ function longSession(cwd: string) {
   }
   updates.push({ sessionUpdate: 'agent_message_chunk', messageId: 'last', content: { type: 'text', text: LONG_LAST } });
   return { sessionId: 'sess_long', cwd, title: LONG_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
+}
+
+/** A session of three tool calls whose titles hold code spans, HTML and a link (see TOOL_TITLES). */
+function toolTitlesSession(cwd: string) {
+  const updates: Record<string, unknown>[] = [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'List the sources.' } }];
+  TOOL_TITLES.forEach(({ title }, i) => updates.push({ sessionUpdate: 'tool_call', toolCallId: `tool-${i}`, title, kind: 'execute', status: 'completed' }));
+  return { sessionId: 'sess_tool_titles', cwd, title: TOOLS_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
 }
 
 /** 600 messages, then a compaction whose summary streams in (gated), then the last line. */
@@ -461,6 +477,23 @@ test('a hostile session renders as inert text: no script runs and nothing remote
   const remote = requests.slice(before).filter((u) => /example\.com/.test(u));
   assert.deepEqual(remote, [], 'no request went to a remote host named in the session');
   await shot('transcript-hostile');
+});
+
+test('a tool title\'s code spans show as code, without their backticks; nothing else in it becomes markup or a link', async () => {
+  const frame = await openFromTree(TOOLS_TITLE);
+  await frame.locator('body[data-loading="false"]').waitFor();
+  await frame.locator('.tool_call').nth(TOOL_TITLES.length - 1).waitFor();
+  const heads = await frame.locator('.tool_call > .row-head > .label').evaluateAll((labels) => labels.map((label) => ({
+    text: label.textContent,
+    code: [...label.querySelectorAll('code')].map((c) => c.textContent),
+    // Only text and code elements holding text: no image, link, bold or other element from the title.
+    elements: [...label.querySelectorAll('*')].map((e) => `${e.tagName.toLowerCase()}${e.children.length ? '+' : ''}`).filter((tag) => tag !== 'code'),
+  })));
+  assert.deepEqual(heads, TOOL_TITLES.map(({ text, code }) => ({ text, code, elements: [] })));
+  const head = frame.locator('.tool_call > .row-head').first();
+  const fonts = await head.evaluate((h) => ({ head: getComputedStyle(h).fontFamily, code: getComputedStyle(h.querySelector('code')!).fontFamily }));
+  assert.notEqual(fonts.code, fonts.head, 'the code span is set in the editor\'s font');
+  await shot('transcript-tool-titles');
 });
 
 test('End on a long session shows its last line, with only the rows on screen built', async () => {

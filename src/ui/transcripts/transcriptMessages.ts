@@ -7,6 +7,7 @@ import type { ForkPoint, SessionInfo } from '../../acp/types';
 import { messageOf, messageWithDetails } from '../../acp/errors';
 import type { Entity } from '../../transcript/model';
 import { keptWords } from '../../transcript/find';
+import { withoutCodeTicks } from '../../transcript/inlineCode';
 import { allowedLink, type HostAction, type OpenSubagentAction, type StartAt, type Viewport, type WebviewToHost } from '../../transcript/protocol';
 import { notificationText, plainLine } from '../common/plainText';
 import { resumeTemplate } from '../common/settings';
@@ -135,7 +136,7 @@ export class TranscriptMessages {
     }
     const item = entity.content[index];
     if (item?.type !== 'diff') return;
-    const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(entity.title || entity.toolCallId, 100));
+    const title = vscode.l10n.t('{0} (from "{1}", read-only)', plainLine(item.path, 200), plainLine(withoutCodeTicks(entity.title) || entity.toolCallId, 100));
     await this.tab.host.diffs.open(item, title);
   }
 

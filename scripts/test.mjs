@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: builds, then runs the test layers and prints each layer's counts and, as the very
 // last line, `N passed, N failed` summed over them. Usage:
-//   node scripts/test.mjs [unit|integration|integration-oldest|ui|interop|chaos]...
-//   (default: unit integration integration-oldest ui; integration-oldest runs the integration
-//   suite again in VS Code 1.85.1, the oldest that engines.vscode claims)
+//   node scripts/test.mjs [unit|unit-worker|integration|integration-fallback|integration-oldest|ui|ui-fallback|interop|chaos]...
+//   (default: all but interop and chaos; integration-oldest runs the integration suite again in
+//   VS Code 1.85.1, the oldest that engines.vscode claims; the -worker and -fallback layers run a
+//   suite again on the other path of the agents' output, see LAYERS)
 // `chaos` is the long chaos run (npm run test:chaos): the integration layer's chaos suite with
 // many steps, once with its fixed seed and once with a random one (or ACP_CHAOS_SEED's only).
 // Exits non-zero when a test failed or a layer ran no test at all.
@@ -14,10 +15,14 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['unit', 'integration', 'integration-oldest', 'ui', 'interop', 'chaos'];
+// Each layer runs on both paths of the agents' output (issue 36): parsed in the line worker, as the
+// extension does, and on the caller's thread, the fallback where a worker cannot start. The unit
+// layer's clients parse on their own thread unless ACP_TEST_LINE_WORKER=on (unit-worker); the
+// extension uses its worker unless ACP_SESSIONS_LINE_WORKER=off (integration-fallback, ui-fallback).
+const LAYERS = ['unit', 'unit-worker', 'integration', 'integration-fallback', 'integration-oldest', 'ui', 'ui-fallback', 'interop', 'chaos'];
 /** Steps of each long chaos run (the integration layer's short run takes 20). */
 const LONG_CHAOS_STEPS = process.env.ACP_CHAOS_STEPS ?? '120';
-const DEFAULT_LAYERS = ['unit', 'integration', 'integration-oldest', 'ui'];
+const DEFAULT_LAYERS = ['unit', 'unit-worker', 'integration', 'integration-fallback', 'integration-oldest', 'ui', 'ui-fallback'];
 // A hang guard per layer, not a speed limit: a layer still running after this is stuck.
 const LAYER_TIMEOUT_MS = Number(process.env.ACP_TEST_LAYER_TIMEOUT_MS ?? 30 * 60_000);
 
@@ -83,7 +88,7 @@ function tapCounts(file) {
 }
 
 /** A node:test layer: every `*.test.mjs` under out/test/<name>, spec output on screen. */
-async function nodeTestLayer(name, { concurrency } = {}) {
+async function nodeTestLayer(name, { concurrency, label = name, env } = {}) {
   // ACP_NODE_TEST_FILES=claude,claudeIndex runs only those files of a node:test layer (a name
   // that matches none runs none: `ACP_NODE_TEST_FILES=none node scripts/test.mjs interop` runs
   // the extension-host part alone, with ACP_INTEGRATION_FILES and ACP_INTEGRATION_GREP).
@@ -91,7 +96,7 @@ async function nodeTestLayer(name, { concurrency } = {}) {
   const files = testFiles(join(ROOT, 'out', 'test', name), '.test.mjs').filter((f) => !only || only.some((o) => f.endsWith(`/${o}.test.mjs`)));
   if (files.length === 0) return { passed: 0, failed: 0, note: `no tests in out/test/${name}${only ? ` named ${only.join(', ')}` : ''}` };
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
-  const tap = join(ROOT, 'test-results', `${name}.tap`);
+  const tap = join(ROOT, 'test-results', `${label}.tap`);
   rmSync(tap, { force: true });
   const args = [
     '--test',
@@ -99,7 +104,7 @@ async function nodeTestLayer(name, { concurrency } = {}) {
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
   ];
   if (concurrency) args.push(`--test-concurrency=${concurrency}`);
-  const code = await run(process.execPath, [...args, ...files]);
+  const code = await run(process.execPath, [...args, ...files], env ? { env: { ...process.env, ...env } } : {});
   const counts = tapCounts(tap);
   if (!counts) return { passed: 0, failed: 1, note: `node --test exited ${code} without a summary` };
   // A non-zero exit with no failing test (a crash outside any test) still fails the layer.
@@ -182,12 +187,16 @@ async function chaosLayer() {
   return { ...total, note: `figures in ${relative(ROOT, figures)}` };
 }
 
-async function uiLayer() {
+async function uiLayer({ label, env } = {}) {
   const { ensureHost } = await import('../test/host/setup.mjs');
   ensureHost();
   // The UI tests share two cores with a VS Code server and a browser each: one file at a time.
-  return nodeTestLayer('ui', { concurrency: 1 });
+  // (The servers they start inherit this environment, and their extension hosts with it.)
+  return nodeTestLayer('ui', { concurrency: 1, label, env });
 }
+
+/** The extension parses the agents' output on its host's thread, as where its line worker cannot start. */
+const FALLBACK = { ACP_SESSIONS_LINE_WORKER: 'off' };
 
 function build() {
   // Types first: esbuild strips them without a look, so a type error would otherwise pass.
@@ -209,7 +218,10 @@ for (const layer of layers) {
   let result;
   try {
     if (layer === 'unit') result = await nodeTestLayer('unit');
+    else if (layer === 'unit-worker') result = await nodeTestLayer('unit', { label: 'unit-worker', env: { ACP_TEST_LINE_WORKER: 'on' } });
     else if (layer === 'integration') result = await integrationLayer();
+    else if (layer === 'integration-fallback') result = await integrationLayer(undefined, { env: FALLBACK });
+    else if (layer === 'ui-fallback') result = await uiLayer({ label: 'ui-fallback', env: FALLBACK });
     else if (layer === 'integration-oldest') result = await integrationLayer(undefined, { vscode: 'oldest' });
     else if (layer === 'ui') result = await uiLayer();
     else if (layer === 'chaos') result = await chaosLayer();

@@ -107,6 +107,11 @@ export class AcpClient {
     return this.rpc.pid;
   }
 
+  /** Where the agent's output is parsed now: its line worker (`lineWorker`), or the caller's thread. */
+  get parsedOn(): 'worker' | 'starting' | 'host' {
+    return this.rpc.parsedOn;
+  }
+
   /** `agentInfo` (v2: `info`) from `initialize`, checked. */
   get agentInfo(): Implementation | undefined {
     return this.info;

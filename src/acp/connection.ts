@@ -173,6 +173,11 @@ export class AgentConnection {
     return this.process.pid;
   }
 
+  /** Where the agent's output is parsed now: its line worker, or this thread. */
+  get parsedOn(): 'worker' | 'starting' | 'host' {
+    return this.reader.parsedOn;
+  }
+
   /**
    * The `initialize` handshake, within `initializeTimeoutMs`. Throws one {@link AgentStartError}
    * (and stops the agent) when the agent exits, answers an error or a protocol version this

@@ -179,6 +179,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private paused = false;
   /** The line worker, once it said it runs; undefined before, without one, and after it failed. */
   private worker: Worker | undefined;
+  /** A worker was started and has not said it runs, nor failed. */
+  private workerStarting = false;
   /** Pieces posted to the worker and not back yet, in order, each as read (parsed here if the worker fails). */
   private inFlight: { id: number; bytes: Uint8Array }[] = [];
   private nextPieceId = 1;
@@ -369,7 +371,17 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     worker.postMessage({ id, bytes: copy, merge: this.options.tracer.current() === 'off' } satisfies ToLineWorker, [copy.buffer]);
   }
 
+  /**
+   * Where the agent's output is parsed now: in the line worker once it said it runs, `starting`
+   * until it does (on this thread meanwhile), else on this thread (none asked for, or it failed:
+   * the log says so once).
+   */
+  get parsedOn(): 'worker' | 'starting' | 'host' {
+    return this.worker ? 'worker' : this.workerStarting ? 'starting' : 'host';
+  }
+
   private startWorker(script: string): void {
+    this.workerStarting = true;
     let worker: Worker;
     try {
       worker = new Worker(script);
@@ -383,6 +395,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     worker.on('message', (message: FromLineWorker) => {
       if (message.kind === 'ready') {
         running = true;
+        this.workerStarting = false;
         if (!this.disposed && !this.stopped) this.worker = worker;
         else void worker.terminate();
         return;
@@ -421,6 +434,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private workerFailed(error: Error): void {
     const had = this.worker !== undefined || this.inFlight.length > 0;
     this.worker = undefined;
+    this.workerStarting = false;
     this.terminateWorker();
     this.terminateWorker = () => undefined;
     if (this.disposed) return;

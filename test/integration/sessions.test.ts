@@ -202,6 +202,16 @@ suite('Sessions tree', () => {
     assert.equal(row.item.contextValue, 'agent:connected');
   });
 
+  test('the agent\'s output is parsed off the extension host\'s thread by its line worker; with ACP_SESSIONS_LINE_WORKER=off (the fallback run), on it', async () => {
+    const agent = await useAgent(await seededStore());
+    await settledTree();
+    const client = await api.agents.getClient(agent);
+    const expected = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker';
+    // The worker says it runs on its own time ('starting' until then); with it off, none starts.
+    await until(`the agent's output parsed on the ${expected}`, () => client.parsedOn !== 'starting');
+    assert.equal(client.parsedOn, expected);
+  });
+
   test('Active lists the unarchived and Archived the archived sessions of the workspace folder, newest first', async () => {
     const agent = await useAgent(await seededStore());
     assert.deepEqual(await sections(agent), { active: ['w1', 'w2', 'w3'], archived: ['w4'] });

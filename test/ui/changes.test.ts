@@ -3,14 +3,14 @@
 // files"); once opened, the tooltip and (with acpSessions.showChanges) the row say which files its
 // tool calls wrote and how many lines, the transcript's header lists them, and a file's diff opens
 // read-only from the session's own texts with nothing written to disk.
-// Screenshots: test-results/screenshots/{changes-tooltip,changes-header}.png, also in media/screenshots/.
+// Screenshots: test-results/screenshots/{changes-tooltip,changes-header}.png (`--update-screenshots` copies them to media/screenshots/).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, repoRoot, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 const TITLE = 'Bump the version and note it';
 const OTHER = 'Only talked';
@@ -63,11 +63,6 @@ async function tooltipOf(row: Locator, part: string): Promise<Locator> {
   return hover;
 }
 
-function keepScreenshot(name: string): void {
-  mkdirSync(join(repoRoot(), 'media', 'screenshots'), { recursive: true });
-  copyFileSync(join(repoRoot(), 'test-results', 'screenshots', `${name}.png`), join(repoRoot(), 'media', 'screenshots', `${name}.png`));
-}
-
 test('a session\'s changed files show in its tooltip after it was opened and its diff opens read-only with nothing written', async () => {
   const row = ui.row(TITLE);
   const before = await tooltipOf(row, 'Changes:');
@@ -88,7 +83,6 @@ test('a session\'s changed files show in its tooltip after it was opened and its
   assert.match(await files.nth(0).innerText(), /src\/app\.ts \+2 −1/);
   assert.match(await files.nth(1).innerText(), /NOTES\.md \+3 −0/);
   await ui.wb.screenshot('changes-header');
-  keepScreenshot('changes-header');
 
   // The row now says what it changed: in its description (acpSessions.showChanges) and its tooltip.
   await until('the row shows the figure', async () => /2 files, \+5 −1/.test(await row.innerText().catch(() => '')));
@@ -98,7 +92,6 @@ test('a session\'s changed files show in its tooltip after it was opened and its
   assert.match(tip, /• src\/app\.ts \(\+2 −1\)/);
   assert.match(tip, /• NOTES\.md \(\+3 −0\)/);
   await ui.wb.screenshot('changes-tooltip');
-  keepScreenshot('changes-tooltip');
   await ui.page.mouse.move(0, 0);
 
   // The first file's diff: from the session's first old text to its last new text, read-only.

@@ -2,14 +2,14 @@
 // reference agent: a prompt of a transcript offers Fork from Here (on hover, and by keyboard once
 // its row has the focus); choosing it sends `session/fork` with that prompt as the fork point,
 // and the new session opens and shows in the tree nested under its origin.
-// Screenshot: test-results/screenshots/fork-from-here.png, also media/screenshots/fork-from-here.png.
+// Screenshot: test-results/screenshots/fork-from-here.png (`--update-screenshots` copies it to media/screenshots/).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
 import { writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, repoRoot, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, useWorkbench } from './harness';
 
 const TITLE = 'Plan the release';
 const PROMPTS = ['Plan the release for Friday', 'Now draft the announcement', 'Make it shorter'];
@@ -85,7 +85,5 @@ test('Fork from Here on a prompt of a reference-agent session creates the fork n
   assert.equal(await forkRow.locator('.codicon-repo-forked').count(), 1);
   await ui.page.mouse.move(0, 0);
   await ui.wb.screenshot('fork-from-here');
-  mkdirSync(join(repoRoot(), 'media', 'screenshots'), { recursive: true });
-  copyFileSync(join(repoRoot(), 'test-results', 'screenshots', 'fork-from-here.png'), join(repoRoot(), 'media', 'screenshots', 'fork-from-here.png'));
   await ui.wb.closeEditors();
 });

@@ -3,15 +3,15 @@
 // clean-up removes its transcripts) stays under Kept Here, opens read-only from its copy with the
 // same text, and is found by Search Sessions; deleting a session here removes its copy (the modal
 // says so); a copy cut short on disk is never shown as a whole session.
-// Screenshots: test-results/screenshots/kept-here.png, also media/screenshots/kept-here.png.
+// Screenshots: test-results/screenshots/kept-here.png (`--update-screenshots` copies it to media/screenshots/).
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { existsSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
 import { keptPath, readKeptMeta } from '../../src/keep/keptFile';
 import { sessionFilePath, writeSession, type StoredSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, repoRoot, searchPane as searchPaneOf, useWorkbench } from './harness';
+import { HANG_GUARD_MS, referenceAgent, searchPane as searchPaneOf, useWorkbench } from './harness';
 
 const AGENT = 'Reference';
 const KEPT = { id: 'sess_orbit', title: 'Orbital relay plan' };
@@ -90,8 +90,6 @@ test('a session read once and then removed from the agent\'s store stays in Kept
   // Its own icon, not a session's.
   assert.equal(await row.locator('.codicon-save').count(), 1);
   await ui.wb.screenshot('kept-here');
-  mkdirSync(join(repoRoot(), 'media', 'screenshots'), { recursive: true });
-  copyFileSync(join(repoRoot(), 'test-results', 'screenshots', 'kept-here.png'), join(repoRoot(), 'media', 'screenshots', 'kept-here.png'));
 
   await row.click();
   await ui.wb.transcriptShown(KEPT.title);

@@ -4,14 +4,12 @@
 // it; opening it clears both; Show Only Unread lists exactly the unread sessions among 200, says
 // so in the view's description, and Show All Sessions brings every row back. The Active section
 // counts its 200 sessions as "200": one page of 250 without a cursor is the end, not a cap.
-// Screenshot: test-results/screenshots/sessions-unread.png, also media/screenshots/sessions-unread.png.
+// Screenshot: test-results/screenshots/sessions-unread.png (`--update-screenshots` copies it to media/screenshots/).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { readSession, writeSession } from '../agent/store';
-import { HANG_GUARD_MS, referenceAgent, repoRoot, storedSession, useWorkbench, viewBadge } from './harness';
+import { HANG_GUARD_MS, referenceAgent, storedSession, useWorkbench, viewBadge } from './harness';
 
 const COUNT = 200;
 const title = (i: number) => `Chore ${String(i).padStart(3, '0')}`;
@@ -63,9 +61,7 @@ test('a session updated by another process after it was read shows as unread and
   await until('the updated session\'s row says it is unread', async () => /unread/.test((await rowMarks(target)).label));
   await until('the view\'s badge counts it', async () => (await badge()) === '1');
   await until('the row carries the unread decoration (its dot after the label)', async () => /●/.test((await rowMarks(target)).dot));
-  mkdirSync(join(repoRoot(), 'media', 'screenshots'), { recursive: true });
   await ui.wb.screenshot('sessions-unread');
-  copyFileSync(join(repoRoot(), 'test-results', 'screenshots', 'sessions-unread.png'), join(repoRoot(), 'media', 'screenshots', 'sessions-unread.png'));
   // Opening it clears both.
   await target.click();
   await ui.wb.transcriptShown(title(READ));

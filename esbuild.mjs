@@ -90,7 +90,7 @@ const builds = [
   {
     // Each agent connection's line worker (src/acp/ndjson.ts starts it by this file's path).
     ...common,
-    entryPoints: ['src/acp/lineWorker.ts'],
+    entryPoints: ['src/transcript/lineWorkerMain.ts'],
     outfile: 'dist/lineWorker.js',
     format: 'cjs',
     platform: 'node',
@@ -142,8 +142,8 @@ if (withTests) {
         ...files('bench', ['.bench.ts', 'run.ts']),
         // The search index's worker, for the engine's tests and benchmark (out/src/search/indexWorker.mjs).
         'src/search/indexWorker.ts',
-        // The line worker, for the client's tests and benchmarks (out/src/acp/lineWorker.mjs).
-        'src/acp/lineWorker.ts',
+        // The line worker, for the client's tests and benchmarks (out/src/transcript/lineWorkerMain.mjs).
+        'src/transcript/lineWorkerMain.ts',
       ],
     },
     // Integration tests run inside the extension host, which loads CommonJS.

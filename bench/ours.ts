@@ -7,11 +7,11 @@ import { linesIn } from '../src/acp/lineParse';
 import { Timeline } from '../src/transcript/timeline';
 
 /**
- * The line worker as the extension starts it (out/src/acp/lineWorker.mjs, built beside the
+ * The line worker as the extension starts it (out/src/transcript/lineWorkerMain.mjs, built beside the
  * benchmarks); ACP_SESSIONS_LINE_WORKER=off measures the client parsing on its own thread.
  */
 export function lineWorker(): string | undefined {
-  return process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : join(ROOT, 'out', 'src', 'acp', 'lineWorker.mjs');
+  return process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : join(ROOT, 'out', 'src', 'transcript', 'lineWorkerMain.mjs');
 }
 
 /** Our reducer, with a check that it saw every update. */

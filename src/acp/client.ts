@@ -256,23 +256,27 @@ export class AcpClient {
    * the request goes out (updates precede the response). v1 `session/load`; v2 `session/resume`
    * with `replayFrom: { type: "start" }`. Where the agent marks the end of its replay (JetBrains
    * AIR `loadReplayEnd`), `onReplayEnd` runs when the mark arrives and the result says `marker`;
-   * the mark itself never reaches `onUpdate` or any other listener.
+   * the mark itself never reaches `onUpdate` or any other listener. With `reduce` (a spec the line
+   * worker's reducer reads), the worker applies the replay itself where it runs: `onUpdate` gets
+   * each update marked `reduced` (for its line; see {@link Reduced}), then `onAnswered` runs at the
+   * answer, and the result's `reduced` is what the worker handed over (the load fails where that
+   * cannot be whole); where the worker does not run, `onUpdate` gets every update as without it.
    */
   async loadSession(
     sessionId: string,
     cwd: string,
     onUpdate: SessionUpdateListener,
     token?: CancellationToken,
-    options: { onReplayEnd?: () => void } = {},
+    options: { onReplayEnd?: () => void; reduce?: unknown; onAnswered?: () => void } = {},
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const observer = this.observeReplay(sessionId, cwd);
-    const listener: SessionUpdateListener = observer
-      ? (update, line) => {
-          observer.update(update, line);
-          onUpdate(update, line);
-        }
-      : onUpdate;
+    // Registered before the request, as the listener is: the worker reduces from the first piece of the replay on.
+    const reducing = options.reduce !== undefined && this.rpc.reduce(sessionId, options.reduce);
+    const listener: SessionUpdateListener = (update, line, reduced) => {
+      observer?.update(update, line);
+      onUpdate(update, line, reduced);
+    };
     let ok = false;
     try {
       const result = await this.updates.load(sessionId, listener, token, options.onReplayEnd, (deadline) =>
@@ -280,9 +284,23 @@ export class AcpClient {
           ? this.rpc.request('session/resume', { sessionId, cwd, mcpServers: [], replayFrom: { type: 'start' } }, token, deadline)
           : this.rpc.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline),
       );
+      if (reducing) {
+        options.onAnswered?.();
+        // What the worker reduced before the hand-over may reach this thread after the answer: it
+        // goes where the replay went (the worker hands over once it has applied it).
+        const trailing = this.updates.onSessionUpdate(sessionId, (update, line, reduced) => {
+          if (reduced) listener(update, line, reduced);
+        });
+        try {
+          result.reduced = await this.rpc.finishReduce(sessionId);
+        } finally {
+          trailing.dispose();
+        }
+      }
       ok = true;
       return result;
     } finally {
+      if (reducing && !ok) this.rpc.dropReduce(sessionId);
       if (observer) this.safely(() => observer.end(ok));
     }
   }

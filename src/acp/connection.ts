@@ -36,7 +36,7 @@ import {
   AGENT_LINES,
   type AgentLines,
 } from './ndjson';
-import type { AcpClientOptions, AgentConfig, Logger } from './types';
+import type { AcpClientOptions, AgentConfig, Logger, Reduced } from './types';
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -303,8 +303,22 @@ export class AgentConnection {
    * Parses a batch of the agent's lines ({@link ConnectionHooks.onAgentLines}): each
    * `session/update`'s params go to `onUpdate` with the line's bytes (ndjson.ts).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void {
     this.reader.drain(lines, onUpdate);
+  }
+
+  /** The line worker reduces the replay of `sessionId` (see NdjsonMessageReader.reduce); false where it cannot. */
+  reduce(sessionId: string, spec: unknown): boolean {
+    return this.reader.reduce(sessionId, spec);
+  }
+
+  /** The reduction of `sessionId`, handed over; rejects where it cannot be whole. */
+  finishReduce(sessionId: string): Promise<unknown> {
+    return this.reader.finishReduce(sessionId);
+  }
+
+  dropReduce(sessionId: string): void {
+    this.reader.dropReduce(sessionId);
   }
 
   /** One warning for everything wrong in one message (types, never values: they may be hostile). */

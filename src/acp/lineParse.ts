@@ -25,7 +25,23 @@ export interface ParsedProblem {
   t: 2;
   text: string;
 }
-export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem;
+/**
+ * Updates of a session the line worker reduces (lineWorker.ts): applied there already. `start`-`end`:
+ * their lines (several text chunks: `\n`-separated); `params` where the host needs the parsed
+ * update too (not for a text chunk); `problems`: what the check fixed in it, for the log.
+ */
+export interface ParsedReduced {
+  t: 3;
+  sessionId: string;
+  kind: string;
+  start: number;
+  end: number;
+  params?: unknown;
+  problems?: string;
+  /** The host applies it too: one of the updates that make the reduction's first rows (see LineReducer.apply). */
+  preview?: true;
+}
+export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem | ParsedReduced;
 
 /** The lines of one piece, parsed; `bytes` is the piece (the worker hands it back with them). */
 export interface ParsedPiece {

@@ -1,19 +1,71 @@
-// The line worker: decodes and parses the agent's output off the extension host's thread (one
-// worker per agent connection, started by lineWorkerClient.ts). Each piece comes in with its id,
-// and goes back, in order, parsed (lineParse.ts) with its bytes (transferred, not copied), so the
-// connection hands on every update with its line as it does when it parses them itself. Bundled as
-// its own file (dist/lineWorker.js). Plain Node.
-import { parentPort } from 'node:worker_threads';
-import { parsePiece, type ParsedEntry } from './lineParse';
+// The line worker's service: decodes and parses the agent's output off the extension host's thread
+// (one worker per agent connection, started by ndjson.ts). Each piece comes in with its id, and
+// goes back, in order, parsed (lineParse.ts) with its bytes (transferred, not copied), so the
+// connection hands on every update with its line as it does when it parses them itself. A session
+// whose replay the connection asked to reduce here ({@link LineReducer}, made by the worker's
+// entry: transcript/lineWorkerMain.ts) has its updates applied here, and goes back as their lines
+// only (what the host keeps of a replay: a kept copy, an export's log), with the parsed update
+// where the host needs it too (anything but a text chunk, or one the check fixed). Plain Node.
+import type { MessagePort } from 'node:worker_threads';
+import { isAirReplayEnd } from './jetbrainsAir';
+import { linesIn, parsePiece, type ParsedEntry, type ParsedPiece, type ParsedReduced } from './lineParse';
+import type { SessionUpdate } from './types';
+import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
 
-export type ToLineWorker = { id: number; bytes: Uint8Array; merge: boolean };
-export type FromLineWorker = { kind: 'ready' } | { kind: 'parsed'; id: number; entries: ParsedEntry[]; bytes: Uint8Array } | { kind: 'error'; id: number; message: string };
+export type ToLineWorker =
+  | { kind?: undefined; id: number; bytes: Uint8Array; merge: boolean }
+  /** Reduce the updates of `sessionId` here from the next piece on, as `spec` says. */
+  | { kind: 'reduce'; sessionId: string; spec: unknown }
+  /** Hand the reduction of `sessionId` over (after every piece posted before this). */
+  | { kind: 'finish'; sessionId: string }
+  /** Forget the reduction of `sessionId` (its load failed or was cancelled), and what it wrote. */
+  | { kind: 'drop'; sessionId: string };
 
-const port = parentPort;
-if (port) {
+export type FromLineWorker =
+  | { kind: 'ready' }
+  | { kind: 'parsed'; id: number; entries: ParsedEntry[]; bytes: Uint8Array }
+  | { kind: 'error'; id: number; message: string }
+  | { kind: 'reduced'; sessionId: string; result?: unknown; error?: string };
+
+/** One session's replay, reduced in the worker. */
+export interface LineReducer {
+  /** Applies one update; true where the host needs it whole too (the reduction's preview of its first rows). */
+  apply(update: SessionUpdate, count: number): boolean;
+  /** What goes to the host, and the buffers to transfer with it; the reducer is done. */
+  finish(): { result: unknown; transfer: ArrayBuffer[] };
+  dispose(): void;
+}
+
+/** Update kinds whose parsed form the host does not need of a reduced replay: the text chunks (most of any replay). */
+const TEXT_KINDS: ReadonlySet<string> = new Set(['agent_message_chunk', 'user_message_chunk', 'agent_thought_chunk', 'compaction_summary_chunk']);
+
+/** Serves the connection on `port`; `makeReducer` makes the reductions it asks for (none: it asks for none). */
+export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => LineReducer): void {
+  const reductions = new Map<string, LineReducer>();
   port.on('message', (message: ToLineWorker) => {
+    switch (message.kind) {
+      case 'reduce': {
+        reductions.get(message.sessionId)?.dispose();
+        reductions.delete(message.sessionId);
+        if (!makeReducer) return;
+        try {
+          reductions.set(message.sessionId, makeReducer(message.spec));
+        } catch {
+          // Told when it is asked for: finish answers that there is none.
+        }
+        return;
+      }
+      case 'finish':
+        return finish(port, reductions, message.sessionId);
+      case 'drop':
+        reductions.get(message.sessionId)?.dispose();
+        reductions.delete(message.sessionId);
+        return;
+    }
     try {
-      const { entries, bytes } = parsePiece(message.bytes, message.merge);
+      const piece = parsePiece(message.bytes, message.merge);
+      if (reductions.size > 0) reduce(piece, reductions);
+      const { entries, bytes } = piece;
       const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
       port.postMessage({ kind: 'parsed', id: message.id, entries, bytes } satisfies FromLineWorker, transfer);
     } catch (error) {
@@ -21,4 +73,60 @@ if (port) {
     }
   });
   port.postMessage({ kind: 'ready' } satisfies FromLineWorker);
+}
+
+function finish(port: MessagePort, reductions: Map<string, LineReducer>, sessionId: string): void {
+  const reducer = reductions.get(sessionId);
+  reductions.delete(sessionId);
+  if (!reducer) {
+    port.postMessage({ kind: 'reduced', sessionId, error: 'the line worker holds no reduction of it' } satisfies FromLineWorker);
+    return;
+  }
+  try {
+    const { result, transfer } = reducer.finish();
+    port.postMessage({ kind: 'reduced', sessionId, result } satisfies FromLineWorker, transfer);
+  } catch (error) {
+    reducer.dispose();
+    port.postMessage({ kind: 'reduced', sessionId, error: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
+  }
+}
+
+/**
+ * Applies the piece's updates of sessions being reduced, in order, and leaves each as a
+ * {@link ParsedReduced} entry: its line, and its parsed form only where the host needs that.
+ * Consecutive text chunks of one session become one entry (their lines, `\n`-separated).
+ */
+function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>): void {
+  const entries: ParsedEntry[] = [];
+  const bytes = piece.bytes;
+  for (const entry of piece.entries) {
+    if (entry.t !== 0) {
+      entries.push(entry);
+      continue;
+    }
+    const notification = sessionNotificationOf(entry.params);
+    const reducer = notification ? reductions.get(notification.sessionId) : undefined;
+    // The end mark of a replay is the router's to see; malformed ones are the router's to report.
+    if (!notification || !reducer || isAirReplayEnd(notification.update)) {
+      entries.push(entry);
+      continue;
+    }
+    const problems = new Problems();
+    const update = checkSessionUpdate(notification.update, problems);
+    const preview = reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
+    const kind = update.sessionUpdate;
+    const text = !preview && problems.count === 0 && TEXT_KINDS.has(kind);
+    const last = entries[entries.length - 1];
+    if (text && last?.t === 3 && last.params === undefined && last.sessionId === notification.sessionId && last.end + 1 === entry.start) {
+      last.end = entry.end;
+      continue;
+    }
+    const reduced: ParsedReduced = { t: 3, sessionId: notification.sessionId, kind, start: entry.start, end: entry.end };
+    // What the check fixed goes as fixed (the host logs what was fixed): nothing nested too deep to copy.
+    if (!text) reduced.params = problems.count === 0 ? entry.params : { sessionId: notification.sessionId, update };
+    if (problems.count > 0) reduced.problems = problems.toString();
+    if (preview) reduced.preview = true;
+    entries.push(reduced);
+  }
+  piece.entries = entries;
 }

@@ -10,7 +10,7 @@ import {
   type Message,
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import type { Logger, TraceLevel } from './types';
+import type { Logger, Reduced, TraceLevel } from './types';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 
@@ -188,6 +188,12 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private heldAfterFlight: Message[] = [];
   private closeAfterFlight = false;
   private disposed = false;
+  /**
+   * Sessions whose replay the worker reduces ({@link reduce}), until handed over or dropped:
+   * `broken` once something of it may have been parsed here instead (the worker stopped, or a
+   * piece came back unparsed), `waiter` while the hand-over is asked for.
+   */
+  private readonly reductions = new Map<string, { broken?: string; waiter?: { resolve(result: unknown): void; reject(error: Error): void } }>();
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -224,7 +230,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
    * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -242,6 +248,12 @@ export class NdjsonMessageReader extends AbstractMessageReader {
           if (entry.t === 0) {
             if (level !== 'off') this.options.tracer.received({ jsonrpc: '2.0', method: 'session/update', params: entry.params } as Message, level);
             onUpdate(entry.params, piece.bytes.subarray(entry.start, entry.end));
+          } else if (entry.t === 3) {
+            // Applied by the worker's reduction already: its lines go on, and its parsed form where there is one.
+            if (entry.problems) this.options.log.warn(`[${this.options.agentName}] Fixed what the agent sent in session/update: ${entry.problems}.`);
+            // A fixed update goes on without its line, as one fixed here does (its line parses to what was fixed).
+            const line = entry.problems ? undefined : piece.bytes.subarray(entry.start, entry.end);
+            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied');
           } else if (entry.t === 2) {
             this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
           } else {
@@ -372,6 +384,59 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /**
+   * Asks the line worker to reduce the updates of `sessionId` from the next piece read on, as
+   * `spec` says (its entry's reducer reads it): each then reaches `drain`'s callback marked
+   * `reduced`, with its lines. False where the worker does not run, the session is reduced
+   * already, or messages are traced (a trace shows each update as parsed).
+   */
+  reduce(sessionId: string, spec: unknown): boolean {
+    const worker = this.worker;
+    if (!worker || this.reductions.has(sessionId) || this.options.tracer.current() !== 'off') return false;
+    this.reductions.set(sessionId, {});
+    worker.postMessage({ kind: 'reduce', sessionId, spec } satisfies ToLineWorker);
+    return true;
+  }
+
+  /**
+   * The reduction of `sessionId`, handed over once the worker has reduced every piece read
+   * before this call. Rejects where it cannot be whole (the worker stopped, or something of it
+   * was parsed on this thread): what it wrote is dropped.
+   */
+  finishReduce(sessionId: string): Promise<unknown> {
+    const reduction = this.reductions.get(sessionId);
+    if (!reduction) return Promise.reject(new Error('the line worker reduces no replay of it'));
+    if (reduction.broken || !this.worker) {
+      this.dropReduce(sessionId);
+      return Promise.reject(new Error(reduction.broken ?? 'the line worker stopped'));
+    }
+    const worker = this.worker;
+    return new Promise<unknown>((resolve, reject) => {
+      reduction.waiter = { resolve, reject };
+      worker.postMessage({ kind: 'finish', sessionId } satisfies ToLineWorker);
+    });
+  }
+
+  /** Forgets the reduction of `sessionId` and what it wrote (its load failed or was cancelled). */
+  dropReduce(sessionId: string): void {
+    const reduction = this.reductions.get(sessionId);
+    if (!reduction) return;
+    this.reductions.delete(sessionId);
+    reduction.waiter?.reject(new Error('dropped'));
+    this.worker?.postMessage({ kind: 'drop', sessionId } satisfies ToLineWorker);
+  }
+
+  /** Every reduction under way can no longer be whole (`why`): each fails when asked for. */
+  private breakReductions(why: string): void {
+    for (const [sessionId, reduction] of this.reductions) {
+      reduction.broken ??= why;
+      if (reduction.waiter) {
+        this.reductions.delete(sessionId);
+        reduction.waiter.reject(new Error(why));
+      }
+    }
+  }
+
+  /**
    * Where the agent's output is parsed now: in the line worker once it said it runs, `starting`
    * until it does (on this thread meanwhile), else on this thread (none asked for, or it failed:
    * the log says so once).
@@ -400,6 +465,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         else void worker.terminate();
         return;
       }
+      if (message.kind === 'reduced') return this.reducedBack(message);
       this.received(message);
     });
     // A piece whose parsed form this thread cannot copy in (nested deeper than its stack copies)
@@ -420,11 +486,23 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   /** Ends the worker once nothing it holds is wanted. */
   private terminateWorker: () => void = () => undefined;
 
+  /** A reduction handed over (or refused) by the worker. */
+  private reducedBack(message: Extract<FromLineWorker, { kind: 'reduced' }>): void {
+    const reduction = this.reductions.get(message.sessionId);
+    const waiter = reduction?.waiter;
+    if (!waiter) return;
+    this.reductions.delete(message.sessionId);
+    if (message.error !== undefined || reduction.broken) waiter.reject(new Error(reduction.broken ?? message.error));
+    else waiter.resolve(message.result);
+  }
+
   /** A piece back from the worker, in the order posted. */
-  private received(message: Exclude<FromLineWorker, { kind: 'ready' }>): void {
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' }>): void {
     const first = this.inFlight[0];
     if (!first || first.id !== message.id || this.disposed) return;
     this.inFlight.shift();
+    // Parsed here, its updates of a session the worker reduces would reach the load, not the reduction.
+    if (message.kind === 'error') this.breakReductions(`a piece of the agent's output came back from the line worker unparsed (${message.message})`);
     // A piece it could not parse is parsed here, in its place.
     this.enqueue(message.kind === 'parsed' ? { parsed: true, entries: message.entries, bytes: message.bytes, at: 0 } : first.bytes);
     if (this.inFlight.length === 0) this.flightLanded();
@@ -439,6 +517,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.terminateWorker = () => undefined;
     if (this.disposed) return;
     this.options.log.warn(`[${this.options.agentName}] The agent's output is parsed on the extension host's thread: its line worker ${had ? 'stopped' : 'could not start'} (${error?.message ?? error}).`);
+    this.breakReductions(`the line worker stopped (${error?.message ?? error})`);
     const held = this.inFlight;
     this.inFlight = [];
     for (const piece of held) this.enqueue(piece.bytes);
@@ -462,6 +541,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   override dispose(): void {
     this.disposed = true;
+    this.breakReductions('the connection ended');
     this.inFlight = [];
     this.worker = undefined;
     this.terminateWorker();

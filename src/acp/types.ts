@@ -226,6 +226,8 @@ export interface LoadSessionResult {
    * answer came (an agent may answer before its replay ends, as Gemini CLI does).
    */
   replayEnd: 'marker' | 'answer';
+  /** What the line worker's reduction handed over, where the load asked for one and got it (see `reduce`). */
+  reduced?: unknown;
 }
 
 /**
@@ -234,6 +236,14 @@ export interface LoadSessionResult {
  * fixed nothing in it, so it decodes and parses to the same update (`sessionUpdateOfLine`): a log
  * that keeps updates as they came copies those bytes instead of encoding the update again. They
  * are the agent's (untrusted) and a view of a larger read: copy them during the call, never keep
- * the view. A listener that needs only the update ignores it.
+ * the view. A listener that needs only the update ignores it. `reduced`: the line worker applied
+ * it to a load's reduction already (AcpClient.loadSession's `reduce`), and it comes for its line (a text chunk
+ * then comes as its kind alone); a listener that keeps its own timeline does not apply it again.
  */
-export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array) => void;
+export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array, reduced?: Reduced) => void;
+
+/**
+ * How the line worker's reduction took an update: `applied` there (a text chunk comes as its kind
+ * alone); `preview`: applied there, and whole here for the load's preview of the first rows.
+ */
+export type Reduced = 'applied' | 'preview';

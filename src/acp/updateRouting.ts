@@ -7,14 +7,14 @@ import { ErrorCodes, RequestCancelledError } from './errors';
 import { isAirReplayEnd } from './jetbrainsAir';
 import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
 import type { AgentLines } from './ndjson';
-import type { LoadSessionResult, Logger, SessionUpdate, SessionUpdateListener } from './types';
+import type { LoadSessionResult, Logger, Reduced, SessionUpdate, SessionUpdateListener } from './types';
 
 /** What the routing needs of the connection the updates come from. */
 export interface UpdateSource {
   readonly name: string;
   readonly log: Logger;
   /** Parses the agent's lines, each `session/update`'s params to `onUpdate` with the line's bytes. */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined) => void): void;
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void;
   /** One warning for everything fixed in one message. */
   warnProblems(what: string, problems: Problems): void;
 }
@@ -78,9 +78,9 @@ export class UpdateRouter {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const turn = (previous ?? Promise.resolve()).then(() => mine);
     this.loadTurns.set(sessionId, turn);
-    const replay: SessionUpdateListener = (update, line) => {
+    const replay: SessionUpdateListener = (update, line, reduced) => {
       deadline.progress?.();
-      onUpdate(update, line);
+      onUpdate(update, line, reduced);
     };
     try {
       if (previous) await untilTurn(previous, token, 'session/load');
@@ -148,7 +148,7 @@ export class UpdateRouter {
   dispatch(lines: AgentLines): void {
     const problems = new Problems();
     try {
-      this.source.drain(lines, (params, line) => this.dispatchUpdate(params, line, problems));
+      this.source.drain(lines, (params, line, reduced) => this.dispatchUpdate(params, line, problems, reduced));
     } finally {
       this.source.warnProblems('session/update', problems);
     }
@@ -168,7 +168,7 @@ export class UpdateRouter {
    * the parsed update again (an argument of the call, not state of the router that a later update
    * replaces, so no listener can take another update's line).
    */
-  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems): void {
+  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems, reduced?: Reduced): void {
     const notification = sessionNotificationOf(params);
     if (!notification) {
       this.source.log.warn(
@@ -188,9 +188,13 @@ export class UpdateRouter {
     const fixed = problems.count;
     const checked = checkSessionUpdate(update, problems);
     const raw = problems.count === fixed ? line : undefined;
-    if (load === undefined && listeners === undefined) return this.keepUnclaimed(sessionId, checked, raw);
-    if (load) this.deliver(load, checked, raw);
-    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw);
+    if (load === undefined && listeners === undefined) {
+      // A reduced session is one a load asked for: nobody's fork names it.
+      if (!reduced) this.keepUnclaimed(sessionId, checked, raw);
+      return;
+    }
+    if (load) this.deliver(load, checked, raw, reduced);
+    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw, reduced);
   }
 
   /** An update of a session nobody listens to, while a fork may yet name it. */
@@ -205,9 +209,9 @@ export class UpdateRouter {
     this.unclaimedCount++;
   }
 
-  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined): void {
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined, reduced?: Reduced): void {
     try {
-      listener(update, line);
+      listener(update, line, reduced);
     } catch (error) {
       this.source.log.error(`[${this.source.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
     }

@@ -14,6 +14,7 @@ import type { Entity } from '../transcript/model';
 import { EntityStore } from '../transcript/entityStore';
 import { SpillFile } from '../transcript/spillFile';
 import { Timeline } from '../transcript/timeline';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../transcript/replayReduction';
 import { loadEffect, type LoadEffect } from '../sessions/loadEffects';
 import { IndexDiskFullError, type IndexedSession, type SearchIndex, type SessionMeta } from './searchIndex';
 
@@ -161,11 +162,30 @@ export class SearchIndexer {
       if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) continue;
       const client = await agents.getClient(agent);
       if (!client.capabilities.loadSession) break;
-      const timeline = new Timeline(undefined, new EntityStore(this.spillFile(session.sessionId)));
+      // Reduced in the line worker where it runs (the rows come back as a file); else here, as they come.
+      let onHost: Timeline | undefined;
+      let timeline: Timeline | undefined;
+      const spec = reductionSpec(this.options.spillDir, 'survey');
       try {
         try {
-          await client.loadSession(session.sessionId, session.cwd, (update, line) => timeline.apply(update, line ? linesIn(line) : 1));
+          const result = await client.loadSession(
+            session.sessionId,
+            session.cwd,
+            (update, line, reduced) => {
+              if (!reduced) (onHost ??= new Timeline(undefined, new EntityStore(this.spillFile(session.sessionId)))).apply(update, line ? linesIn(line) : 1);
+            },
+            undefined,
+            { reduce: spec },
+          );
+          if (result.reduced) {
+            const reduced = result.reduced as ReducedReplay;
+            if (reduced.fileProblem) log.warn(`Search index: ${reduced.fileProblem} for ${session.sessionId}; its rows stay in memory while it is indexed.`);
+            timeline = adoptReduced(reduced);
+          } else {
+            timeline = onHost ?? new Timeline();
+          }
         } catch (error) {
+          discardReduction(spec);
           // -32002: the agent no longer has it; it leaves the index and the coverage alike.
           if (isResourceNotFound(error)) await this.removed(agent, session.sessionId);
           else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
@@ -184,7 +204,8 @@ export class SearchIndexer {
           continue;
         }
       } finally {
-        timeline.rows.dispose();
+        onHost?.rows.dispose();
+        timeline?.rows.dispose();
       }
       indexed++;
       const known = this.coverageByAgent.get(agent);

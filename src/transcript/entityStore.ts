@@ -43,6 +43,25 @@ interface Slot {
   dirty: boolean;
 }
 
+/**
+ * A store handed from one thread to another (the line worker's reduction of a replay to the
+ * extension host): its rows' keys, kinds and places in the file (arrays to transfer, not copy),
+ * the file, and the rows the file does not hold.
+ */
+export interface StoreImage {
+  count: number;
+  keyNumbers: Uint32Array;
+  kinds: Uint8Array;
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  /** The file, every row's bytes in it; none where the store had none or its writes failed. */
+  file?: { path: string; size: number };
+  /** Rows the file does not hold (all of them without one), by key number. */
+  held: [number, Entity][];
+  lostKinds: [number, number][];
+  lost?: { count: number; reason: string };
+}
+
 export class EntityStore implements EntityRows {
   private count = 0;
   private keyNumbers = new Uint32Array(256);
@@ -205,6 +224,85 @@ export class EntityStore implements EntityRows {
     }
   }
 
+  /**
+   * Hands the store over (see {@link StoreImage}): every row changed since it was written is
+   * written now, and the file released to its next owner. The store is empty afterwards.
+   */
+  image(): StoreImage {
+    const file = this.file;
+    if (file && !file.disposed) {
+      for (const [n, slot] of this.held) if (slot.dirty) this.writeOut(n, slot);
+      file.flush();
+    }
+    const held: [number, Entity][] = [...this.unwritable];
+    // Where the file cannot go with the image (none, or a write failed), the rows travel themselves.
+    const travel = !file || file.disposed || file.writeError !== undefined;
+    if (travel) {
+      for (let i = 0; i < this.count; i++) {
+        const offset = this.offsets[i];
+        if (offset === PINNED || offset === LOST) continue;
+        const entity = this.peek(i);
+        if (entity) held.push([this.keyNumbers[i], entity]);
+      }
+    }
+    const released = travel ? (file?.dispose(), undefined) : file!.release();
+    const image: StoreImage = {
+      count: this.count,
+      keyNumbers: this.keyNumbers.slice(0, this.count),
+      kinds: this.kinds.slice(0, this.count),
+      offsets: this.offsets.slice(0, this.count),
+      lengths: this.lengths.slice(0, this.count),
+      held,
+      lostKinds: [...this.lostKinds],
+    };
+    if (released) image.file = released;
+    if (this.lost) image.lost = this.lost;
+    this.held.clear();
+    this.unwritable.clear();
+    this.heldChars = 0;
+    this.count = 0;
+    return image;
+  }
+
+  /** The store an {@link image} describes, with `file` (adopted from it) holding its rows' bytes. */
+  static fromImage(image: StoreImage, file: SpillFile | undefined, limits: SpillLimits = DEFAULT_SPILL_LIMITS): EntityStore {
+    const store = new EntityStore(file, limits);
+    const size = Math.max(256, image.count);
+    store.keyNumbers = new Uint32Array(size);
+    store.kinds = new Uint8Array(size);
+    store.offsets = new Float64Array(size);
+    store.lengths = new Uint32Array(size);
+    store.keyNumbers.set(image.keyNumbers);
+    store.kinds.set(image.kinds);
+    store.offsets.set(image.offsets);
+    store.lengths.set(image.lengths);
+    store.count = image.count;
+    for (const [n, kind] of image.lostKinds) store.lostKinds.set(n, kind);
+    if (image.lost) store.lost = image.lost;
+    const heldBy = new Map(image.held);
+    for (let i = 0; i < store.count; i++) {
+      const n = store.keyNumbers[i];
+      const entity = heldBy.get(n);
+      if (entity === undefined) {
+        // A row the file holds; one neither holds cannot be read: it reads as lost.
+        if (store.offsets[i] >= 0 && file) continue;
+        if (store.offsets[i] === LOST) continue;
+        store.lostKinds.set(n, store.kinds[i]);
+        store.kinds[i] = KIND_CODES.get('unknown')!;
+        store.offsets[i] = LOST;
+        store.lost ??= { count: 0, reason: 'it did not come back from the line worker' };
+        store.lost.count++;
+      } else if (file) {
+        store.offsets[i] = PINNED;
+        store.unwritable.set(n, entity);
+      } else {
+        store.offsets[i] = UNWRITTEN;
+        store.held.set(n, { entity, chars: 0, dirty: true });
+      }
+    }
+    return store;
+  }
+
   /** Forgets the entities (no rows from now on: a reader finds none rather than a closed file) and removes the file. */
   dispose(): void {
     this.held.clear();
@@ -253,24 +351,31 @@ export class EntityStore implements EntityRows {
       this.heldChars -= slot.chars;
       // A disposed store writes nothing (an update that comes after its tab closed).
       if (!slot.dirty || file.disposed) continue;
-      const index = this.indexOfKeyNumber(n);
-      if (index < 0) continue;
-      const offset = file.size;
-      try {
-        this.lengths[index] = encodeRecord(slot.entity, file);
-        this.offsets[index] = offset;
-      } catch (error) {
-        if (error instanceof SpillFileFullError) {
-          // Its stand-in is of no kind that prompts or the export read as the conversation; its own kind names it.
-          this.lostKinds.set(n, this.kinds[index]);
-          this.kinds[index] = KIND_CODES.get('unknown')!;
-          this.offsets[index] = LOST;
-          this.lost = { count: (this.lost?.count ?? 0) + 1, reason: error.message };
-        } else {
-          // Nothing was appended (the serializer threw before): kept on the heap instead.
-          this.offsets[index] = PINNED;
-          this.unwritable.set(n, slot.entity);
-        }
+      this.writeOut(n, slot);
+    }
+  }
+
+  /** Writes the entity with key number `n` at the file's end (or keeps it on the heap, or loses it to a full disk). */
+  private writeOut(n: number, slot: Slot): void {
+    const file = this.file!;
+    const index = this.indexOfKeyNumber(n);
+    if (index < 0) return;
+    const offset = file.size;
+    try {
+      this.lengths[index] = encodeRecord(slot.entity, file);
+      this.offsets[index] = offset;
+      slot.dirty = false;
+    } catch (error) {
+      if (error instanceof SpillFileFullError) {
+        // Its stand-in is of no kind that prompts or the export read as the conversation; its own kind names it.
+        this.lostKinds.set(n, this.kinds[index]);
+        this.kinds[index] = KIND_CODES.get('unknown')!;
+        this.offsets[index] = LOST;
+        this.lost = { count: (this.lost?.count ?? 0) + 1, reason: error.message };
+      } else {
+        // Nothing was appended (the serializer threw before): kept on the heap instead.
+        this.offsets[index] = PINNED;
+        this.unwritable.set(n, slot.entity);
       }
     }
   }

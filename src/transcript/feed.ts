@@ -155,6 +155,20 @@ export class WebviewFeed {
   }
 
   /**
+   * Starts the webview over where it is: at the end when it follows the end, else at the first
+   * row it held. After a row left the middle, or when the timeline was replaced by one with the
+   * same keys (a replay the line worker reduced, handed over).
+   */
+  restart(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const { start, tail } = this.held;
+    const key = keyOfRow(this.target.timeline().rows, start);
+    this.startAt = tail ? { end: true } : key ? { key } : undefined;
+    this.snapshot();
+  }
+
+  /**
    * The webview needs rows [start, end) (or the last `end - start`, following new ones): it gets
    * them and a margin, and holds those from now on.
    */
@@ -199,13 +213,7 @@ export class WebviewFeed {
     const { patches: changes, stateChanged } = this.collector.drain();
     // A row left the middle (a removed plan): the rows after it moved up, so the webview
     // starts over where it was. Rare; everything else only ever adds rows at the end.
-    if (changes.some((c) => c.op === 'remove')) {
-      const { start, tail } = this.held;
-      const key = keyOfRow(this.target.timeline().rows, start);
-      this.startAt = tail ? { end: true } : key ? { key } : undefined;
-      this.snapshot();
-      return;
-    }
+    if (changes.some((c) => c.op === 'remove')) return this.restart();
     const timeline = this.target.timeline();
     const count = timeline.rows.length;
     if (this.held.tail) this.held.start = Math.max(0, count - this.held.size);

@@ -101,6 +101,8 @@ export class SpillFile {
   private readonly kept: { offset: number; data: Buffer }[] = [];
   private keptBytes = 0;
   private readonly keepBytes: number;
+  /** Handed over ({@link release}): closing leaves the file where it is. */
+  private released = false;
 
   private constructor(readonly path: string, fd: number, options: SpillFileOptions) {
     this.fd = fd;
@@ -109,7 +111,17 @@ export class SpillFile {
 
   /** A new, empty file in `dir` (created, with its parents, when missing), readable by this user only. */
   static create(dir: string, tag: string, options: SpillFileOptions = {}): SpillFile {
-    const path = join(dir, `${ownerTag()}-${randomBytes(8).toString('hex')}-${tag}.spill`);
+    return SpillFile.createAt(SpillFile.newPath(dir, tag), options);
+  }
+
+  /** A name for a new file in `dir`, of this process (see spillOwner.ts): made by {@link createAt}, maybe in another thread. */
+  static newPath(dir: string, tag: string): string {
+    return join(dir, `${ownerTag()}-${randomBytes(8).toString('hex')}-${tag}.spill`);
+  }
+
+  /** A new, empty file at `path` (its folder created when missing), readable by this user only. */
+  static createAt(path: string, options: SpillFileOptions = {}): SpillFile {
+    const dir = dirname(path);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       return new SpillFile(path, openSync(path, 'wx+', 0o600), options);
@@ -126,6 +138,16 @@ export class SpillFile {
    */
   static open(path: string, options: SpillFileOptions = {}): SpillFile {
     return new SpillFile(path, openSync(path, 'r+'), options);
+  }
+
+  /**
+   * A file another owner wrote and {@link release}d (the line worker's reduction of a replay),
+   * `size` bytes long: read from here, appended to after them, removed on dispose.
+   */
+  static adopt(path: string, size: number, options: SpillFileOptions = {}): SpillFile {
+    const file = new SpillFile(path, openSync(path, 'r+'), options);
+    file.written = size;
+    return file;
   }
 
   /** Removes the files in `dir` left by extension hosts that are no longer running (see spillOwner.ts). */
@@ -307,6 +329,29 @@ export class SpillFile {
     return `${this.path}: ${what}${this.failure ? ` (${failureText(this.path, this.failure)})` : ''}`;
   }
 
+  /**
+   * Hands the file to another owner ({@link adopt}): what waits is written now, this handle is
+   * closed (once writes under way end) and the file stays. Undefined, and the file removed, where
+   * a write failed: what only memory holds cannot go with it.
+   */
+  release(): { path: string; size: number } | undefined {
+    if (this.fd === undefined) return undefined;
+    this.flush();
+    if (this.failure) {
+      this.dispose();
+      return undefined;
+    }
+    const size = this.size;
+    const fd = this.fd;
+    this.fd = undefined;
+    this.released = true;
+    this.chunk = undefined;
+    this.window = undefined;
+    if (this.inFlight.length > 0) this.closing = fd;
+    else this.closeNow(fd);
+    return { path: this.path, size };
+  }
+
   /** Closes and removes the file. */
   dispose(): void {
     if (this.fd === undefined) return;
@@ -333,7 +378,7 @@ export class SpillFile {
       // Closed already: the file is removed all the same.
     }
     // Where a file that is open cannot be removed (Windows), it goes now.
-    rmSync(this.path, { force: true });
+    if (!this.released) rmSync(this.path, { force: true });
   }
 
   private open(): number {

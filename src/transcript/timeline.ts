@@ -48,6 +48,19 @@ const MESSAGE_KINDS: Record<string, MessageRole> = {
   session_message_chunk: 'session_message',
 };
 
+/** What a timeline knows besides its rows: handed from the line worker's reduction to the extension host with its store's image. */
+export interface TimelineImage {
+  state: SessionState;
+  updateCount: number;
+  nextKey: number;
+  turnPlan: number | undefined;
+  compactions: [string, number][];
+  toolCalls: [string, number][];
+  messages: [string, number][];
+  plans: [string, number][];
+  subagents: [string, number][];
+}
+
 export class Timeline {
   readonly state: SessionState = { notices: [], usageHistory: [] };
   /** How many updates were applied (state and malformed ones included). */
@@ -71,6 +84,40 @@ export class Timeline {
     private readonly listener?: TimelineListener,
     readonly rows: EntityStore = new EntityStore(),
   ) {}
+
+  /** What this timeline knows besides its rows (see {@link TimelineImage}). */
+  image(): TimelineImage {
+    return {
+      state: this.state,
+      updateCount: this.updateCount,
+      nextKey: this.nextKey,
+      turnPlan: this.turnPlan,
+      compactions: [...this.compactions],
+      toolCalls: [...this.toolCalls],
+      messages: [...this.messages],
+      plans: [...this.plans],
+      subagents: [...this.subagents],
+    };
+  }
+
+  /** The timeline an {@link image} describes, over `rows` (its store's image adopted), going on where it stopped. */
+  static fromImage(image: TimelineImage, listener: TimelineListener | undefined, rows: EntityStore): Timeline {
+    const timeline = new Timeline(listener, rows);
+    Object.assign(timeline.state, image.state);
+    timeline.updateCount = image.updateCount;
+    timeline.nextKey = image.nextKey;
+    timeline.turnPlan = image.turnPlan;
+    for (const [map, entries] of [
+      [timeline.compactions, image.compactions],
+      [timeline.toolCalls, image.toolCalls],
+      [timeline.messages, image.messages],
+      [timeline.plans, image.plans],
+      [timeline.subagents, image.subagents],
+    ] as const) {
+      for (const [id, n] of entries) map.set(id, n);
+    }
+    return timeline;
+  }
 
   /**
    * In timeline order (each entity stays where it was first seen), as one array: every row read.

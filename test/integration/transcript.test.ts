@@ -9,7 +9,9 @@ import type { AcpSessionsApi } from '../../src/extension';
 import { readReplay } from '../../src/transcript/replayFile';
 import type { ExportResult } from '../../src/ui/transcripts/exportSessions';
 import { seedStore, type SeedResult } from '../agent/seed';
-import { markSessionDeleted, readSession } from '../agent/store';
+import { markSessionDeleted, readSession, writeSession } from '../agent/store';
+import type { SessionUpdate } from '../../src/acp/types';
+import { Timeline } from '../../src/transcript/timeline';
 import {
   activateExtension,
   agentScript,
@@ -131,6 +133,54 @@ suite('Transcript', () => {
     const tabs = await openTranscriptTabs(api);
     assert.equal(tabs.length, 1);
     assert.equal(tabs[0].label, 'Long refactor with several context compactions');
+  });
+
+  test('a session longer than the first screen is reduced off the extension host\'s thread and taken over whole: the same rows, prompts and their times, changes and export as its updates make (fallback run: reduced here)', async () => {
+    const store = tempDir('acp-transcript-reduced-');
+    const id = 'long-reduced';
+    const updates: SessionUpdate[] = [];
+    const base = Date.parse('2026-02-01T10:00:00Z');
+    for (let turn = 0; turn < 150; turn++) {
+      updates.push({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `question ${turn}` }, _meta: { timestamp: base + turn * 60_000 } } as SessionUpdate);
+      for (let chunk = 0; chunk < 4; chunk++) updates.push({ sessionUpdate: 'agent_message_chunk', messageId: `m${turn}`, content: { type: 'text', text: `answer ${turn} part ${chunk}. ` } } as SessionUpdate);
+      updates.push({ sessionUpdate: 'tool_call', toolCallId: `t${turn}`, title: `Edit file${turn}.ts`, kind: 'edit', status: 'in_progress', content: [{ type: 'diff', path: join(workspaceFolder(), `file${turn}.ts`), oldText: 'a', newText: 'a\nb' }] } as SessionUpdate);
+    }
+    // Late words for rows of the first screen: the worker applies them after the preview ended.
+    updates.push({ sessionUpdate: 'tool_call_update', toolCallId: 't0', status: 'completed' } as SessionUpdate);
+    updates.push({ sessionUpdate: 'agent_message_chunk', messageId: 'm0', content: { type: 'text', text: 'and a late postscript' } } as SessionUpdate);
+    for (let turn = 1; turn < 150; turn++) updates.push({ sessionUpdate: 'tool_call_update', toolCallId: `t${turn}`, status: 'completed' } as SessionUpdate);
+    await writeSession(store, { sessionId: id, cwd: workspaceFolder(), title: 'Long and reduced', updatedAt: new Date(Date.now() - 60_000).toISOString(), archived: false, deleted: false, updates });
+    const agent = await useAgent(store);
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
+    const state = await api.transcripts.whenLoaded(agent, id);
+    assert.equal(state.problem, undefined);
+    assert.equal(state.rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
+    // What the same updates make on this thread, as the reducer makes them.
+    const expected = new Timeline();
+    for (const update of updates) expected.apply(update);
+    assert.equal(state.entityCount, expected.rows.length);
+    assert.equal(state.updateCount, updates.length);
+    assert.deepEqual(state.kinds, { user_message: 150, agent_message: 150, tool_call: 150 });
+    assert.deepEqual(
+      state.prompts.map((p) => p.at),
+      updates.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => (u as unknown as { _meta: { timestamp: number } })._meta.timestamp),
+      'every prompt has the time its update told, those the worker reduced too',
+    );
+    assert.equal(state.changes?.total, 150, 'every completed edit counts');
+    await until('the transcript tab is active', () => transcriptTabs()[0]?.isActive);
+    await vscode.commands.executeCommand('acpSessions.transcript.exportMarkdown');
+    const editor = await until('an exported Markdown editor is active', () =>
+      vscode.window.activeTextEditor?.document.languageId === 'markdown' ? vscode.window.activeTextEditor : undefined,
+    );
+    const text = editor.document.getText();
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    assert.match(text, /answer 0 part 3\. and a late postscript/, 'a late chunk of a first-screen message is in it');
+    assert.match(text, /answer 149 part 3\./);
+    assert.equal(text.match(/question \d+/g)?.length, 150);
+    const folder = tempDir('acp-export-reduced-');
+    const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: 'Long and reduced' }, folder });
+    assert.deepEqual(result.failed, []);
+    assert.deepEqual(readReplay(readFileSync(result.written[0].replay, 'utf8')).updates, JSON.parse(JSON.stringify(updates)), 'the tab kept every update as the agent sent it');
   });
 
   test('a transcript replays once its page said ready; one covered by another tab before its page loaded replays at once, whole', async () => {

@@ -111,8 +111,8 @@ export function scriptedAgent(name: string, body: string): AgentConfig {
   return { name, command: process.execPath, args: ['-e', script] };
 }
 
-/** The line worker as the test build writes it (out/src/acp/lineWorker.mjs). */
-export const LINE_WORKER = fileURLToPath(new URL('../../src/acp/lineWorker.mjs', import.meta.url));
+/** The line worker as the test build writes it (out/src/transcript/lineWorkerMain.mjs). */
+export const LINE_WORKER = fileURLToPath(new URL('../../src/transcript/lineWorkerMain.mjs', import.meta.url));
 
 /**
  * Starts a client and disposes it after the test. `ACP_TEST_LINE_WORKER=on` runs every such client

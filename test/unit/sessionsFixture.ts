@@ -10,6 +10,7 @@ import type { Logger } from '../../src/acp/types';
 import { AgentRegistry } from '../../src/sessions/agentRegistry';
 import { SessionsModel, type SessionList } from '../../src/sessions/sessionsModel';
 import { writeSession, type StoredSession } from '../agent/store';
+import { LINE_WORKER } from './acp-helpers';
 
 export const agentScript = fileURLToPath(new URL('../agent/agent.mjs', import.meta.url));
 /** "Now" of the stored sessions' dates. */
@@ -59,7 +60,8 @@ export async function store(records: StoredSession[], prefix = 'acp-sessions-mod
 /** The registry with one reference agent "ref" over `storeDir` with `flags`, and a model over it. */
 export function setupModel(storeDir: string, flags: string[] = [], { pageSize = 50, warnings }: { pageSize?: number; warnings?: string[] } = {}) {
   const registry = new AgentRegistry({
-    start: { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), killGraceMs: 500 },
+    // ACP_TEST_LINE_WORKER=on (the unit-worker layer): the agents' output is parsed, and the survey's loads reduced, in the line worker.
+    start: { clientInfo: { name: 'acp-sessions-tests', version: '0' }, log: quiet, defaultCwd: tmpdir(), killGraceMs: 500, ...(process.env.ACP_TEST_LINE_WORKER === 'on' ? { lineWorker: LINE_WORKER } : {}) },
     backoffMs: 50,
   });
   registry.setConfigs([{ name: 'ref', command: process.execPath, args: [agentScript, '--store', storeDir, ...flags] }]);

@@ -1,0 +1,107 @@
+// A replay reduced where the agent's lines are parsed: in the line worker (lineWorkerMain.ts), off
+// the extension host's thread. The worker applies each of the session's updates to a Timeline
+// whose rows go to a spill file, as a transcript's do on the host; when the load has answered, it
+// writes what it still holds and hands the file, the rows' index and the timeline's maps over
+// ({@link ReducedReplay}: typed arrays transferred, not copied), and the host goes on from there
+// ({@link adoptReduced}). The host never holds the replay's text: it reads rows from the file as
+// they are shown, found, exported or indexed. Plain Node, no `vscode`.
+import { rmSync } from 'node:fs';
+import type { LineReducer } from '../acp/lineWorker';
+import type { SessionUpdate } from '../acp/types';
+import { EntityStore, type StoreImage } from './entityStore';
+import { PromptTimes } from './prompts';
+import { SpillFile } from './spillFile';
+import { Timeline, type TimelineImage, type TimelineListener } from './timeline';
+
+/**
+ * Where a reduction keeps its rows: a new spill file at `path` (none: the worker's heap), named by
+ * the host ({@link reductionSpec}) so that it can remove the file when the worker cannot.
+ */
+export interface ReductionSpec {
+  path?: string;
+  /**
+   * The host applies the updates too while the reduction has fewer rows than this (a transcript's
+   * first screen, shown as it comes); after that only the worker does. None: no preview.
+   */
+  previewRows?: number;
+}
+
+/** A reduction's spec with a new file in `dir` (none: the rows stay on the worker's heap). */
+export function reductionSpec(dir: string | undefined, tag: string): ReductionSpec {
+  return dir ? { path: SpillFile.newPath(dir, tag) } : {};
+}
+
+/** Removes a reduction's file after its load failed (the worker stopped, or dropped it): nothing is left behind. */
+export function discardReduction(spec: ReductionSpec): void {
+  if (spec.path) rmSync(spec.path, { force: true });
+}
+
+/** A reduced replay as the worker hands it over. */
+export interface ReducedReplay {
+  timeline: TimelineImage;
+  rows: StoreImage;
+  /** The prompts' times the replay's updates told, by row key (PromptTimes). */
+  times: [string, number][];
+  /** Every update was in the preview: the host's preview is this very timeline (its file is not needed). */
+  previewWhole: boolean;
+  /** Why the rows were kept on the worker's heap, not in a file (it could not be made), for the log. */
+  fileProblem?: string;
+}
+
+/** The worker's side: one session's replay into a Timeline over a spill file. */
+export class ReplayReduction implements LineReducer {
+  private readonly timeline: Timeline;
+  private readonly times = new PromptTimes();
+  private fileProblem: string | undefined;
+  /** Rows below which updates are in the preview, until the first that is not (0: none). */
+  private previewRows: number;
+  private previewWhole = true;
+
+  constructor(spec: ReductionSpec) {
+    this.previewRows = spec.previewRows ?? 0;
+    if (this.previewRows <= 0) this.previewWhole = false;
+    let file: SpillFile | undefined;
+    if (spec.path) {
+      try {
+        file = SpillFile.createAt(spec.path);
+      } catch (error) {
+        this.fileProblem = `no file at ${spec.path} (${(error as Error)?.message ?? error})`;
+      }
+    }
+    this.timeline = new Timeline(undefined, new EntityStore(file));
+  }
+
+  apply(update: SessionUpdate, count: number): boolean {
+    // The preview ends for good at its first update past the bound (a later row count below it, after a plan left, does not bring it back).
+    const preview = this.previewWhole && this.timeline.rows.length < this.previewRows;
+    if (!preview) this.previewWhole = false;
+    this.timeline.apply(update, count);
+    this.times.note(update, this.timeline.rows, false, 0);
+    return preview;
+  }
+
+  finish(): { result: ReducedReplay; transfer: ArrayBuffer[] } {
+    const times = [...this.times.times];
+    const timeline = this.timeline.image();
+    const rows = this.timeline.rows.image();
+    const result: ReducedReplay = { timeline, rows, times, previewWhole: this.previewWhole };
+    if (this.fileProblem) result.fileProblem = this.fileProblem;
+    return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
+  }
+
+  dispose(): void {
+    this.timeline.rows.dispose();
+  }
+}
+
+/**
+ * The host's side: the timeline a reduction handed over, its rows read from the worker's file
+ * (adopted: appended to by live updates, removed on dispose). A file that cannot be opened fails
+ * here, with the file removed; the caller says so.
+ */
+export function adoptReduced(reduced: ReducedReplay, listener?: TimelineListener): Timeline {
+  const image = reduced.rows;
+  let file: SpillFile | undefined;
+  if (image.file) file = SpillFile.adopt(image.file.path, image.file.size);
+  return Timeline.fromImage(reduced.timeline, listener, EntityStore.fromImage(image, file));
+}

@@ -11,10 +11,7 @@ import { isResourceNotFound } from '../acp/errors';
 import { linesIn } from '../acp/lineParse';
 import type { SessionsModel } from '../sessions/sessionsModel';
 import type { Entity } from '../transcript/model';
-import { EntityStore } from '../transcript/entityStore';
-import { SpillFile } from '../transcript/spillFile';
-import { Timeline } from '../transcript/timeline';
-import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../transcript/replayReduction';
+import type { ReplayRows, ReplayTimelines } from '../transcript/replayTimelines';
 import { loadEffect, type LoadEffect } from '../sessions/loadEffects';
 import { IndexDiskFullError, type IndexedSession, type SearchIndex, type SessionMeta } from './searchIndex';
 
@@ -60,6 +57,11 @@ export interface IndexerOptions {
    * Undefined, or a file that cannot be made: the rows stay in memory.
    */
   spillDir?: string;
+  /**
+   * What makes a loaded replay's rows (src/transcript/replayTimelines.ts, handed over by the
+   * transcripts' bundle so that this one carries no reducer); undefined while it cannot be had.
+   */
+  timelines(): ReplayTimelines | undefined;
 }
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -162,30 +164,36 @@ export class SearchIndexer {
       if (session.state === 'running' || this.options.isOpen(agent, session.sessionId)) continue;
       const client = await agents.getClient(agent);
       if (!client.capabilities.loadSession) break;
+      const timelines = this.options.timelines();
+      if (!timelines) {
+        log.warn(`[${agent}] Search index: ${session.sessionId} was not loaded: the transcripts' part of the extension could not be loaded.`);
+        break;
+      }
       // Reduced in the line worker where it runs (the rows come back as a file); else here, as they come.
-      let onHost: Timeline | undefined;
-      let timeline: Timeline | undefined;
-      const spec = reductionSpec(this.options.spillDir, 'survey');
+      const fileProblem = (why: string) => log.warn(`Search index: ${why} for ${session.sessionId}; its rows stay in memory while it is indexed.`);
+      let onHost: ReturnType<ReplayTimelines['onHost']> | undefined;
+      let rows: ReplayRows | undefined;
+      const spec = timelines.spec(this.options.spillDir, 'survey');
       try {
         try {
           const result = await client.loadSession(
             session.sessionId,
             session.cwd,
             (update, line, reduced) => {
-              if (!reduced) (onHost ??= new Timeline(undefined, new EntityStore(this.spillFile(session.sessionId)))).apply(update, line ? linesIn(line) : 1);
+              if (!reduced) (onHost ??= timelines.onHost(this.options.spillDir, 'survey', fileProblem)).apply(update, line ? linesIn(line) : 1);
             },
             undefined,
             { reduce: spec },
           );
           if (result.reduced) {
-            const reduced = result.reduced as ReducedReplay;
-            if (reduced.fileProblem) log.warn(`Search index: ${reduced.fileProblem} for ${session.sessionId}; its rows stay in memory while it is indexed.`);
-            timeline = adoptReduced(reduced);
+            const adopted = timelines.adopt(result.reduced);
+            if (adopted.fileProblem) fileProblem(adopted.fileProblem);
+            rows = adopted.rows;
           } else {
-            timeline = onHost ?? new Timeline();
+            rows = (onHost ??= timelines.onHost(undefined, 'survey', fileProblem)).rows;
           }
         } catch (error) {
-          discardReduction(spec);
+          timelines.discard(spec);
           // -32002: the agent no longer has it; it leaves the index and the coverage alike.
           if (isResourceNotFound(error)) await this.removed(agent, session.sessionId);
           else log.warn(`[${agent}] Search index: session/load of ${session.sessionId} failed: ${(error as Error)?.message ?? error}`);
@@ -196,7 +204,7 @@ export class SearchIndexer {
         }
         if (this.isGone(agent, session.sessionId)) continue;
         try {
-          await index.indexBatches(metaOf(agent, session, (session as { archived?: boolean }).archived === true), timeline.rows.batches());
+          await index.indexBatches(metaOf(agent, session, (session as { archived?: boolean }).archived === true), rows.batches());
         } catch (error) {
           // A full disk fails every session after this one too (the index said so once).
           if (error instanceof IndexDiskFullError) break;
@@ -205,7 +213,7 @@ export class SearchIndexer {
         }
       } finally {
         onHost?.rows.dispose();
-        timeline?.rows.dispose();
+        rows?.dispose();
       }
       indexed++;
       const known = this.coverageByAgent.get(agent);
@@ -257,18 +265,6 @@ export class SearchIndexer {
     if ([...coverage.missing, ...coverage.stale].some((s) => s.sessionId === session.sessionId)) return;
     coverage.indexed = Math.max(0, coverage.indexed - 1);
     coverage.missing.push({ sessionId: session.sessionId, cwd: session.cwd, title: session.title ?? null, updatedAt: session.updatedAt ?? null, archived: session.archived } as SessionInfo);
-  }
-
-  /** A file for a loaded session's rows while it is indexed, or undefined (they stay in memory). */
-  private spillFile(sessionId: string): SpillFile | undefined {
-    const dir = this.options.spillDir;
-    if (!dir) return undefined;
-    try {
-      return SpillFile.create(dir, 'survey');
-    } catch (error) {
-      this.options.log.warn(`Search index: no file in ${dir} for ${sessionId} (${(error as Error)?.message ?? error}); its rows stay in memory while it is indexed.`);
-      return undefined;
-    }
   }
 
   private isGone(agent: string, sessionId: string): boolean {

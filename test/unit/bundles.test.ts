@@ -134,6 +134,12 @@ test('the lazy bundles carry no module with state, and share with extension.js o
   }
 });
 
+test('the reducer has one copy on the extension host\'s side: dist/search.js carries no timeline, store or spill file of its own (the survey\'s loads are reduced in the line worker, or by dist/transcripts.js)', () => {
+  const reducer = ['src/transcript/timeline.ts', 'src/transcript/entityStore.ts', 'src/transcript/spillFile.ts', 'src/transcript/spillCodec.ts', 'src/transcript/replayReduction.ts'];
+  assert.deepEqual(reducer.filter((m) => inputs.search.has(m)), [], 'dist/search.js holds these');
+  for (const m of reducer) assert.ok(inputs.transcripts.has(m), `dist/transcripts.js holds ${m}`);
+});
+
 test('.vscodeignore lets every extension bundle into the VSIX', () => {
   const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
   for (const bundle of ['extension', 'searchWorker', 'lineWorker', ...LAZY]) {

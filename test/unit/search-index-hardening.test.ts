@@ -15,6 +15,7 @@ import { SearchIndexer } from '../../src/search/indexer';
 import { SearchIndex, type SearchResult, type SessionMeta } from '../../src/search/searchIndex';
 import type { Entity } from '../../src/transcript/model';
 import { Timeline } from '../../src/transcript/timeline';
+import { replayTimelines } from '../../src/transcript/replayTimelines';
 import { markSessionDeleted } from '../agent/store';
 import { cleanUpAfterEach, onCleanUp, record, setupModel, store, tempDir, until } from './sessionsFixture';
 
@@ -393,7 +394,7 @@ if (CHILD) {
       const dir = join(tempDir('acp-search-indexer-index-'), 'index');
       const index = await opened(dir);
       const { log, warnings } = logOf();
-      const indexer = new SearchIndexer({ index, agents: registry, model, isOpen: () => false, log });
+      const indexer = new SearchIndexer({ index, agents: registry, model, isOpen: () => false, log, timelines: () => replayTimelines });
       return { storeDir, registry, model, index, indexer, warnings };
     }
 
@@ -429,7 +430,7 @@ if (CHILD) {
         if (name && name.endsWith('-survey.spill') && !made.includes(name)) made.push(name);
       });
       try {
-        const indexer = new SearchIndexer({ index, agents: registry, model, isOpen: () => false, log, spillDir });
+        const indexer = new SearchIndexer({ index, agents: registry, model, isOpen: () => false, log, spillDir, timelines: () => replayTimelines });
         const found = await indexer.survey('ref');
         assert.equal(await indexer.indexSessions('ref', [...found.missing], { isCancelled: () => false }), 2, warnings.join('\n'));
         assert.deepEqual(ids(await find(index, 'hello')), ['one', 'two'], 'both are found, read back from their files');

@@ -13,6 +13,7 @@ import type { SessionInfo } from '../../acp/types';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { SessionsModel } from '../../sessions/sessionsModel';
 import { SearchIndexer, type AgentCoverage } from '../../search/indexer';
+import type { ReplayTimelines } from '../../transcript/replayTimelines';
 import { SearchIndex } from '../../search/searchIndex';
 import type { Entity } from '../../transcript/model';
 import { Messages, type MessageRecorder } from '../common/messages';
@@ -39,6 +40,8 @@ export interface SearchIndexingDeps {
   isOpen(agent: string, sessionId: string): boolean;
   /** Whether a copy of the session is kept here: its entry stays once the agent no longer lists it. */
   kept?(agent: string, sessionId: string): boolean;
+  /** What makes a loaded replay's rows (SearchIndexer's `timelines`). */
+  timelines(): ReplayTimelines | undefined;
   recorder: MessageRecorder | undefined;
   query: ShownQuery;
 }
@@ -65,7 +68,7 @@ export interface SearchIndexing {
   replayed(agent: string, session: SessionInfo & { archived: boolean }, batches: AsyncIterable<readonly Entity[]>): void;
 }
 
-export function createSearchIndexing({ context, log, agents, model, view, isOpen, kept, recorder, query }: SearchIndexingDeps): SearchIndexing {
+export function createSearchIndexing({ context, log, agents, model, view, isOpen, kept, timelines, recorder, query }: SearchIndexingDeps): SearchIndexing {
   // Through Messages: agent names reach notifications as plain text, and tests can answer them.
   const messages = new Messages();
   messages.recorder = recorder;
@@ -78,7 +81,7 @@ export function createSearchIndexing({ context, log, agents, model, view, isOpen
     const opening = SearchIndex.open(dir, { log, worker }).then((index) => {
       // A loaded session's rows wait in the transcripts' folder while they are indexed, as a tab's do.
       const spillDir = vscode.Uri.joinPath(context.globalStorageUri, 'transcripts').fsPath;
-      const indexer = new SearchIndexer({ index, agents, model, log, isOpen, kept, spillDir });
+      const indexer = new SearchIndexer({ index, agents, model, log, isOpen, kept, spillDir, timelines });
       followIndex(index);
       return { index, indexer };
     });

@@ -12,6 +12,7 @@ import type { SearchIndex } from '../../search/searchIndex';
 import type { Entity } from '../../transcript/model';
 import type { MessageRecorder } from '../common/messages';
 import type { TranscriptMatch } from '../transcripts/transcriptPanel';
+import type { ReplayTimelines } from '../../transcript/replayTimelines';
 import type { FilterItem } from './searchFilters';
 import { createSearchIndexing, type SearchIndexing } from './searchIndexing';
 import { createSearchQuery } from './searchQuery';
@@ -22,6 +23,8 @@ export interface SearchTranscripts {
   getState(agentName: string, sessionId: string): unknown;
   /** Whether a copy of the session is kept here (its text stays found once the agent forgets it). */
   hasKeptCopy?(agentName: string, sessionId: string): boolean;
+  /** What makes a loaded replay's rows, from the transcripts' bundle (loading it): this bundle carries no reducer of its own. */
+  replayTimelines?(): ReplayTimelines;
 }
 
 export interface SearchApi {
@@ -88,6 +91,7 @@ export function activateSearch(
     view,
     isOpen: (agent, id) => transcripts()?.getState(agent, id) !== undefined,
     kept: (agent, id) => transcripts()?.hasKeptCopy?.(agent, id) === true,
+    timelines: () => transcripts()?.replayTimelines?.(),
     recorder,
     query,
   });

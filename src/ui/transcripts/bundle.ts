@@ -10,6 +10,7 @@ import { TranscriptPanels, type TranscriptPanelsOptions } from './transcriptPane
 export { goToPrompt, stepPrompt } from './transcriptWalk';
 export { exportSessionsCommand, openExported } from './exportSessions';
 export { openKeptCopy } from './exportedTranscript';
+export { replayTimelines } from '../../transcript/replayTimelines';
 
 export function createTranscriptPanels(
   context: vscode.ExtensionContext,

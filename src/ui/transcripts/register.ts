@@ -19,6 +19,7 @@ import type { KeptFeature } from '../sessions/keptCopies';
 import type { Messages } from '../common/messages';
 import type { TranscriptsLike } from '../sessions/commandContext';
 import type { SessionsFeature } from '../sessions/register';
+import type { ReplayTimelines } from '../../transcript/replayTimelines';
 import type * as TranscriptsBundleModule from './bundle';
 import type { TranscriptMatch, TranscriptPanels, TranscriptState } from './transcriptPanel';
 
@@ -108,6 +109,11 @@ export class LazyTranscripts implements TranscriptsLike, vscode.Disposable {
     const copy = this.kept.here.isKeptOnly(agentName, session.sessionId) ? this.kept.store.get(agentName, session.sessionId) : undefined;
     if (copy) return this.bundle().openKeptCopy(this.messages, this.get(), this.kept.store, copy, match);
     return this.get().openAt(agentName, session, match);
+  }
+
+  /** What makes a loaded replay's rows, for Search Sessions' survey (dist/search.js carries no reducer of its own). */
+  replayTimelines(): ReplayTimelines {
+    return this.bundle().replayTimelines;
   }
 
   hasKeptCopy(agentName: string, sessionId: string): boolean {

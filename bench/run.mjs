@@ -18,7 +18,7 @@ function run(argv) {
 }
 
 // Build output goes to stderr so that `--json` keeps stdout to the one JSON array.
-for (const only of ['bench', 'test/agent', 'src/search/indexWorker']) {
+for (const only of ['bench', 'test/agent', 'src/search/indexWorker', 'src/transcript/lineWorkerMain']) {
   const r = spawnSync(node, ['esbuild.mjs', '--tests', `--only=${only}`], { cwd: root, stdio: ['ignore', 2, 'inherit'] });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

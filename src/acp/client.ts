@@ -258,16 +258,16 @@ export class AcpClient {
    * AIR `loadReplayEnd`), `onReplayEnd` runs when the mark arrives and the result says `marker`;
    * the mark itself never reaches `onUpdate` or any other listener. With `reduce` (a spec the line
    * worker's reducer reads), the worker applies the replay itself where it runs: `onUpdate` gets
-   * each update marked `reduced` (for its line: a text chunk comes as its kind alone), and the
-   * result's `reduced` is what the worker handed over (the load fails where that cannot be whole);
-   * where the worker does not run, `onUpdate` gets every update as without it.
+   * each update marked `reduced` (for its line; see {@link Reduced}), then `onAnswered` runs at the
+   * answer, and the result's `reduced` is what the worker handed over (the load fails where that
+   * cannot be whole); where the worker does not run, `onUpdate` gets every update as without it.
    */
   async loadSession(
     sessionId: string,
     cwd: string,
     onUpdate: SessionUpdateListener,
     token?: CancellationToken,
-    options: { onReplayEnd?: () => void; reduce?: unknown } = {},
+    options: { onReplayEnd?: () => void; reduce?: unknown; onAnswered?: () => void } = {},
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const observer = this.observeReplay(sessionId, cwd);
@@ -285,6 +285,7 @@ export class AcpClient {
           : this.rpc.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline),
       );
       if (reducing) {
+        options.onAnswered?.();
         // What the worker reduced before the hand-over may reach this thread after the answer: it
         // goes where the replay went (the worker hands over once it has applied it).
         const trailing = this.updates.onSessionUpdate(sessionId, (update, line, reduced) => {

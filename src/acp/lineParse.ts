@@ -38,6 +38,8 @@ export interface ParsedReduced {
   end: number;
   params?: unknown;
   problems?: string;
+  /** The host applies it too: one of the updates that make the reduction's first rows (see LineReducer.apply). */
+  preview?: true;
 }
 export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem | ParsedReduced;
 

@@ -29,7 +29,8 @@ export type FromLineWorker =
 
 /** One session's replay, reduced in the worker. */
 export interface LineReducer {
-  apply(update: SessionUpdate, count: number): void;
+  /** Applies one update; true where the host needs it whole too (the reduction's preview of its first rows). */
+  apply(update: SessionUpdate, count: number): boolean;
   /** What goes to the host, and the buffers to transfer with it; the reducer is done. */
   finish(): { result: unknown; transfer: ArrayBuffer[] };
   dispose(): void;
@@ -112,9 +113,9 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     }
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
-    reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
+    const preview = reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
     const kind = update.sessionUpdate;
-    const text = problems.count === 0 && TEXT_KINDS.has(kind);
+    const text = !preview && problems.count === 0 && TEXT_KINDS.has(kind);
     const last = entries[entries.length - 1];
     if (text && last?.t === 3 && last.params === undefined && last.sessionId === notification.sessionId && last.end + 1 === entry.start) {
       last.end = entry.end;
@@ -124,6 +125,7 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     // What the check fixed goes as fixed (the host logs what was fixed): nothing nested too deep to copy.
     if (!text) reduced.params = problems.count === 0 ? entry.params : { sessionId: notification.sessionId, update };
     if (problems.count > 0) reduced.problems = problems.toString();
+    if (preview) reduced.preview = true;
     entries.push(reduced);
   }
   piece.entries = entries;

@@ -10,7 +10,7 @@ import {
   type Message,
   type MessageWriter,
 } from 'vscode-jsonrpc/node';
-import type { Logger, TraceLevel } from './types';
+import type { Logger, Reduced, TraceLevel } from './types';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 
@@ -230,7 +230,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
    * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: true) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -253,7 +253,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
             if (entry.problems) this.options.log.warn(`[${this.options.agentName}] Fixed what the agent sent in session/update: ${entry.problems}.`);
             // A fixed update goes on without its line, as one fixed here does (its line parses to what was fixed).
             const line = entry.problems ? undefined : piece.bytes.subarray(entry.start, entry.end);
-            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, true);
+            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied');
           } else if (entry.t === 2) {
             this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
           } else {

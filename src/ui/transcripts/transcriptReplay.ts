@@ -3,7 +3,8 @@
 // deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
 // the problem) and keeps every update it applied, for an export that must not load it again.
 import * as vscode from 'vscode';
-import type { ForkPoint, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import { rmSync } from 'node:fs';
+import type { ForkPoint, Reduced, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
 import { linesIn } from '../../acp/lineParse';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
@@ -13,6 +14,7 @@ import type { TranscriptProblem } from '../../transcript/protocol';
 import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
 import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
 import { EntityStore } from '../../transcript/entityStore';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionSpec } from '../../transcript/replayReduction';
 import type { SpillFile } from '../../transcript/spillFile';
 import { Timeline } from '../../transcript/timeline';
 import { UpdateLog } from '../../transcript/updateLog';
@@ -21,6 +23,12 @@ import { notificationText } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import { problems, titleOf, type PageWait } from './transcriptHeader';
 import { spillFileIn, UnkeptUpdates } from './transcriptTrouble';
+
+/**
+ * A replay the line worker reduces is applied on this thread too while it has fewer rows than
+ * this (a first screen and a margin, shown as they come); the rest only there, taken over at the answer.
+ */
+const PREVIEW_ROWS = 200;
 
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
@@ -93,7 +101,7 @@ export interface ReplayOwner {
   readonly host: Pick<HostParts, 'AgentDisconnectedError'>;
   readonly options: ReplayOptions;
   /** The page's feed: the timeline tells it its changes; a replay starts the page over and sends its end. */
-  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush'>;
+  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush' | 'restart'>;
   /** Settles with what had happened when the replay may begin: the page's `ready`, or why it is not waited for. */
   readonly pageStarted: Promise<PageWait>;
   /** Header-only changes (loading, archived, problems). */
@@ -120,6 +128,8 @@ export class TranscriptReplay {
   resumed: { updatedAt?: string } | undefined;
   /** How the last replay was known to be whole: the agent's mark, or only its answer. */
   replayEnd: 'marker' | 'answer' | undefined;
+  /** Where the last replay's rows were reduced (see TranscriptState.rowsFrom). */
+  rowsFrom: 'worker' | 'host' | undefined;
   /** Updates of the conversation that came after the answer of an agent that marks no end. */
   lateUpdates = 0;
   problem: TranscriptProblem | undefined;
@@ -135,6 +145,8 @@ export class TranscriptReplay {
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
   private readonly times = new PromptTimes();
+  /** The line worker applies the current replay: its timeline is taken over at the answer. */
+  private reducing = false;
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
   private liveSubscription: { dispose(): void } | undefined;
@@ -257,20 +269,32 @@ export class TranscriptReplay {
       const timeline = this.timeline;
       this.replayEnd = undefined;
       this.lateUpdates = 0;
+      // Reduced in the line worker where it runs (and the tab has a folder for its rows): this
+      // thread applies only the first rows' updates (shown as they come), then takes the worker's
+      // timeline over at the answer.
+      const spec: ReductionSpec | undefined = this.owner.options.spillDir ? { ...reductionSpec(this.owner.options.spillDir, 'entities'), previewRows: PREVIEW_ROWS } : undefined;
+      let answered = false;
       try {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
-        const result = await client.loadSession(session.sessionId, session.cwd, (update, line) => this.apply(timeline, update, false, line), cancellation.token, {
+        const result = await client.loadSession(session.sessionId, session.cwd, (update, line, reduced) => this.apply(timeline, update, false, line, reduced, answered), cancellation.token, {
           onReplayEnd: () => {
             if (this.loadCancellation !== cancellation || this.disposed) return;
             this.replayEnd = 'marker';
+            // A reduced replay is whole here once the worker's timeline is taken over.
+            if (spec && this.reducing) return;
             this.loading = false;
             this.loaded = true;
             this.owner.markChanged();
           },
+          reduce: spec,
+          onAnswered: () => (answered = true),
         });
         this.replayEnd = result.replayEnd;
+        this.rowsFrom = 'host';
+        if (result.reduced) this.adopt(timeline, result.reduced as ReducedReplay, cancellation);
       } catch (error) {
+        if (spec) discardReduction(spec);
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
         // A crash says nothing about the session; the agent's refusal or a time-out does.
@@ -289,7 +313,7 @@ export class TranscriptReplay {
       }
       this.openOnAgent = true;
       this.owner.options.loaded?.(agentName, session.sessionId);
-      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.rows.batches());
+      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, this.timeline.rows.batches());
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
@@ -297,6 +321,26 @@ export class TranscriptReplay {
     } finally {
       if (this.loadCancellation === cancellation) this.ended();
     }
+  }
+
+  /**
+   * Takes over the timeline the line worker reduced: its rows stay in the worker's file, read as
+   * they are shown; the page starts over where it is (its preview rows had the same keys). Where
+   * every update was in the preview, the preview is that timeline, and the worker's file goes.
+   */
+  private adopt(preview: Timeline, reduced: ReducedReplay, cancellation: vscode.CancellationTokenSource): void {
+    this.reducing = false;
+    if (reduced.fileProblem) this.owner.log.warn(`Transcript of ${this.session.sessionId}: ${reduced.fileProblem}; its rows came over from the line worker's memory.`);
+    if (reduced.previewWhole || preview !== this.timeline || this.loadCancellation !== cancellation || this.disposed) {
+      if (reduced.rows.file) rmSync(reduced.rows.file.path, { force: true });
+      return;
+    }
+    const timeline = adoptReduced(reduced, this.owner.feed.collector);
+    preview.rows.dispose();
+    this.timeline = timeline;
+    this.rowsFrom = 'worker';
+    for (const [key, at] of reduced.times) if (!this.times.times.has(key)) this.times.times.set(key, at);
+    this.owner.feed.restart();
   }
 
   /** The replay ended (or failed): the header says so and the page gets what is pending. */
@@ -324,7 +368,9 @@ export class TranscriptReplay {
   private startLive(client: { onSessionUpdate(id: string, l: SessionUpdateListener): { dispose(): void } }): void {
     this.stopLive();
     const timeline = this.timeline;
-    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line) => {
+    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line, reduced) => {
+      // Reduced before the worker handed over, read here only now: in the timeline taken over already.
+      if (reduced) return this.apply(this.timeline, update, true, line, reduced, true);
       this.apply(timeline, update, true, line);
       // A merged update (the line worker's) stands for the chunks it holds.
       if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += line ? linesIn(line) : 1;
@@ -344,14 +390,29 @@ export class TranscriptReplay {
     this.live = false;
   }
 
-  /** Applies one update, and keeps it (as the agent's `line`, when it came with one) and its prompt's time. */
-  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array): void {
+  /**
+   * Applies one update, and keeps it (as the agent's `line`, when it came with one) and its
+   * prompt's time. One the line worker `reduced` is applied here only for the preview; the rest
+   * is counted (the header's progress) and kept, and, after the load's answer (`late`), counted as late.
+   */
+  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array, reduced?: Reduced, late = false): void {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
-    timeline.apply(update, line ? linesIn(line) : 1);
+    const count = line ? linesIn(line) : 1;
+    if (reduced === 'applied') {
+      // Counted here for the header's progress; one read here only after the hand-over is in the worker's count already.
+      if (!live) {
+        this.reducing = true;
+        timeline.updateCount += count;
+        this.owner.feed.collector.markState();
+      }
+    } else {
+      timeline.apply(update, count);
+      this.times.note(update, timeline.rows, live, Date.now());
+    }
+    if (late && this.replayEnd !== 'marker' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += count;
     this.changes.add(update);
     this.updates.push(update, line);
-    this.times.note(update, timeline.rows, live, Date.now());
   }
 
   /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
@@ -437,6 +498,7 @@ export class TranscriptReplay {
       this.owner.markChanged();
     });
     this.times.clear();
+    this.reducing = false;
     this.changes = new ChangeCollector(this.session.cwd);
   }
 

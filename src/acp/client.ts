@@ -267,12 +267,14 @@ export class AcpClient {
     cwd: string,
     onUpdate: SessionUpdateListener,
     token?: CancellationToken,
-    options: { onReplayEnd?: () => void; reduce?: unknown; onAnswered?: () => void } = {},
+    options: { onReplayEnd?: () => void; reduce?: unknown; onAnswered?: () => void; onProgress?: (progress: unknown) => void } = {},
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const observer = this.observeReplay(sessionId, cwd);
     // Registered before the request, as the listener is: the worker reduces from the first piece of the replay on.
     const reducing = options.reduce !== undefined && this.rpc.reduce(sessionId, options.reduce);
+    const onProgress = options.onProgress;
+    if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
     const listener: SessionUpdateListener = (update, line, reduced) => {
       observer?.update(update, line);
       onUpdate(update, line, reduced);
@@ -301,6 +303,7 @@ export class AcpClient {
       return result;
     } finally {
       if (reducing && !ok) this.rpc.dropReduce(sessionId);
+      if (onProgress && this.updates.progressListeners.get(sessionId) === onProgress) this.updates.progressListeners.delete(sessionId);
       if (observer) this.safely(() => observer.end(ok));
     }
   }

@@ -303,8 +303,8 @@ export class AgentConnection {
    * Parses a batch of the agent's lines ({@link ConnectionHooks.onAgentLines}): each
    * `session/update`'s params go to `onUpdate` with the line's bytes (ndjson.ts).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void {
-    this.reader.drain(lines, onUpdate);
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
+    this.reader.drain(lines, onUpdate, onProgress);
   }
 
   /** The line worker reduces the replay of `sessionId` (see NdjsonMessageReader.reduce); false where it cannot. */

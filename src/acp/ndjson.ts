@@ -230,7 +230,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
    * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -256,6 +256,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
             onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied');
           } else if (entry.t === 2) {
             this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
+          } else if (entry.t === 4) {
+            onProgress?.(entry.sessionId, entry.progress);
           } else {
             const message = this.parse(entry.text);
             if (message !== undefined) {
@@ -466,6 +468,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         return;
       }
       if (message.kind === 'reduced') return this.reducedBack(message);
+      // Told while the output paused: in order with the pieces around it.
+      if (message.kind === 'progress') {
+        if (!this.disposed) this.enqueue({ parsed: true, entries: message.entries, bytes: new Uint8Array(0), at: 0 });
+        return;
+      }
       this.received(message);
     });
     // A piece whose parsed form this thread cannot copy in (nested deeper than its stack copies)
@@ -497,7 +504,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** A piece back from the worker, in the order posted. */
-  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' }>): void {
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' | 'progress' }>): void {
     const first = this.inFlight[0];
     if (!first || first.id !== message.id || this.disposed) return;
     this.inFlight.shift();

@@ -14,9 +14,10 @@ import type { TranscriptProblem } from '../../transcript/protocol';
 import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
 import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
 import { EntityStore } from '../../transcript/entityStore';
-import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionSpec } from '../../transcript/replayReduction';
-import type { SpillFile } from '../../transcript/spillFile';
-import { Timeline } from '../../transcript/timeline';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionProgress, type ReductionSpec } from '../../transcript/replayReduction';
+import { SpillFile } from '../../transcript/spillFile';
+import { Timeline, type TimelineImage } from '../../transcript/timeline';
+import { MAX_RANGE_ROWS } from '../../transcript/feed';
 import { UpdateLog } from '../../transcript/updateLog';
 import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
@@ -29,6 +30,8 @@ import { spillFileIn, UnkeptUpdates } from './transcriptTrouble';
  * this (a first screen and a margin, shown as they come); the rest only there, taken over at the answer.
  */
 const PREVIEW_ROWS = 200;
+/** Past the preview, how often (ms) the line worker tells how far it is: the rows it reduced show then. */
+const PROGRESS_MS = 200;
 
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
@@ -101,7 +104,7 @@ export interface ReplayOwner {
   readonly host: Pick<HostParts, 'AgentDisconnectedError'>;
   readonly options: ReplayOptions;
   /** The page's feed: the timeline tells it its changes; a replay starts the page over and sends its end. */
-  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush' | 'restart'>;
+  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush' | 'restart' | 'held'>;
   /** Settles with what had happened when the replay may begin: the page's `ready`, or why it is not waited for. */
   readonly pageStarted: Promise<PageWait>;
   /** Header-only changes (loading, archived, problems). */
@@ -147,6 +150,8 @@ export class TranscriptReplay {
   private readonly times = new PromptTimes();
   /** The line worker applies the current replay: its timeline is taken over at the answer. */
   private reducing = false;
+  /** A handle on the file of the replay the line worker reduces, to read the rows it told of so far. */
+  private progressFile: SpillFile | undefined;
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
   private liveSubscription: { dispose(): void } | undefined;
@@ -272,12 +277,18 @@ export class TranscriptReplay {
       // Reduced in the line worker where it runs (and the tab has a folder for its rows): this
       // thread applies only the first rows' updates (shown as they come), then takes the worker's
       // timeline over at the answer.
-      const spec: ReductionSpec | undefined = this.owner.options.spillDir ? { ...reductionSpec(this.owner.options.spillDir, 'entities'), previewRows: PREVIEW_ROWS } : undefined;
+      const spec: ReductionSpec | undefined = this.owner.options.spillDir
+        ? { ...reductionSpec(this.owner.options.spillDir, 'entities'), previewRows: PREVIEW_ROWS, progressMs: PROGRESS_MS }
+        : undefined;
       let answered = false;
       try {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
-        const result = await client.loadSession(session.sessionId, session.cwd, (update, line, reduced) => this.apply(timeline, update, false, line, reduced, answered), cancellation.token, {
+        // The timeline now: the preview, then the rows the worker told of so far (see progressed).
+        const onUpdate = (update: SessionUpdate, line: Uint8Array | undefined, reduced: Reduced | undefined) => {
+          if (this.loadCancellation === cancellation) this.apply(this.timeline, update, false, line, reduced, answered);
+        };
+        const result = await client.loadSession(session.sessionId, session.cwd, onUpdate, cancellation.token, {
           onReplayEnd: () => {
             if (this.loadCancellation !== cancellation || this.disposed) return;
             this.replayEnd = 'marker';
@@ -289,6 +300,7 @@ export class TranscriptReplay {
           },
           reduce: spec,
           onAnswered: () => (answered = true),
+          onProgress: (progress) => this.progressed(timeline, progress as ReductionProgress, cancellation),
         });
         this.replayEnd = result.replayEnd;
         this.rowsFrom = 'host';
@@ -331,16 +343,59 @@ export class TranscriptReplay {
   private adopt(preview: Timeline, reduced: ReducedReplay, cancellation: vscode.CancellationTokenSource): void {
     this.reducing = false;
     if (reduced.fileProblem) this.owner.log.warn(`Transcript of ${this.session.sessionId}: ${reduced.fileProblem}; its rows came over from the line worker's memory.`);
-    if (reduced.previewWhole || preview !== this.timeline || this.loadCancellation !== cancellation || this.disposed) {
+    if (reduced.previewWhole || this.loadCancellation !== cancellation || this.disposed) {
       if (reduced.rows.file) rmSync(reduced.rows.file.path, { force: true });
       return;
     }
     const timeline = adoptReduced(reduced, this.owner.feed.collector);
-    preview.rows.dispose();
+    // The preview's file goes; the rows told so far were read from the worker's file, which is this one's now.
+    if (this.timeline === preview) preview.rows.dispose();
+    this.closeProgressFile();
     this.timeline = timeline;
     this.rowsFrom = 'worker';
     for (const [key, at] of reduced.times) if (!this.times.times.has(key)) this.times.times.set(key, at);
     this.owner.feed.restart();
+  }
+
+  /**
+   * How far the line worker is with the replay it reduces (past the preview): the rows so far,
+   * read from its file, replace what this thread showed, with the same keys; the rows the page
+   * shows or follows that are new or were written again since the last time go to it as changed.
+   */
+  private progressed(preview: Timeline, progress: ReductionProgress, cancellation: vscode.CancellationTokenSource): void {
+    if (this.loadCancellation !== cancellation || this.disposed || !progress.rows.file) return;
+    const { path, size } = progress.rows.file;
+    let file = this.progressFile;
+    if (!file || file.path !== path) {
+      this.closeProgressFile();
+      try {
+        file = this.progressFile = SpillFile.adopt(path, size);
+      } catch (error) {
+        this.owner.log.warn(`Transcript of ${this.session.sessionId}: the rows the line worker reduced so far cannot be read (${messageOf(error)}); they show when the replay ends.`);
+        return;
+      }
+    }
+    file.grownTo(size);
+    const rows = EntityStore.reading(progress.rows, file);
+    const shown = this.timeline.rows.length;
+    const image: TimelineImage = { state: progress.state, updateCount: progress.updateCount, nextKey: progress.created, turnPlan: undefined, compactions: [], toolCalls: [], messages: [], plans: [], subagents: [] };
+    const timeline = Timeline.fromImage(image, this.owner.feed.collector, rows);
+    if (this.timeline === preview) preview.rows.dispose();
+    this.timeline = timeline;
+    const changed = new Set(progress.changed);
+    const { start, end, tail, size: held } = this.owner.feed.held;
+    const count = rows.length;
+    // What the page holds, and what it would take in as it follows new rows.
+    const from = tail ? Math.max(0, count - held) : start;
+    const to = tail ? count : Math.min(count, Math.max(end, shown) + MAX_RANGE_ROWS);
+    for (let i = from; i < to; i++) if (i >= shown || changed.has(rows.keyNumberAt(i))) this.owner.feed.collector.created(rows.at(i)!);
+    this.owner.feed.collector.markState();
+  }
+
+  /** Lets go of the handle on the worker's file (the file stays: the worker or the timeline taken over owns it). */
+  private closeProgressFile(): void {
+    this.progressFile?.release();
+    this.progressFile = undefined;
   }
 
   /** The replay ended (or failed): the header says so and the page gets what is pending. */
@@ -487,6 +542,7 @@ export class TranscriptReplay {
   }
 
   private resetTimeline(): void {
+    this.closeProgressFile();
     this.owner.feed.collector.clear();
     this.timeline?.rows.dispose();
     this.updates.dispose();
@@ -509,6 +565,7 @@ export class TranscriptReplay {
     this.loadCancellation?.cancel();
     this.stopLive();
     this.disconnectSubscription?.dispose();
+    this.closeProgressFile();
     this.timeline.rows.dispose();
     this.updates.dispose();
   }

@@ -64,10 +64,10 @@ export function threadCpuMs(): number | undefined {
 }
 
 /**
- * Figure 1's detail, as the search survey's loads run (issue 36): AcpClient.loadSession with the
- * replay reduced in the line worker into a spill file, until the worker's timeline is taken over
- * here. Without the line worker (ACP_SESSIONS_LINE_WORKER=off): {@link ourIngest}. `hostCpuMs`:
- * this thread's CPU meanwhile.
+ * Figure 1, ours, as a transcript's replay runs (issue 36): AcpClient.loadSession with the replay
+ * reduced in the line worker into a spill file, this thread applying the first 200 rows' updates
+ * (the preview), until the worker's timeline is taken over here. Without the line worker
+ * (ACP_SESSIONS_LINE_WORKER=off): {@link ourIngest}. `hostCpuMs`: this thread's CPU meanwhile.
  */
 export async function ourReducedIngest(agentScript: string, file: string, sessionId: string, lines: number): Promise<{ ms: number; hostCpuMs: number | undefined }> {
   const worker = lineWorker();
@@ -85,17 +85,21 @@ export async function ourReducedIngest(agentScript: string, file: string, sessio
   try {
     while (client.parsedOn === 'starting') await new Promise((resolve) => setTimeout(resolve, 5));
     if (client.parsedOn !== 'worker') throw new Error('ours (reduced): the line worker did not start');
-    let onHost = 0;
+    const preview = new Timeline();
     const cpu0 = threadCpuMs();
     const t0 = performance.now();
     const result = await client.loadSession(
       sessionId,
       ROOT,
-      (_update, _line, reduced) => reduced || onHost++,
+      (update, line, reduced) => {
+        const count = line ? linesIn(line) : 1;
+        if (reduced === 'applied') preview.updateCount += count;
+        else preview.apply(update, count);
+      },
       undefined,
-      { reduce: reductionSpec(dir, 'bench') },
+      { reduce: { ...reductionSpec(dir, 'bench'), previewRows: 200 } },
     );
-    if (!result.reduced || onHost > 0) throw new Error(`ours (reduced): the worker handed nothing over, or left ${onHost} updates to this thread`);
+    if (!result.reduced) throw new Error('ours (reduced): the worker handed nothing over');
     const timeline = adoptReduced(result.reduced as ReducedReplay);
     const ms = performance.now() - t0;
     const cpu1 = threadCpuMs();

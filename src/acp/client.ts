@@ -258,21 +258,23 @@ export class AcpClient {
    * AIR `loadReplayEnd`), `onReplayEnd` runs when the mark arrives and the result says `marker`;
    * the mark itself never reaches `onUpdate` or any other listener. With `reduce` (a spec the line
    * worker's reducer reads), the worker applies the replay itself where it runs: `onUpdate` gets
-   * each update marked `reduced` (for its line: a text chunk comes as its kind alone), and the
-   * result's `reduced` is what the worker handed over (the load fails where that cannot be whole);
-   * where the worker does not run, `onUpdate` gets every update as without it.
+   * each update marked `reduced` (for its line; see {@link Reduced}), then `onAnswered` runs at the
+   * answer, and the result's `reduced` is what the worker handed over (the load fails where that
+   * cannot be whole); where the worker does not run, `onUpdate` gets every update as without it.
    */
   async loadSession(
     sessionId: string,
     cwd: string,
     onUpdate: SessionUpdateListener,
     token?: CancellationToken,
-    options: { onReplayEnd?: () => void; reduce?: unknown } = {},
+    options: { onReplayEnd?: () => void; reduce?: unknown; onAnswered?: () => void; onProgress?: (progress: unknown) => void } = {},
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const observer = this.observeReplay(sessionId, cwd);
     // Registered before the request, as the listener is: the worker reduces from the first piece of the replay on.
     const reducing = options.reduce !== undefined && this.rpc.reduce(sessionId, options.reduce);
+    const onProgress = options.onProgress;
+    if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
     const listener: SessionUpdateListener = (update, line, reduced) => {
       observer?.update(update, line);
       onUpdate(update, line, reduced);
@@ -285,6 +287,7 @@ export class AcpClient {
           : this.rpc.request('session/load', { sessionId, cwd, mcpServers: [] }, token, deadline),
       );
       if (reducing) {
+        options.onAnswered?.();
         // What the worker reduced before the hand-over may reach this thread after the answer: it
         // goes where the replay went (the worker hands over once it has applied it).
         const trailing = this.updates.onSessionUpdate(sessionId, (update, line, reduced) => {
@@ -300,6 +303,7 @@ export class AcpClient {
       return result;
     } finally {
       if (reducing && !ok) this.rpc.dropReduce(sessionId);
+      if (onProgress && this.updates.progressListeners.get(sessionId) === onProgress) this.updates.progressListeners.delete(sessionId);
       if (observer) this.safely(() => observer.end(ok));
     }
   }

@@ -36,7 +36,7 @@ import {
   AGENT_LINES,
   type AgentLines,
 } from './ndjson';
-import type { AcpClientOptions, AgentConfig, Logger } from './types';
+import type { AcpClientOptions, AgentConfig, Logger, Reduced } from './types';
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -303,8 +303,8 @@ export class AgentConnection {
    * Parses a batch of the agent's lines ({@link ConnectionHooks.onAgentLines}): each
    * `session/update`'s params go to `onUpdate` with the line's bytes (ndjson.ts).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: true) => void): void {
-    this.reader.drain(lines, onUpdate);
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
+    this.reader.drain(lines, onUpdate, onProgress);
   }
 
   /** The line worker reduces the replay of `sessionId` (see NdjsonMessageReader.reduce); false where it cannot. */

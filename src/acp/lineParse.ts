@@ -38,8 +38,16 @@ export interface ParsedReduced {
   end: number;
   params?: unknown;
   problems?: string;
+  /** The host applies it too: one of the updates that make the reduction's first rows (see LineReducer.apply). */
+  preview?: true;
 }
-export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem | ParsedReduced;
+/** How far the line worker's reduction of a session is (its reducer's progress), in order after the updates it covers. */
+export interface ParsedProgress {
+  t: 4;
+  sessionId: string;
+  progress: unknown;
+}
+export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem | ParsedReduced | ParsedProgress;
 
 /** The lines of one piece, parsed; `bytes` is the piece (the worker hands it back with them). */
 export interface ParsedPiece {

@@ -25,11 +25,21 @@ export type FromLineWorker =
   | { kind: 'ready' }
   | { kind: 'parsed'; id: number; entries: ParsedEntry[]; bytes: Uint8Array }
   | { kind: 'error'; id: number; message: string }
-  | { kind: 'reduced'; sessionId: string; result?: unknown; error?: string };
+  | { kind: 'reduced'; sessionId: string; result?: unknown; error?: string }
+  /** Progress of reductions told when the agent's output paused (no piece to go with), in order with the pieces. */
+  | { kind: 'progress'; entries: ParsedEntry[] };
 
 /** One session's replay, reduced in the worker. */
 export interface LineReducer {
-  apply(update: SessionUpdate, count: number): void;
+  /** Applies one update; true where the host needs it whole too (the reduction's preview of its first rows). */
+  apply(update: SessionUpdate, count: number): boolean;
+  /**
+   * How far it is, where that is due (it goes to the host in order, after the piece's updates);
+   * `now`: where anything came since it was last told, due or not (the output paused).
+   */
+  progress?(now?: boolean): { result: unknown; transfer: ArrayBuffer[] } | undefined;
+  /** How long until an untold progress is due when the output pauses (undefined: nothing to tell). */
+  progressDueIn?(): number | undefined;
   /** What goes to the host, and the buffers to transfer with it; the reducer is done. */
   finish(): { result: unknown; transfer: ArrayBuffer[] };
   dispose(): void;
@@ -41,6 +51,30 @@ const TEXT_KINDS: ReadonlySet<string> = new Set(['agent_message_chunk', 'user_me
 /** Serves the connection on `port`; `makeReducer` makes the reductions it asks for (none: it asks for none). */
 export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => LineReducer): void {
   const reductions = new Map<string, LineReducer>();
+  // Progress not told with a piece (it was not due yet) is told when it is due, if no piece came meanwhile.
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  const tellLater = (): void => {
+    if (pause !== undefined) clearTimeout(pause);
+    pause = undefined;
+    let due: number | undefined;
+    for (const reducer of reductions.values()) {
+      const ms = reducer.progressDueIn?.();
+      if (ms !== undefined) due = Math.min(due ?? ms, ms);
+    }
+    if (due === undefined) return;
+    pause = setTimeout(() => {
+      pause = undefined;
+      const entries: ParsedEntry[] = [];
+      const transfer: ArrayBuffer[] = [];
+      for (const [sessionId, reducer] of reductions) {
+        const progress = reducer.progress?.(true);
+        if (!progress) continue;
+        entries.push({ t: 4, sessionId, progress: progress.result });
+        transfer.push(...progress.transfer);
+      }
+      if (entries.length > 0) port.postMessage({ kind: 'progress', entries } satisfies FromLineWorker, transfer);
+    }, due);
+  };
   port.on('message', (message: ToLineWorker) => {
     switch (message.kind) {
       case 'reduce': {
@@ -63,9 +97,19 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
     }
     try {
       const piece = parsePiece(message.bytes, message.merge);
-      if (reductions.size > 0) reduce(piece, reductions);
+      const transfer: ArrayBuffer[] = [];
+      if (reductions.size > 0) {
+        reduce(piece, reductions);
+        for (const [sessionId, reducer] of reductions) {
+          const progress = reducer.progress?.();
+          if (!progress) continue;
+          piece.entries.push({ t: 4, sessionId, progress: progress.result });
+          transfer.push(...progress.transfer);
+        }
+      }
       const { entries, bytes } = piece;
-      const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
+      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) transfer.push(bytes.buffer as ArrayBuffer);
+      if (reductions.size > 0) tellLater();
       port.postMessage({ kind: 'parsed', id: message.id, entries, bytes } satisfies FromLineWorker, transfer);
     } catch (error) {
       port.postMessage({ kind: 'error', id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
@@ -112,9 +156,9 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     }
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
-    reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
+    const preview = reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
     const kind = update.sessionUpdate;
-    const text = problems.count === 0 && TEXT_KINDS.has(kind);
+    const text = !preview && problems.count === 0 && TEXT_KINDS.has(kind);
     const last = entries[entries.length - 1];
     if (text && last?.t === 3 && last.params === undefined && last.sessionId === notification.sessionId && last.end + 1 === entry.start) {
       last.end = entry.end;
@@ -124,6 +168,7 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     // What the check fixed goes as fixed (the host logs what was fixed): nothing nested too deep to copy.
     if (!text) reduced.params = problems.count === 0 ? entry.params : { sessionId: notification.sessionId, update };
     if (problems.count > 0) reduced.problems = problems.toString();
+    if (preview) reduced.preview = true;
     entries.push(reduced);
   }
   piece.entries = entries;

@@ -1,18 +1,12 @@
 // ACP's stdio framing for vscode-jsonrpc: one JSON object per `\n`-terminated line (not LSP's
 // Content-Length headers), read and written by our own MessageReader and MessageWriter.
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import {
-  AbstractMessageReader,
-  AbstractMessageWriter,
-  type DataCallback,
-  type Disposable,
-  type Message,
-  type MessageWriter,
-} from 'vscode-jsonrpc/node';
-import type { Logger } from './types';
+import { AbstractMessageReader, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc/node';
+import type { Logger, Reduced } from './types';
 import type { MessageTracer } from './messageTracer';
 export { MessageTracer } from './messageTracer';
+export { NdjsonMessageWriter } from './ndjsonWriter';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 
@@ -155,7 +149,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
    * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: true) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -178,9 +172,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
             if (entry.problems) this.options.log.warn(`[${this.options.agentName}] Fixed what the agent sent in session/update: ${entry.problems}.`);
             // A fixed update goes on without its line, as one fixed here does (its line parses to what was fixed).
             const line = entry.problems ? undefined : piece.bytes.subarray(entry.start, entry.end);
-            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, true);
+            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied');
           } else if (entry.t === 2) {
             this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
+          } else if (entry.t === 4) {
+            onProgress?.(entry.sessionId, entry.progress);
           } else {
             const message = this.parse(entry.text);
             if (message !== undefined) {
@@ -391,6 +387,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         return;
       }
       if (message.kind === 'reduced') return this.reducedBack(message);
+      // Told while the output paused: in order with the pieces around it.
+      if (message.kind === 'progress') {
+        if (!this.disposed) this.enqueue({ parsed: true, entries: message.entries, bytes: new Uint8Array(0), at: 0 });
+        return;
+      }
       this.received(message);
     });
     // A piece whose parsed form this thread cannot copy in (nested deeper than its stack copies)
@@ -422,7 +423,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** A piece back from the worker, in the order posted. */
-  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' }>): void {
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' | 'progress' }>): void {
     const first = this.inFlight[0];
     if (!first || first.id !== message.id || this.disposed) return;
     this.inFlight.shift();
@@ -556,42 +557,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // What came before the long line is complete and still delivered (it is queued).
     this.stop();
     this.options.onMessageTooLarge();
-  }
-}
-
-/** Writes each message as one line of JSON (JSON.stringify escapes every newline inside it). */
-export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
-  private errorCount = 0;
-
-  constructor(
-    private readonly writable: Writable,
-    private readonly tracer: MessageTracer,
-  ) {
-    super();
-  }
-
-  write(message: Message): Promise<void> {
-    const level = this.tracer.current();
-    if (level !== 'off') this.tracer.sent(message, level);
-    const line = `${JSON.stringify(message)}\n`;
-    return new Promise((resolve) => {
-      if (this.writable.destroyed || this.writable.writableEnded) {
-        this.fireError(new Error('The agent\'s input is closed.'), message, ++this.errorCount);
-        resolve();
-        return;
-      }
-      this.writable.write(line, 'utf8', (error) => {
-        // A failed write means the agent is gone or going: the owner ends the connection on the
-        // error event and fails the request then, with the exit status. Resolving here keeps
-        // vscode-jsonrpc from inventing an error code the agent could have sent itself.
-        if (error) this.fireError(error, message, ++this.errorCount);
-        resolve();
-      });
-    });
-  }
-
-  end(): void {
-    this.writable.end();
   }
 }
 

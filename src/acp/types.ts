@@ -240,4 +240,10 @@ export interface LoadSessionResult {
  * it to a load's reduction already (AcpClient.loadSession's `reduce`), and it comes for its line (a text chunk
  * then comes as its kind alone); a listener that keeps its own timeline does not apply it again.
  */
-export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array, reduced?: true) => void;
+export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array, reduced?: Reduced) => void;
+
+/**
+ * How the line worker's reduction took an update: `applied` there (a text chunk comes as its kind
+ * alone); `preview`: applied there, and whole here for the load's preview of the first rows.
+ */
+export type Reduced = 'applied' | 'preview';

@@ -7,14 +7,14 @@ import { ErrorCodes, RequestCancelledError } from './errors';
 import { isAirReplayEnd } from './jetbrainsAir';
 import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
 import type { AgentLines } from './ndjson';
-import type { LoadSessionResult, Logger, SessionUpdate, SessionUpdateListener } from './types';
+import type { LoadSessionResult, Logger, Reduced, SessionUpdate, SessionUpdateListener } from './types';
 
 /** What the routing needs of the connection the updates come from. */
 export interface UpdateSource {
   readonly name: string;
   readonly log: Logger;
   /** Parses the agent's lines, each `session/update`'s params to `onUpdate` with the line's bytes. */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: true) => void): void;
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void;
   /** One warning for everything fixed in one message. */
   warnProblems(what: string, problems: Problems): void;
 }
@@ -148,11 +148,29 @@ export class UpdateRouter {
   dispatch(lines: AgentLines): void {
     const problems = new Problems();
     try {
-      this.source.drain(lines, (params, line, reduced) => this.dispatchUpdate(params, line, problems, reduced));
+      this.source.drain(
+        lines,
+        (params, line, reduced) => this.dispatchUpdate(params, line, problems, reduced),
+        (sessionId, progress) => this.deliverProgress(sessionId, progress),
+      );
     } finally {
       this.source.warnProblems('session/update', problems);
     }
   }
+
+  /** A reduction's progress (the line worker's), to the load of its session that asked for it. */
+  private deliverProgress(sessionId: string, progress: unknown): void {
+    const listener = this.progressListeners.get(sessionId);
+    if (!listener) return;
+    try {
+      listener(progress);
+    } catch (error) {
+      this.source.log.error(`[${this.source.name}] A reduction's progress listener failed: ${(error as Error)?.stack ?? error}`);
+    }
+  }
+
+  /** Per session whose load asked the line worker to reduce it, what to call with its progress. */
+  readonly progressListeners = new Map<string, (progress: unknown) => void>();
 
   /** The connection ended: listeners and replay marks live as long as the agent's process. */
   clear(): void {
@@ -168,7 +186,7 @@ export class UpdateRouter {
    * the parsed update again (an argument of the call, not state of the router that a later update
    * replaces, so no listener can take another update's line).
    */
-  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems, reduced?: true): void {
+  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems, reduced?: Reduced): void {
     const notification = sessionNotificationOf(params);
     if (!notification) {
       this.source.log.warn(
@@ -209,7 +227,7 @@ export class UpdateRouter {
     this.unclaimedCount++;
   }
 
-  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined, reduced?: true): void {
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined, reduced?: Reduced): void {
     try {
       listener(update, line, reduced);
     } catch (error) {

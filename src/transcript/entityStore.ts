@@ -79,6 +79,10 @@ export class EntityStore implements EntityRows {
   private readonly lostKinds = new Map<number, number>();
   /** Why rows were lost (the full disk's refusal), and how many. */
   private lost: { count: number; reason: string } | undefined;
+  /** Key numbers written since the last {@link snapshot} (new or changed rows), while snapshots are taken. */
+  private writtenSinceSnapshot: Set<number> | undefined;
+  /** The file is another store's too (a snapshot's reader): dispose leaves it. */
+  private sharedFile = false;
 
   constructor(
     private readonly file?: SpillFile,
@@ -264,6 +268,46 @@ export class EntityStore implements EntityRows {
     return image;
   }
 
+  /**
+   * The store as it is now, to read elsewhere while it goes on (the line worker's progress of a
+   * reduction): every row changed since written is written, the file's bytes are on the disk, and
+   * the rows' places are copied. `changed`: the key numbers written since the last snapshot (new
+   * rows and changed ones). Undefined without a file, or once a write failed (rows then travel only at the end).
+   */
+  snapshot(): { image: StoreImage; changed: number[] } | undefined {
+    const file = this.file;
+    if (!file || file.disposed || file.writeError) return undefined;
+    for (const [n, slot] of this.held) if (slot.dirty) this.writeOut(n, slot);
+    file.flush();
+    if (file.writeError) return undefined;
+    const changed = this.writtenSinceSnapshot ? [...this.writtenSinceSnapshot] : [];
+    this.writtenSinceSnapshot = new Set();
+    const image: StoreImage = {
+      count: this.count,
+      keyNumbers: this.keyNumbers.slice(0, this.count),
+      kinds: this.kinds.slice(0, this.count),
+      offsets: this.offsets.slice(0, this.count),
+      lengths: this.lengths.slice(0, this.count),
+      held: [...this.unwritable],
+      lostKinds: [...this.lostKinds],
+      file: { path: file.path, size: file.size },
+    };
+    if (this.lost) image.lost = this.lost;
+    return { image, changed };
+  }
+
+  /** From now on, {@link snapshot} says which rows were written since the one before. */
+  trackChanges(): void {
+    this.writtenSinceSnapshot ??= new Set();
+  }
+
+  /** A store that reads a {@link snapshot} from `file`, which stays another's (dispose leaves it). */
+  static reading(image: StoreImage, file: SpillFile): EntityStore {
+    const store = EntityStore.fromImage(image, file);
+    store.sharedFile = true;
+    return store;
+  }
+
   /** The store an {@link image} describes, with `file` (adopted from it) holding its rows' bytes. */
   static fromImage(image: StoreImage, file: SpillFile | undefined, limits: SpillLimits = DEFAULT_SPILL_LIMITS): EntityStore {
     const store = new EntityStore(file, limits);
@@ -311,7 +355,7 @@ export class EntityStore implements EntityRows {
     this.heldChars = 0;
     this.count = 0;
     this.lastUsed = -1;
-    this.file?.dispose();
+    if (!this.sharedFile) this.file?.dispose();
   }
 
   private readRow(index: number): Entity {
@@ -365,6 +409,7 @@ export class EntityStore implements EntityRows {
       this.lengths[index] = encodeRecord(slot.entity, file);
       this.offsets[index] = offset;
       slot.dirty = false;
+      this.writtenSinceSnapshot?.add(n);
     } catch (error) {
       if (error instanceof SpillFileFullError) {
         // Its stand-in is of no kind that prompts or the export read as the conversation; its own kind names it.

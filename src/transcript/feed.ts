@@ -106,7 +106,7 @@ export class WebviewFeed {
   private isReady = false;
   private startAt: StartAt | undefined;
   /** The rows the webview holds: [start, end); `tail`: the last `size`, whatever the count. */
-  private held = { start: 0, end: 0, tail: false, size: 0 };
+  private heldRows = { start: 0, end: 0, tail: false, size: 0 };
   private viewport: Viewport = DEFAULT_VIEWPORT;
   /** The row count the webview was last told. */
   private sentCount = 0;
@@ -115,9 +115,14 @@ export class WebviewFeed {
     this.collector.onPending = () => {
       if (this.timer !== undefined) return;
       // Until the screen is filled (the rows held still reach the end), the first rows go at once.
-      const filling = !this.held.tail && this.held.end >= this.sentCount;
+      const filling = !this.heldRows.tail && this.heldRows.end >= this.sentCount;
       this.timer = setTimeout(() => this.flush(), this.target.loading() && !filling ? LOADING_FLUSH_MS : FLUSH_MS);
     };
+  }
+
+  /** The rows the webview holds (see `range`): [start, end), or with `tail` the last `size`. */
+  get held(): { readonly start: number; readonly end: number; readonly tail: boolean; readonly size: number } {
+    return this.heldRows;
   }
 
   /** Whether the webview has said `ready` since it was last discarded. */
@@ -162,7 +167,7 @@ export class WebviewFeed {
   restart(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    const { start, tail } = this.held;
+    const { start, tail } = this.heldRows;
     const key = keyOfRow(this.target.timeline().rows, start);
     this.startAt = tail ? { end: true } : key ? { key } : undefined;
     this.snapshot();
@@ -189,7 +194,7 @@ export class WebviewFeed {
   private hold(entities: EntityRows, from: number, to: number, tail: boolean): { start: number; entities: Entity[] } {
     const count = entities.length;
     const { start, end } = rowsAround(entities, from, to, this.viewport, tail);
-    this.held = { start, end: tail ? Infinity : end, tail, size: end - start };
+    this.heldRows = { start, end: tail ? Infinity : end, tail, size: end - start };
     this.sentCount = count;
     const rows: Entity[] = [];
     for (let i = start; i < end; i++) rows.push(entities.at(i)!);
@@ -216,13 +221,13 @@ export class WebviewFeed {
     if (changes.some((c) => c.op === 'remove')) return this.restart();
     const timeline = this.target.timeline();
     const count = timeline.rows.length;
-    if (this.held.tail) this.held.start = Math.max(0, count - this.held.size);
-    else if (count > this.sentCount && this.held.end >= this.sentCount) {
+    if (this.heldRows.tail) this.heldRows.start = Math.max(0, count - this.heldRows.size);
+    else if (count > this.sentCount && this.heldRows.end >= this.sentCount) {
       // The rows held reached the end (a session shown while it is replayed or streamed): new
       // rows join them while they are on screen or in the margin.
-      this.held.end = rowsAround(timeline.rows, this.held.start, this.held.end, this.viewport, false).end;
+      this.heldRows.end = rowsAround(timeline.rows, this.heldRows.start, this.heldRows.end, this.viewport, false).end;
     }
-    const { start, end } = this.held;
+    const { start, end } = this.heldRows;
     const patches: Patch[] = [];
     for (const change of changes) {
       if (change.op === 'upsert') {

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import type { LineReducer } from '../acp/lineWorker';
 import type { SessionUpdate } from '../acp/types';
 import { EntityStore, type StoreImage } from './entityStore';
+import { PromptTimes } from './prompts';
 import { SpillFile } from './spillFile';
 import { Timeline, type TimelineImage, type TimelineListener } from './timeline';
 
@@ -18,6 +19,25 @@ import { Timeline, type TimelineImage, type TimelineListener } from './timeline'
  */
 export interface ReductionSpec {
   path?: string;
+  /**
+   * The host applies the updates too while the reduction has fewer rows than this (a transcript's
+   * first screen, shown as it comes); after that only the worker does. None: no preview.
+   */
+  previewRows?: number;
+  /**
+   * After the preview, at most this often (ms) the worker tells how far it is ({@link ReductionProgress}):
+   * the host shows the rows from its file as they come. None: only at the end.
+   */
+  progressMs?: number;
+}
+
+/** How far a reduction is, after the preview: its rows so far (in its file, read elsewhere), which of them were written since the last, and the session's state. */
+export interface ReductionProgress {
+  rows: StoreImage;
+  changed: number[];
+  state: TimelineImage['state'];
+  updateCount: number;
+  created: number;
 }
 
 /** A reduction's spec with a new file in `dir` (none: the rows stay on the worker's heap). */
@@ -34,6 +54,12 @@ export function discardReduction(spec: ReductionSpec): void {
 export interface ReducedReplay {
   timeline: TimelineImage;
   rows: StoreImage;
+  /** The prompts' times the replay's updates told, by row key (PromptTimes). */
+  times: [string, number][];
+  /** Every update was in the preview: the host's preview is this very timeline (its file is not needed). */
+  previewWhole: boolean;
+  /** Progress was told: the host reads the file already. */
+  progressed?: boolean;
   /** Why the rows were kept on the worker's heap, not in a file (it could not be made), for the log. */
   fileProblem?: string;
 }
@@ -41,9 +67,21 @@ export interface ReducedReplay {
 /** The worker's side: one session's replay into a Timeline over a spill file. */
 export class ReplayReduction implements LineReducer {
   private readonly timeline: Timeline;
+  private readonly times = new PromptTimes();
   private fileProblem: string | undefined;
+  /** Rows below which updates are in the preview, until the first that is not (0: none). */
+  private previewRows: number;
+  private previewWhole = true;
+  private readonly progressMs: number | undefined;
+  private lastProgress = 0;
+  /** Updates applied since the progress was last told. */
+  private sinceProgress = 0;
+  private progressed = false;
 
   constructor(spec: ReductionSpec) {
+    this.previewRows = spec.previewRows ?? 0;
+    if (this.previewRows <= 0) this.previewWhole = false;
+    this.progressMs = spec.progressMs;
     let file: SpillFile | undefined;
     if (spec.path) {
       try {
@@ -53,16 +91,44 @@ export class ReplayReduction implements LineReducer {
       }
     }
     this.timeline = new Timeline(undefined, new EntityStore(file));
+    if (this.progressMs !== undefined) this.timeline.rows.trackChanges();
   }
 
-  apply(update: SessionUpdate, count: number): void {
+  apply(update: SessionUpdate, count: number): boolean {
+    // The preview ends for good at its first update past the bound (a later row count below it, after a plan left, does not bring it back).
+    const preview = this.previewWhole && this.timeline.rows.length < this.previewRows;
+    if (!preview) this.previewWhole = false;
     this.timeline.apply(update, count);
+    this.times.note(update, this.timeline.rows, false, 0);
+    if (!preview) this.sinceProgress++;
+    return preview;
+  }
+
+  /** How far it is, when that is due to be told (after the preview, once per `progressMs`, if anything came). */
+  progress(now = false): { result: ReductionProgress; transfer: ArrayBuffer[] } | undefined {
+    if (this.progressMs === undefined || this.previewWhole || this.sinceProgress === 0) return undefined;
+    if (!now && performance.now() - this.lastProgress < this.progressMs) return undefined;
+    const snapshot = this.timeline.rows.snapshot();
+    if (!snapshot) return undefined;
+    this.lastProgress = performance.now();
+    this.sinceProgress = 0;
+    this.progressed = true;
+    const { image: rows, changed } = snapshot;
+    const result: ReductionProgress = { rows, changed, state: this.timeline.state, updateCount: this.timeline.updateCount, created: this.timeline.created };
+    return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
+  }
+
+  progressDueIn(): number | undefined {
+    if (this.progressMs === undefined || this.previewWhole || this.sinceProgress === 0) return undefined;
+    return Math.max(0, this.progressMs - (performance.now() - this.lastProgress));
   }
 
   finish(): { result: ReducedReplay; transfer: ArrayBuffer[] } {
+    const times = [...this.times.times];
     const timeline = this.timeline.image();
     const rows = this.timeline.rows.image();
-    const result: ReducedReplay = { timeline, rows };
+    const result: ReducedReplay = { timeline, rows, times, previewWhole: this.previewWhole };
+    if (this.progressed) result.progressed = true;
     if (this.fileProblem) result.fileProblem = this.fileProblem;
     return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
   }

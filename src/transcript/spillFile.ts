@@ -150,6 +150,11 @@ export class SpillFile {
     return file;
   }
 
+  /** Another owner appended to the file (see {@link adopt}): it is `size` bytes long now. For a file only read here. */
+  grownTo(size: number): void {
+    if (size > this.written && this.chunkBytes === 0) this.written = size;
+  }
+
   /** Removes the files in `dir` left by extension hosts that are no longer running (see spillOwner.ts). */
   static removeStale(dir: string): Promise<number> {
     return removeStaleSpillFiles(dir);

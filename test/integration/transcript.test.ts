@@ -135,7 +135,7 @@ suite('Transcript', () => {
     assert.equal(tabs[0].label, 'Long refactor with several context compactions');
   });
 
-  test('a session of 450 rows, with late words for its first rows, shows the rows, prompts and their times, changes and export its updates make', async () => {
+  test('a session longer than the first screen is reduced off the extension host\'s thread and taken over whole: the same rows, prompts and their times, changes and export as its updates make (fallback run: reduced here)', async () => {
     const store = tempDir('acp-transcript-reduced-');
     const id = 'long-reduced';
     const updates: SessionUpdate[] = [];
@@ -145,7 +145,7 @@ suite('Transcript', () => {
       for (let chunk = 0; chunk < 4; chunk++) updates.push({ sessionUpdate: 'agent_message_chunk', messageId: `m${turn}`, content: { type: 'text', text: `answer ${turn} part ${chunk}. ` } } as SessionUpdate);
       updates.push({ sessionUpdate: 'tool_call', toolCallId: `t${turn}`, title: `Edit file${turn}.ts`, kind: 'edit', status: 'in_progress', content: [{ type: 'diff', path: join(workspaceFolder(), `file${turn}.ts`), oldText: 'a', newText: 'a\nb' }] } as SessionUpdate);
     }
-    // Late words for rows of the first screen, long after them.
+    // Late words for rows of the first screen: the worker applies them after the preview ended.
     updates.push({ sessionUpdate: 'tool_call_update', toolCallId: 't0', status: 'completed' } as SessionUpdate);
     updates.push({ sessionUpdate: 'agent_message_chunk', messageId: 'm0', content: { type: 'text', text: 'and a late postscript' } } as SessionUpdate);
     for (let turn = 1; turn < 150; turn++) updates.push({ sessionUpdate: 'tool_call_update', toolCallId: `t${turn}`, status: 'completed' } as SessionUpdate);
@@ -154,6 +154,7 @@ suite('Transcript', () => {
     await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionNode(agent, id));
     const state = await api.transcripts.whenLoaded(agent, id);
     assert.equal(state.problem, undefined);
+    assert.equal(state.rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
     // What the same updates make on this thread, as the reducer makes them.
     const expected = new Timeline();
     for (const update of updates) expected.apply(update);
@@ -163,7 +164,7 @@ suite('Transcript', () => {
     assert.deepEqual(
       state.prompts.map((p) => p.at),
       updates.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => (u as unknown as { _meta: { timestamp: number } })._meta.timestamp),
-      'every prompt has the time its update told',
+      'every prompt has the time its update told, those the worker reduced too',
     );
     assert.equal(state.changes?.total, 150, 'every completed edit counts');
     await until('the transcript tab is active', () => transcriptTabs()[0]?.isActive);

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { linesIn } from '../../src/acp/lineParse';
 import type { ReplayObserver, SessionUpdate } from '../../src/acp/types';
-import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../../src/transcript/replayReduction';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionProgress } from '../../src/transcript/replayReduction';
+import { EntityStore } from '../../src/transcript/entityStore';
+import { SpillFile } from '../../src/transcript/spillFile';
 import { Timeline } from '../../src/transcript/timeline';
 import { seedStore } from '../agent/seed';
 import { DEEP_AGENT_NODE_FLAGS, writeDeepSession } from '../hostile/deep';
@@ -172,4 +174,49 @@ test('a load that fails (-32002) drops its reduction: no file is left, the clien
   assert.ok(existsSync(file));
   timeline.rows.dispose();
   assert.ok(!existsSync(file), 'the adopted file goes with its timeline');
+});
+
+test('past the preview, the worker tells how far it is, in order: the rows so far read from its file, with the keys and kinds of the timeline it hands over', async (t) => {
+  const { store, folder, seed } = await seeded(t);
+  const dir = tempDir(t, 'reduction-spill-');
+  const { client } = await startClient(t, referenceAgent(store), { lineWorker: LINE_WORKER });
+  await until('the line worker runs', () => client.parsedOn === 'worker');
+  const seen: { count: number; keys: string[]; kinds: string[]; previewBefore: number }[] = [];
+  let preview = 0;
+  const result = await client.loadSession(
+    seed.special.long,
+    folder,
+    (_update, _line, reduced) => {
+      if (reduced === 'preview') preview++;
+    },
+    undefined,
+    {
+      reduce: { ...reductionSpec(dir, 'test'), previewRows: 5, progressMs: 0 },
+      onProgress: (progress) => {
+        const p = progress as ReductionProgress;
+        const file = SpillFile.adopt(p.rows.file!.path, p.rows.file!.size);
+        const rows = EntityStore.reading(p.rows, file);
+        const keys: string[] = [];
+        const kinds: string[] = [];
+        for (let i = 0; i < rows.length; i++) {
+          keys.push(rows.at(i)!.key);
+          kinds.push(rows.at(i)!.kind);
+        }
+        file.release();
+        seen.push({ count: rows.length, keys, kinds, previewBefore: preview });
+      },
+    },
+  );
+  const timeline = adoptReduced(result.reduced as ReducedReplay);
+  t.after(() => timeline.rows.dispose());
+  assert.ok(preview > 0, 'the first rows\' updates came whole, for the preview');
+  assert.ok(seen.length > 0, 'progress was told');
+  assert.ok(seen.every((s) => s.previewBefore === preview), 'every progress came after the preview\'s updates');
+  const final = timeline.entities;
+  for (const s of seen) {
+    assert.ok(s.count >= 5 && s.count <= final.length);
+    assert.deepEqual(s.keys, final.slice(0, s.count).map((e) => e.key), 'the rows so far are the first rows, with their keys');
+    assert.deepEqual(s.kinds, final.slice(0, s.count).map((e) => e.kind));
+  }
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i].count >= seen[i - 1].count, 'rows only come');
 });

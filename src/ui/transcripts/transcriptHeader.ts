@@ -59,6 +59,11 @@ export interface TranscriptState {
   unkeptUpdates: number;
   /** What had happened when the first replay began (it waits for one): the page's `ready`, the tab hidden or closed, or PAGE_WAIT_MS (transcriptTab.ts) gone by. */
   replayWaitedFor: PageWait | undefined;
+  /**
+   * Where the rows of the last replay were reduced: `worker`, taken over from the line worker's
+   * file; `host`, on this thread (its first rows only, or where the worker does not run); undefined before one.
+   */
+  rowsFrom: 'worker' | 'host' | undefined;
   /** postMessage calls to the webview since the panel opened, and their JSON size when measured. */
   messagesPosted: number;
   bytesPosted: number;
@@ -101,6 +106,7 @@ export interface StateFacts extends HeaderFacts {
   readonly loaded: boolean;
   readonly replayEnd: 'marker' | 'answer' | undefined;
   readonly replayWaitedFor: PageWait | undefined;
+  readonly rowsFrom: 'worker' | 'host' | undefined;
   prompts(): PromptEntry[];
 }
 
@@ -252,6 +258,7 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     replayEnd: facts.replayEnd,
     lateUpdates: facts.lateUpdates,
     replayWaitedFor: facts.replayWaitedFor,
+    rowsFrom: facts.rowsFrom,
     messagesPosted: page.messagesPosted,
     bytesPosted: page.bytesPosted,
   };

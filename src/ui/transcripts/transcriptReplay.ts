@@ -3,7 +3,8 @@
 // deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
 // the problem) and keeps every update it applied, for an export that must not load it again.
 import * as vscode from 'vscode';
-import type { ForkPoint, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import { rmSync } from 'node:fs';
+import type { ForkPoint, Reduced, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
 import { linesIn } from '../../acp/lineParse';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
@@ -13,14 +14,24 @@ import type { TranscriptProblem } from '../../transcript/protocol';
 import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
 import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
 import { EntityStore } from '../../transcript/entityStore';
-import type { SpillFile } from '../../transcript/spillFile';
-import { Timeline } from '../../transcript/timeline';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionProgress, type ReductionSpec } from '../../transcript/replayReduction';
+import { SpillFile } from '../../transcript/spillFile';
+import { Timeline, type TimelineImage } from '../../transcript/timeline';
+import { MAX_RANGE_ROWS } from '../../transcript/feed';
 import { UpdateLog } from '../../transcript/updateLog';
 import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import { problems, titleOf, type PageWait } from './transcriptHeader';
 import { spillFileIn, UnkeptUpdates } from './transcriptTrouble';
+
+/**
+ * A replay the line worker reduces is applied on this thread too while it has fewer rows than
+ * this (a first screen and a margin, shown as they come); the rest only there, taken over at the answer.
+ */
+const PREVIEW_ROWS = 200;
+/** Past the preview, how often (ms) the line worker tells how far it is: the rows it reduced show then. */
+const PROGRESS_MS = 200;
 
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
@@ -93,7 +104,7 @@ export interface ReplayOwner {
   readonly host: Pick<HostParts, 'AgentDisconnectedError'>;
   readonly options: ReplayOptions;
   /** The page's feed: the timeline tells it its changes; a replay starts the page over and sends its end. */
-  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush'>;
+  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush' | 'restart' | 'held'>;
   /** Settles with what had happened when the replay may begin: the page's `ready`, or why it is not waited for. */
   readonly pageStarted: Promise<PageWait>;
   /** Header-only changes (loading, archived, problems). */
@@ -120,6 +131,8 @@ export class TranscriptReplay {
   resumed: { updatedAt?: string } | undefined;
   /** How the last replay was known to be whole: the agent's mark, or only its answer. */
   replayEnd: 'marker' | 'answer' | undefined;
+  /** Where the last replay's rows were reduced (see TranscriptState.rowsFrom). */
+  rowsFrom: 'worker' | 'host' | undefined;
   /** Updates of the conversation that came after the answer of an agent that marks no end. */
   lateUpdates = 0;
   problem: TranscriptProblem | undefined;
@@ -135,6 +148,10 @@ export class TranscriptReplay {
   /** Set by a rename from this window; wins over titles replayed from history. */
   private renamedTitle: string | undefined;
   private readonly times = new PromptTimes();
+  /** The line worker applies the current replay: its timeline is taken over at the answer. */
+  private reducing = false;
+  /** A handle on the file of the replay the line worker reduces, to read the rows it told of so far. */
+  private progressFile: SpillFile | undefined;
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
   private liveSubscription: { dispose(): void } | undefined;
@@ -257,20 +274,39 @@ export class TranscriptReplay {
       const timeline = this.timeline;
       this.replayEnd = undefined;
       this.lateUpdates = 0;
+      // Reduced in the line worker where it runs (and the tab has a folder for its rows): this
+      // thread applies only the first rows' updates (shown as they come), then takes the worker's
+      // timeline over at the answer.
+      const spec: ReductionSpec | undefined = this.owner.options.spillDir
+        ? { ...reductionSpec(this.owner.options.spillDir, 'entities'), previewRows: PREVIEW_ROWS, progressMs: PROGRESS_MS }
+        : undefined;
+      let answered = false;
       try {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
-        const result = await client.loadSession(session.sessionId, session.cwd, (update, line) => this.apply(timeline, update, false, line), cancellation.token, {
+        // The timeline now: the preview, then the rows the worker told of so far (see progressed).
+        const onUpdate = (update: SessionUpdate, line: Uint8Array | undefined, reduced: Reduced | undefined) => {
+          if (this.loadCancellation === cancellation) this.apply(this.timeline, update, false, line, reduced, answered);
+        };
+        const result = await client.loadSession(session.sessionId, session.cwd, onUpdate, cancellation.token, {
           onReplayEnd: () => {
             if (this.loadCancellation !== cancellation || this.disposed) return;
             this.replayEnd = 'marker';
+            // A reduced replay is whole here once the worker's timeline is taken over.
+            if (spec && this.reducing) return;
             this.loading = false;
             this.loaded = true;
             this.owner.markChanged();
           },
+          reduce: spec,
+          onAnswered: () => (answered = true),
+          onProgress: (progress) => this.progressed(timeline, progress as ReductionProgress, cancellation),
         });
         this.replayEnd = result.replayEnd;
+        this.rowsFrom = 'host';
+        if (result.reduced) this.adopt(timeline, result.reduced as ReducedReplay, cancellation);
       } catch (error) {
+        if (spec) discardReduction(spec);
         if (cancellation.token.isCancellationRequested || this.disposed) return;
         this.owner.log.warn(`[${agentName}] session/load of ${session.sessionId} failed: ${messageOf(error)}`);
         // A crash says nothing about the session; the agent's refusal or a time-out does.
@@ -289,7 +325,7 @@ export class TranscriptReplay {
       }
       this.openOnAgent = true;
       this.owner.options.loaded?.(agentName, session.sessionId);
-      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, timeline.rows.batches());
+      this.owner.options.replayed?.(agentName, { ...session, archived: this.archived }, this.timeline.rows.batches());
       if (cancellation.token.isCancellationRequested || this.disposed) return;
       this.afterLoadDone = this.checkAfterLoad();
       // Subscribed only now: during the replay the same listener list carries the replay.
@@ -297,6 +333,69 @@ export class TranscriptReplay {
     } finally {
       if (this.loadCancellation === cancellation) this.ended();
     }
+  }
+
+  /**
+   * Takes over the timeline the line worker reduced: its rows stay in the worker's file, read as
+   * they are shown; the page starts over where it is (its preview rows had the same keys). Where
+   * every update was in the preview, the preview is that timeline, and the worker's file goes.
+   */
+  private adopt(preview: Timeline, reduced: ReducedReplay, cancellation: vscode.CancellationTokenSource): void {
+    this.reducing = false;
+    if (reduced.fileProblem) this.owner.log.warn(`Transcript of ${this.session.sessionId}: ${reduced.fileProblem}; its rows came over from the line worker's memory.`);
+    if (reduced.previewWhole || this.loadCancellation !== cancellation || this.disposed) {
+      if (reduced.rows.file) rmSync(reduced.rows.file.path, { force: true });
+      return;
+    }
+    const timeline = adoptReduced(reduced, this.owner.feed.collector);
+    // The preview's file goes; the rows told so far were read from the worker's file, which is this one's now.
+    if (this.timeline === preview) preview.rows.dispose();
+    this.closeProgressFile();
+    this.timeline = timeline;
+    this.rowsFrom = 'worker';
+    for (const [key, at] of reduced.times) if (!this.times.times.has(key)) this.times.times.set(key, at);
+    this.owner.feed.restart();
+  }
+
+  /**
+   * How far the line worker is with the replay it reduces (past the preview): the rows so far,
+   * read from its file, replace what this thread showed, with the same keys; the rows the page
+   * shows or follows that are new or were written again since the last time go to it as changed.
+   */
+  private progressed(preview: Timeline, progress: ReductionProgress, cancellation: vscode.CancellationTokenSource): void {
+    if (this.loadCancellation !== cancellation || this.disposed || !progress.rows.file) return;
+    const { path, size } = progress.rows.file;
+    let file = this.progressFile;
+    if (!file || file.path !== path) {
+      this.closeProgressFile();
+      try {
+        file = this.progressFile = SpillFile.adopt(path, size);
+      } catch (error) {
+        this.owner.log.warn(`Transcript of ${this.session.sessionId}: the rows the line worker reduced so far cannot be read (${messageOf(error)}); they show when the replay ends.`);
+        return;
+      }
+    }
+    file.grownTo(size);
+    const rows = EntityStore.reading(progress.rows, file);
+    const shown = this.timeline.rows.length;
+    const image: TimelineImage = { state: progress.state, updateCount: progress.updateCount, nextKey: progress.created, turnPlan: undefined, compactions: [], toolCalls: [], messages: [], plans: [], subagents: [] };
+    const timeline = Timeline.fromImage(image, this.owner.feed.collector, rows);
+    if (this.timeline === preview) preview.rows.dispose();
+    this.timeline = timeline;
+    const changed = new Set(progress.changed);
+    const { start, end, tail, size: held } = this.owner.feed.held;
+    const count = rows.length;
+    // What the page holds, and what it would take in as it follows new rows.
+    const from = tail ? Math.max(0, count - held) : start;
+    const to = tail ? count : Math.min(count, Math.max(end, shown) + MAX_RANGE_ROWS);
+    for (let i = from; i < to; i++) if (i >= shown || changed.has(rows.keyNumberAt(i))) this.owner.feed.collector.created(rows.at(i)!);
+    this.owner.feed.collector.markState();
+  }
+
+  /** Lets go of the handle on the worker's file (the file stays: the worker or the timeline taken over owns it). */
+  private closeProgressFile(): void {
+    this.progressFile?.release();
+    this.progressFile = undefined;
   }
 
   /** The replay ended (or failed): the header says so and the page gets what is pending. */
@@ -324,7 +423,9 @@ export class TranscriptReplay {
   private startLive(client: { onSessionUpdate(id: string, l: SessionUpdateListener): { dispose(): void } }): void {
     this.stopLive();
     const timeline = this.timeline;
-    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line) => {
+    this.liveSubscription = client.onSessionUpdate(this.session.sessionId, (update, line, reduced) => {
+      // Reduced before the worker handed over, read here only now: in the timeline taken over already.
+      if (reduced) return this.apply(this.timeline, update, true, line, reduced, true);
       this.apply(timeline, update, true, line);
       // A merged update (the line worker's) stands for the chunks it holds.
       if (this.replayEnd === 'answer' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += line ? linesIn(line) : 1;
@@ -344,14 +445,29 @@ export class TranscriptReplay {
     this.live = false;
   }
 
-  /** Applies one update, and keeps it (as the agent's `line`, when it came with one) and its prompt's time. */
-  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array): void {
+  /**
+   * Applies one update, and keeps it (as the agent's `line`, when it came with one) and its
+   * prompt's time. One the line worker `reduced` is applied here only for the preview; the rest
+   * is counted (the header's progress) and kept, and, after the load's answer (`late`), counted as late.
+   */
+  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array, reduced?: Reduced, late = false): void {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
-    timeline.apply(update, line ? linesIn(line) : 1);
+    const count = line ? linesIn(line) : 1;
+    if (reduced === 'applied') {
+      // Counted here for the header's progress; one read here only after the hand-over is in the worker's count already.
+      if (!live) {
+        this.reducing = true;
+        timeline.updateCount += count;
+        this.owner.feed.collector.markState();
+      }
+    } else {
+      timeline.apply(update, count);
+      this.times.note(update, timeline.rows, live, Date.now());
+    }
+    if (late && this.replayEnd !== 'marker' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += count;
     this.changes.add(update);
     this.updates.push(update, line);
-    this.times.note(update, timeline.rows, live, Date.now());
   }
 
   /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
@@ -426,6 +542,7 @@ export class TranscriptReplay {
   }
 
   private resetTimeline(): void {
+    this.closeProgressFile();
     this.owner.feed.collector.clear();
     this.timeline?.rows.dispose();
     this.updates.dispose();
@@ -437,6 +554,7 @@ export class TranscriptReplay {
       this.owner.markChanged();
     });
     this.times.clear();
+    this.reducing = false;
     this.changes = new ChangeCollector(this.session.cwd);
   }
 
@@ -447,6 +565,7 @@ export class TranscriptReplay {
     this.loadCancellation?.cancel();
     this.stopLive();
     this.disconnectSubscription?.dispose();
+    this.closeProgressFile();
     this.timeline.rows.dispose();
     this.updates.dispose();
   }

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SessionUpdate } from '../../src/acp/types';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, sessionRow, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, hoveredItem, removeTempDirs, sessionRow, tempDir, until, workspaceFolder } from './support';
 
 let api: AcpSessionsApi;
 let counter = 0;
@@ -48,7 +48,7 @@ async function agentWith(records: StoredSession[]): Promise<string> {
 async function item(sessionId: string): Promise<vscode.TreeItem> {
   const node = await sessionRow(api, sessionId);
   assert.ok(node, `${sessionId} has a row`);
-  return api.sessions.view.getTreeItem(node as never);
+  return hoveredItem(api, node);
 }
 
 function tooltipText(item: vscode.TreeItem): string {

@@ -16,7 +16,7 @@ import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { prng } from '../agent/prng';
 import { listStoredSessions, writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, hoveredItem, removeTempDirs, tempDir, until, workspaceFolder } from './support';
 
 const FIXED_SEED = 11;
 const seedSetting = process.env.ACP_CHAOS_SEED?.trim();
@@ -88,7 +88,7 @@ async function rows(expanded: ReadonlySet<string>, parent?: any): Promise<Row[]>
   const provider = api.sessions.view;
   const result: Row[] = [];
   for (const node of (await provider.getChildren(parent)) ?? []) {
-    const item = await provider.getTreeItem(node);
+    const item = await hoveredItem(api, node);
     const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
     const open =
       item.collapsibleState === vscode.TreeItemCollapsibleState.Expanded ? !expanded.has(`-${node.id}`) : item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed && expanded.has(node.id);

@@ -19,7 +19,7 @@ import type { AcpSessionsApi } from '../../src/extension';
 import { collectReplay, openReplay } from '../../src/transcript/replayReader';
 import type { ExportResult } from '../../src/ui/transcripts/exportSessions';
 import { markSessionDeleted, writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, sessionRow, tempDir, treeRows, until, workspaceFolder, type TreeRow } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, hoveredItem, removeTempDirs, sessionRow, tempDir, type TreeRow, treeRows, until, workspaceFolder } from './support';
 
 let api: AcpSessionsApi;
 let counter = 0;
@@ -95,7 +95,7 @@ function received(agent: Agent, method: string, sessionId: string): number {
 
 async function rowOf(sessionId: string): Promise<vscode.TreeItem> {
   const node = await until(`${sessionId} is in the tree`, () => sessionRow(api, sessionId));
-  return api.sessions.view.getTreeItem(node as never);
+  return hoveredItem(api, node);
 }
 
 const description = async (sessionId: string) => String((await rowOf(sessionId)).description ?? '');
@@ -107,12 +107,12 @@ async function agentRows(agent: string): Promise<{ agentRow: TreeRow; offer?: Tr
   const top = await api.sessions.view.getChildren(undefined);
   let agentRow: TreeRow | undefined;
   for (const node of top ?? []) {
-    const item = await api.sessions.view.getTreeItem(node);
+    const item = await hoveredItem(api, node);
     if (String(typeof item.label === 'string' ? item.label : item.label?.label) === agent) agentRow = { node, item };
   }
   assert.ok(agentRow, `the agent "${agent}" has a row`);
   const children: TreeRow[] = [];
-  for (const node of (await api.sessions.view.getChildren(agentRow.node)) ?? []) children.push({ node, item: await api.sessions.view.getTreeItem(node) });
+  for (const node of (await api.sessions.view.getChildren(agentRow.node)) ?? []) children.push({ node, item: await hoveredItem(api, node) });
   const offer = children.find((r) => r.item.command?.command === 'acpSessions.keepSessionsAhead');
   return { agentRow, offer };
 }
@@ -243,14 +243,26 @@ suite('Kept copies: ahead of the agent, the budget, the agent\'s count and Expor
     for (const id of ['exp1', 'exp2']) assert.equal(received(claude, 'session/load', id), 0, `${id} was not loaded`);
   });
 
-  test('the agent\'s tooltip counts its copies and their disk; near keep.maxMegabytes the view says so; Export Sessions… exports a Kept Here session from its copy, no agent asked', async () => {
+  test('the agent\'s tooltip counts its copies and their disk, asked for on hover: reading does not redraw the agent\'s row; near keep.maxMegabytes the view says so; Export Sessions… exports a Kept Here session from its copy, no agent asked', async () => {
     const settingsDir = claudeConfig(30);
     const agent = await claudeAgent([record('gone', 1, 'pelican'), record('stays', 1, 'gannet')], settingsDir, { flags: ['--air-index'] });
     const { kept } = api.sessions;
     const tooltip = async () => plain((await agentRows(agent.name)).agentRow.item.tooltip);
     assert.match(await tooltip(), /Kept copies: none yet/);
+    // A copy kept changes the agent's tooltip, which VS Code asks for on hover: the agent's row,
+    // and with it every row under it, is not redrawn for it (VS Code forgets the rows under a row
+    // it redraws until it fetched them again, and a click on one meanwhile loses its row).
+    const agentRow = (await agentRows(agent.name)).agentRow.node;
+    const redrawn: string[] = [];
+    const listening = api.sessions.view.onDidChangeTreeData((e) => {
+      for (const node of Array.isArray(e) ? e : [e]) if (!node || node === agentRow) redrawn.push(node ? node.id : '(the whole tree)');
+    });
     await openAndClose(agent.name, 'gone');
     await openAndClose(agent.name, 'stays');
+    // The view redraws a task after a change (one setTimeout 0); this one, queued later, runs after it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    listening.dispose();
+    assert.deepEqual(redrawn, [], 'reading two sessions redrew neither the agent\'s row nor the whole tree');
     const mb = (bytes: number) => (Math.round((bytes / 1048576) * 10) / 10).toString();
     assert.ok((await tooltip()).includes(`Kept copies: 2 sessions, ${mb(kept.store.usage(agent.name).bytes)} MB on disk; 0 of them the agent no longer has (Kept Here)`), await tooltip());
 

@@ -14,6 +14,7 @@ import {
   closeAllTranscripts,
   config,
   configureAgent,
+  hoveredItem,
   removeTempDirs,
   tempDir,
   transcriptTabs,
@@ -77,7 +78,7 @@ async function rows(parent?: any): Promise<Row[]> {
   const children = await provider.getChildren(parent);
   const result: Row[] = [];
   for (const node of children ?? []) {
-    const item = await provider.getTreeItem(node);
+    const item = await hoveredItem(api, node);
     const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
     const expandable = item.collapsibleState !== undefined && item.collapsibleState !== vscode.TreeItemCollapsibleState.None;
     result.push({ node, item, label, children: expandable ? await rows(node) : [] });

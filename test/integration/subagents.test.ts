@@ -8,7 +8,7 @@ import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, removeTempDirs, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, configureAgent, hoveredItem, removeTempDirs, tempDir, until, workspaceFolder } from './support';
 
 const HOSTILE_PARENT = '[Undo](command:workbench.action.files.newUntitledFile) <img src=x>';
 const HOSTILE_CURRENCY = '[x](command:a)';
@@ -39,7 +39,7 @@ async function rows(parent?: unknown): Promise<Row[]> {
   const view = api.sessions.view;
   const out: Row[] = [];
   for (const node of (await view.getChildren(parent as never)) ?? []) {
-    const item = view.getTreeItem(node);
+    const item = await hoveredItem(api, node);
     out.push({ node: node as Row['node'], item });
     if (item.collapsibleState !== vscode.TreeItemCollapsibleState.None) out.push(...(await rows(node)));
   }

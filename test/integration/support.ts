@@ -122,12 +122,21 @@ export interface TreeRow {
   item: vscode.TreeItem;
 }
 
-/** Every row of the Sessions tree with its item, walked through the view's own data provider. */
+/**
+ * A row's item as a user sees it on hover: VS Code asks the view for the tooltip of a row with
+ * rows under it only then (resolveTreeItem), as it does here.
+ */
+export async function hoveredItem(api: AcpSessionsApi, node: unknown): Promise<vscode.TreeItem> {
+  const view = api.sessions.view;
+  return view.resolveTreeItem(await view.getTreeItem(node as never), node as never);
+}
+
+/** Every row of the Sessions tree with its item (as on hover), walked through the view's own data provider. */
 export async function treeRows(api: AcpSessionsApi, parent?: unknown): Promise<TreeRow[]> {
   const view = api.sessions.view;
   const out: TreeRow[] = [];
   for (const node of (await view.getChildren(parent as never)) ?? []) {
-    const item = await view.getTreeItem(node);
+    const item = await hoveredItem(api, node);
     out.push({ node, item });
     if (item.collapsibleState !== vscode.TreeItemCollapsibleState.None) out.push(...(await treeRows(api, node)));
   }

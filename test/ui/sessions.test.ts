@@ -69,6 +69,18 @@ test('the Active section lists the sessions of each workspace folder, grouped by
   await ui.wb.screenshot('sessions-active');
 });
 
+test('the agent\'s tooltip shows on hover, asked for then: its state and its kept copies', async () => {
+  const hovers = () => ui.page.locator('.monaco-hover, .workbench-hover').filter({ visible: true });
+  await ui.page.mouse.move(0, 0);
+  await until('no tooltip is up', async () => (await hovers().count()) === 0);
+  await ui.row('Reference').hover();
+  const hover = hovers().filter({ hasText: 'State: connected' }).first();
+  await until('the agent\'s tooltip is up', () => hover.isVisible().catch(() => false));
+  assert.match(await hover.innerText(), /Kept copies: /);
+  await ui.page.mouse.move(0, 0);
+  await until('the tooltip is gone', async () => (await hovers().count()) === 0);
+});
+
 test('Find Session… searches the loaded sessions and opens the picked one\'s transcript', async () => {
   await ui.wb.runCommand('ACP Sessions: Find Session…');
   const input = ui.page.locator('.quick-input-widget input');

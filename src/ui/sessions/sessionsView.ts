@@ -260,7 +260,7 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     const visit = (node: TreeNode | undefined) => {
       const shown = this.shown.get(node?.id ?? '');
       if (!shown) return;
-      if (node && shown.item !== undefined && itemKey(node.getTreeItem()) !== shown.item) return void changed.push(node);
+      if (node && shown.item !== undefined && itemKey(shownItem(node)) !== shown.item) return void changed.push(node);
       if (!shown.children) return;
       const children = this.children(node);
       if (children.length !== shown.children.length || children.some((c, i) => c.id !== shown.children![i])) {
@@ -312,12 +312,18 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    const item = node.getTreeItem();
+    const item = shownItem(node);
     this.record(node.id).item = itemKey(item);
     // A collapsed node's redraw ends with its item: VS Code fetches no children of it.
     const expanded = this.expansion.get(node.id) ?? item.collapsibleState === vscode.TreeItemCollapsibleState.Expanded;
     if (!expanded) this.awaitingFetch.delete(node.id);
     this.fetched();
+    return item;
+  }
+
+  /** On hover, VS Code asks for what getTreeItem left out: the tooltip of a row with rows under it, as it is now. */
+  resolveTreeItem(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
+    if (item.tooltip === undefined) item.tooltip = node.getTreeItem().tooltip;
     return item;
   }
 
@@ -367,6 +373,18 @@ export class SessionsView implements vscode.TreeDataProvider<TreeNode>, Selectio
     clearInterval(this.clock);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/**
+ * A node's item as VS Code gets it. A row with rows under it comes without its tooltip, which
+ * VS Code asks for on hover (resolveTreeItem): a figure in it that changes on its own (the
+ * agent's kept copies, after every read) would otherwise redraw that row, and VS Code forgets
+ * every row below a row it redraws until it has fetched them again (see refresh).
+ */
+function shownItem(node: TreeNode): vscode.TreeItem {
+  const item = node.getTreeItem();
+  if (item.collapsibleState !== undefined && item.collapsibleState !== vscode.TreeItemCollapsibleState.None) item.tooltip = undefined;
+  return item;
 }
 
 /** What a tree item shows, as one string to compare (its command's arguments are the node itself). */

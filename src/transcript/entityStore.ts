@@ -250,17 +250,7 @@ export class EntityStore implements EntityRows {
       }
     }
     const released = travel ? (file?.dispose(), undefined) : file!.release();
-    const image: StoreImage = {
-      count: this.count,
-      keyNumbers: this.keyNumbers.slice(0, this.count),
-      kinds: this.kinds.slice(0, this.count),
-      offsets: this.offsets.slice(0, this.count),
-      lengths: this.lengths.slice(0, this.count),
-      held,
-      lostKinds: [...this.lostKinds],
-    };
-    if (released) image.file = released;
-    if (this.lost) image.lost = this.lost;
+    const image = this.imageOf(held, released);
     this.held.clear();
     this.unwritable.clear();
     this.heldChars = 0;
@@ -282,18 +272,23 @@ export class EntityStore implements EntityRows {
     if (file.writeError) return undefined;
     const changed = this.writtenSinceSnapshot ? [...this.writtenSinceSnapshot] : [];
     this.writtenSinceSnapshot = new Set();
+    return { image: this.imageOf([...this.unwritable], { path: file.path, size: file.size }), changed };
+  }
+
+  /** The rows' index as it is now (copied), with the rows that travel themselves and the file that holds the rest. */
+  private imageOf(held: [number, Entity][], file: StoreImage['file']): StoreImage {
     const image: StoreImage = {
       count: this.count,
       keyNumbers: this.keyNumbers.slice(0, this.count),
       kinds: this.kinds.slice(0, this.count),
       offsets: this.offsets.slice(0, this.count),
       lengths: this.lengths.slice(0, this.count),
-      held: [...this.unwritable],
+      held,
       lostKinds: [...this.lostKinds],
-      file: { path: file.path, size: file.size },
     };
+    if (file) image.file = file;
     if (this.lost) image.lost = this.lost;
-    return { image, changed };
+    return image;
   }
 
   /** From now on, {@link snapshot} says which rows were written since the one before. */

@@ -58,8 +58,6 @@ export interface ReducedReplay {
   times: [string, number][];
   /** Every update was in the preview: the host's preview is this very timeline (its file is not needed). */
   previewWhole: boolean;
-  /** Progress was told: the host reads the file already. */
-  progressed?: boolean;
   /** Why the rows were kept on the worker's heap, not in a file (it could not be made), for the log. */
   fileProblem?: string;
 }
@@ -76,7 +74,6 @@ export class ReplayReduction implements LineReducer {
   private lastProgress = 0;
   /** Updates applied since the progress was last told. */
   private sinceProgress = 0;
-  private progressed = false;
 
   constructor(spec: ReductionSpec) {
     this.previewRows = spec.previewRows ?? 0;
@@ -112,7 +109,6 @@ export class ReplayReduction implements LineReducer {
     if (!snapshot) return undefined;
     this.lastProgress = performance.now();
     this.sinceProgress = 0;
-    this.progressed = true;
     const { image: rows, changed } = snapshot;
     const result: ReductionProgress = { rows, changed, state: this.timeline.state, updateCount: this.timeline.updateCount, created: this.timeline.created };
     return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
@@ -128,7 +124,6 @@ export class ReplayReduction implements LineReducer {
     const timeline = this.timeline.image();
     const rows = this.timeline.rows.image();
     const result: ReducedReplay = { timeline, rows, times, previewWhole: this.previewWhole };
-    if (this.progressed) result.progressed = true;
     if (this.fileProblem) result.fileProblem = this.fileProblem;
     return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
   }

@@ -45,7 +45,7 @@ export class ChangesStore implements Disposable {
   private readonly onDidChangeEmitter = new Emitter<{ agent?: string }>();
   /** The changes of an agent's sessions (or all) changed: a replay ended, a delete, or another window wrote. */
   readonly onDidChange: Event<{ agent?: string }> = this.onDidChangeEmitter.event;
-  /** The first read of the folder (tests and the tree wait for it). */
+  /** The first read of the folder, followed from before it (tests and the tree wait for it). */
   readonly scanned: Promise<void>;
   /** The last write (tests wait for it instead of sleeping). */
   lastWrite: Promise<unknown> = Promise.resolve();
@@ -54,8 +54,18 @@ export class ChangesStore implements Disposable {
   private disposed = false;
 
   constructor(private readonly dir: string, private readonly options: ChangesStoreOptions) {
-    this.scanned = this.readAll();
-    if (options.follow !== false) void this.scanned.then(() => mkdir(this.dir, { recursive: true, mode: 0o700 })).then(() => this.follow(), () => undefined);
+    this.scanned = this.start(options.follow !== false);
+  }
+
+  /**
+   * Follows the folder, then reads it: another window's write between the two is seen either way
+   * (followed after the read, a write in between was missed until that session was written again).
+   */
+  private async start(follow: boolean): Promise<void> {
+    if (follow) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => this.follow(), () => undefined);
+    }
+    await this.readAll();
   }
 
   /** What the last replay of the session told, or undefined when none was seen. */

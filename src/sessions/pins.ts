@@ -47,15 +47,16 @@ export class Pins {
   private watcher: FSWatcher | undefined;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Reads the folder now (a few small files), then follows it for other windows' changes. */
+  /** Follows the folder for other windows' changes, and reads it now (a few small files). */
   constructor(private readonly dir: string, options: { legacy?: LegacyPinStore; follow?: boolean } = {}) {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch {
       // Unwritable storage: no pins are kept, nothing breaks.
     }
-    this.pins = this.read();
+    // Followed before the read: another window's pin in between is not missed.
     if (options.follow !== false) this.follow();
+    this.pins = this.read();
     if (options.legacy) void this.moveLegacy(options.legacy);
   }
 

@@ -31,8 +31,12 @@ export interface ReductionSpec {
   progressMs?: number;
 }
 
-/** How far a reduction is, after the preview: its rows so far (in its file, read elsewhere), which of them were written since the last, and the session's state. */
-export interface ReductionProgress {
+/**
+ * How far a reduction is, after the preview: its rows so far (in its file, read elsewhere), which
+ * of them were written since the last, the session's state, and what the header lists (its
+ * compactions and subagents so far, by key number).
+ */
+export interface ReductionProgress extends Pick<TimelineImage, 'compactions' | 'subagents'> {
   rows: StoreImage;
   changed: number[];
   state: TimelineImage['state'];
@@ -110,7 +114,7 @@ export class ReplayReduction implements LineReducer {
     this.lastProgress = performance.now();
     this.sinceProgress = 0;
     const { image: rows, changed } = snapshot;
-    const result: ReductionProgress = { rows, changed, state: this.timeline.state, updateCount: this.timeline.updateCount, created: this.timeline.created };
+    const result: ReductionProgress = { rows, changed, state: this.timeline.state, updateCount: this.timeline.updateCount, created: this.timeline.created, ...this.timeline.listed() };
     return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
   }
 

@@ -101,6 +101,11 @@ export class Timeline {
     };
   }
 
+  /** The ids of what the transcript's header lists (compactions, subagents), with their key numbers, in the order first seen. */
+  listed(): Pick<TimelineImage, 'compactions' | 'subagents'> {
+    return { compactions: [...this.compactions], subagents: [...this.subagents] };
+  }
+
   /** The timeline an {@link image} describes, over `rows` (its store's image adopted), going on where it stopped. */
   static fromImage(image: TimelineImage, listener: TimelineListener | undefined, rows: EntityStore): Timeline {
     const timeline = new Timeline(listener, rows);

@@ -181,7 +181,7 @@ test('past the preview, the worker tells how far it is, in order: the rows so fa
   const dir = tempDir(t, 'reduction-spill-');
   const { client } = await startClient(t, referenceAgent(store), { lineWorker: LINE_WORKER });
   await until('the line worker runs', () => client.parsedOn === 'worker');
-  const seen: { count: number; keys: string[]; kinds: string[]; previewBefore: number }[] = [];
+  const seen: { count: number; keys: string[]; kinds: string[]; previewBefore: number; compactions: string[] }[] = [];
   let preview = 0;
   const result = await client.loadSession(
     seed.special.long,
@@ -202,8 +202,11 @@ test('past the preview, the worker tells how far it is, in order: the rows so fa
           keys.push(rows.at(i)!.key);
           kinds.push(rows.at(i)!.kind);
         }
+        // What the header lists so far, read as the host's timeline of the progress reads it.
+        const image = { state: p.state, updateCount: p.updateCount, nextKey: p.created, turnPlan: undefined, compactions: p.compactions, toolCalls: [], messages: [], plans: [], subagents: p.subagents };
+        const compactions = [...Timeline.fromImage(image, undefined, rows).compactionsInOrder()].map((c) => c.key);
         file.release();
-        seen.push({ count: rows.length, keys, kinds, previewBefore: preview });
+        seen.push({ count: rows.length, keys, kinds, previewBefore: preview, compactions });
       },
     },
   );
@@ -219,4 +222,9 @@ test('past the preview, the worker tells how far it is, in order: the rows so fa
     assert.deepEqual(s.kinds, final.slice(0, s.count).map((e) => e.kind));
   }
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i].count >= seen[i - 1].count, 'rows only come');
+  // The header's compactions while the replay runs: those among the rows so far, in order.
+  const compactionKeys = [...timeline.compactionsInOrder()].map((c) => c.key);
+  assert.equal(compactionKeys.length, 3, 'the long session has three compactions');
+  for (const s of seen) assert.deepEqual(s.compactions, compactionKeys.filter((key) => s.keys.includes(key)), 'the header lists the compactions among the rows so far');
+  assert.ok(seen.some((s) => s.compactions.length > 0), 'a progress listed a compaction before the end');
 });

@@ -361,6 +361,7 @@ export class TranscriptReplay {
    * How far the line worker is with the replay it reduces (past the preview): the rows so far,
    * read from its file, replace what this thread showed, with the same keys; the rows the page
    * shows or follows that are new or were written again since the last time go to it as changed.
+   * The header lists the compactions and subagents told so far.
    */
   private progressed(preview: Timeline, progress: ReductionProgress, cancellation: vscode.CancellationTokenSource): void {
     if (this.loadCancellation !== cancellation || this.disposed || !progress.rows.file) return;
@@ -378,7 +379,7 @@ export class TranscriptReplay {
     file.grownTo(size);
     const rows = EntityStore.reading(progress.rows, file);
     const shown = this.timeline.rows.length;
-    const image: TimelineImage = { state: progress.state, updateCount: progress.updateCount, nextKey: progress.created, turnPlan: undefined, compactions: [], toolCalls: [], messages: [], plans: [], subagents: [] };
+    const image: TimelineImage = { state: progress.state, updateCount: progress.updateCount, nextKey: progress.created, turnPlan: undefined, compactions: progress.compactions, toolCalls: [], messages: [], plans: [], subagents: progress.subagents };
     const timeline = Timeline.fromImage(image, this.owner.feed.collector, rows);
     if (this.timeline === preview) preview.rows.dispose();
     this.timeline = timeline;

@@ -6,7 +6,9 @@
 // no Node API. With `merge`, consecutive text chunks of one message (or one compaction's summary)
 // become one update whose text is theirs joined and whose line is their lines: the reducer makes
 // of it exactly what it makes of them one by one (timeline.ts appends a text chunk to the text part
-// before it), and what keeps lines (an export's update log, a kept copy) keeps every line as sent.
+// before it; textPieces.ts notes the pieces), and what keeps lines (an export's update log, a
+// kept copy) keeps every line as sent.
+import { appendText } from './textPieces';
 
 /** A `session/update` notification's params; `start`-`end`: its line's bytes in the piece (for a merged one, its lines, `\n`-separated). */
 export interface ParsedUpdate {
@@ -127,7 +129,7 @@ export function parsePiece(bytes: Uint8Array, merge: boolean): ParsedPiece {
         if (m.method === 'session/update' && m.id === undefined) {
           const chunk = merge ? mergeable(m.params) : undefined;
           if (chunk && open && open.sessionId === chunk.sessionId && open.kind === chunk.kind && open.owner === chunk.owner) {
-            open.content.text += chunk.content.text;
+            appendText(open.content, chunk.content);
             open.entry.end = byteEnd;
           } else {
             const entry: ParsedUpdate = { t: 0, params: m.params, start: byteStart, end: byteEnd };

@@ -89,6 +89,11 @@ export class EntityStore implements EntityRows {
     private readonly limits: SpillLimits = DEFAULT_SPILL_LIMITS,
   ) {}
 
+  /** Whether rows go to a file (written out as they leave the cache). */
+  get spills(): boolean {
+    return this.file !== undefined;
+  }
+
   get length(): number {
     return this.count;
   }

@@ -5,6 +5,7 @@
 // for figure 9's rows). Any other value is V8's serialization of it. Decoding gives an equal
 // object with its keys in the same order. Plain Node, no `vscode`.
 import { deserialize, serialize } from 'node:v8';
+import { piecesOf } from '../acp/textPieces';
 
 /**
  * Where a record is written: `reserve` gives a buffer with at least `bytes` free from
@@ -140,7 +141,7 @@ function writeShaped(value: Record<string, unknown>, shape: Shape, s: number, bu
       const blocks = field as { text: string }[];
       buffer.writeUInt32LE(blocks.length, at);
       at += 4;
-      for (const block of blocks) at = writeString(block.text, buffer, at);
+      for (const block of blocks) at = writeText(block, buffer, at);
     }
   }
   return at;
@@ -153,6 +154,21 @@ function writeString(text: string, buffer: Buffer, at: number): number {
   if (FAST_UTF16) (buffer as Utf16Buffer).ucs2Write!(text, at + 4, 2 * text.length);
   else buffer.write(text, at + 4, 2 * text.length, 'utf16le');
   return at + 4 + 2 * text.length;
+}
+
+/** A text part's text as {@link writeString} writes it, from the pieces it was appended from where they are known (no copy of the whole first). */
+function writeText(block: { text: string }, buffer: Buffer, at: number): number {
+  const pieces = piecesOf(block);
+  if (pieces === undefined) return writeString(block.text, buffer, at);
+  buffer.writeUInt32LE(block.text.length, at);
+  at += 4;
+  for (const piece of pieces) {
+    if (piece.length === 0) continue;
+    if (FAST_UTF16) (buffer as Utf16Buffer).ucs2Write!(piece, at, 2 * piece.length);
+    else buffer.write(piece, at, 2 * piece.length, 'utf16le');
+    at += 2 * piece.length;
+  }
+  return at;
 }
 
 function readString(reader: { buffer: Buffer; at: number }): string {

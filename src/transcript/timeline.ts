@@ -3,6 +3,7 @@
 // so the host can batch patches for the webview.
 import { joinText, safeJson, toPart } from './contentParts';
 import { EntityStore } from './entityStore';
+import { appendText, carryPieces } from '../acp/textPieces';
 import {
   bodyOf,
   type CompactionEntity,
@@ -216,7 +217,7 @@ export class Timeline {
     if (!isObject(update.content)) {
       return this.addUnknown(update.sessionUpdate as string, update, 'the chunk has no `content` block');
     }
-    const part = toPart(update.content);
+    const part = this.chunkPart(update.content);
     const messageId = typeof update.messageId === 'string' ? update.messageId : undefined;
     let message: MessageEntity | undefined;
     if (messageId !== undefined) {
@@ -241,11 +242,23 @@ export class Timeline {
     this.appendPart(message, message.parts, part);
   }
 
+  /**
+   * A chunk's block as a part. Where rows are written to a file, a text part keeps the pieces its
+   * text was merged from, and those appended to it (textPieces.ts: written without a copy of the
+   * whole); on the heap they would only be held twice once the text is read.
+   */
+  private chunkPart(block: unknown): Part {
+    const part = toPart(block);
+    if (part.type === 'text' && this.rows.spills) carryPieces(block as { text: string }, part);
+    return part;
+  }
+
   /** Appends a block to a body: text onto a trailing text part (an `append`), else a new part. */
   private appendPart(entity: Entity, parts: Part[], part: Part): void {
     const last = parts[parts.length - 1];
     if (part.type === 'text' && last?.type === 'text' && last.forModel === part.forModel) {
-      last.text += part.text;
+      if (this.rows.spills) appendText(last, part);
+      else last.text += part.text;
       this.listener?.appended(entity, part.text);
     } else {
       parts.push(part);
@@ -292,11 +305,11 @@ export class Timeline {
     }
     const [compaction, isNew] = this.compactionFor(compactionId);
     if (isNew) {
-      compaction.summary.push(toPart(content));
+      compaction.summary.push(this.chunkPart(content));
       return this.add(compaction);
     }
     // Chunks apply whatever the status, terminal ones included.
-    this.appendPart(compaction, compaction.summary, toPart(content));
+    this.appendPart(compaction, compaction.summary, this.chunkPart(content));
   }
 
   /** A first-seen id starts in_progress with no optional fields, placed here in receive order. */

@@ -27,6 +27,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/ui/common/settings.ts': 'reads the settings',
   'src/ui/common/rulePick.ts': 'quick pick steps, no state',
   'src/acp/lineParse.ts': 'splitting and parsing an agent\'s lines: pure functions and constants (its decoder is used whole, never streamed)',
+  'src/acp/textPieces.ts': 'the pieces a text was appended from, kept on the objects themselves (under a registered symbol): functions, no state of its own',
   'src/acp/validate.ts': 'pure checks of what an agent sent; its Problems are per call (the update log checks the lines it reads back as the client did)',
   'src/transcript/replayReader.ts': 'reading a replay file or a kept copy\'s lines: functions, the state is per call',
   'src/keep/keptFile.ts': 'a kept copy\'s file format: functions and a writer whose instances hold the state; the store (state) is the main bundle\'s',

@@ -9,6 +9,8 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
+import { parsePiece, type ParsedUpdate } from '../../src/acp/lineParse';
+import { piecesOf } from '../../src/acp/textPieces';
 import type { SessionUpdate } from '../../src/acp/types';
 import { EntityStore, type SpillLimits } from '../../src/transcript/entityStore';
 import { timelineToMarkdown } from '../../src/transcript/export';
@@ -243,6 +245,46 @@ test('rows written by the thread pool read back while their writes are under way
   spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'after', content: { type: 'text', text: 'y' } });
   spilled.rows.dispose();
   assert.deepEqual(readdirSync(dir), [], 'removed while a write was under way');
+});
+
+test('a message streamed in many chunks is written from the pieces it came in, and reads back exactly: a surrogate pair split between chunks, the line worker\'s merges, a text set anew since', (t) => {
+  const dir = tempDir(t, 'spill-pieces-');
+  const texts = ['Hello ', '\ud83d', '\ude80', ' wörld 中文 ', ...Array.from({ length: 400 }, (_, i) => `chunk ${i}, `)];
+  const line = (sessionUpdate: string, text: string) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate, content: { type: 'text', text } } } });
+  // As the line worker parses them: two reads, each merging its run of chunks into one update.
+  const encoder = new TextEncoder();
+  const halves = [texts.slice(0, 150), texts.slice(150)];
+  const updates = halves.flatMap((half) => parsePiece(encoder.encode(half.map((text) => line('agent_message_chunk', text)).join('\n')), true).entries.map((e) => (e as ParsedUpdate).params as { update: SessionUpdate }).map((p) => p.update));
+  assert.equal(updates.length, 2, 'each read merged into one update');
+  const more: SessionUpdate[] = [
+    { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'next' } },
+    { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } },
+    { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'b' } },
+    { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'c' } },
+  ];
+  const part = (timeline: Timeline) => (timeline.rows.at(0) as MessageEntity).parts[0] as { text: string };
+  for (const replace of [false, true]) {
+    const memory = new Timeline();
+    const spilled = new Timeline(undefined, new EntityStore(SpillFile.create(dir, 'entities'), TINY));
+    t.after(() => spilled.rows.dispose());
+    for (const u of updates) {
+      memory.apply(u);
+      spilled.apply(u);
+    }
+    assert.equal(part(memory).text, texts.join(''));
+    assert.equal(piecesOf(part(spilled))?.join(''), texts.join(''), 'the spilled message knows the pieces its text came in');
+    assert.equal(piecesOf(part(memory)), undefined, 'a timeline on the heap keeps no pieces (they would be held twice once the text is read)');
+    // A text set anew after its appends is written as it is, not from the pieces it had.
+    if (replace) for (const timeline of [memory, spilled]) part(timeline).text = 'replaced';
+    // Written out (more rows than the cache holds), read back.
+    for (const u of more) {
+      memory.apply(u);
+      spilled.apply(u);
+    }
+    assert.ok(!spilled.rows.isHeld(spilled.rows.keyNumberAt(0)), 'the message was written out');
+    assert.deepEqual(spilled.entities, memory.entities);
+    assert.equal(((spilled.rows.peek(0) as MessageEntity).parts[0] as { text: string }).text, replace ? 'replaced' : texts.join(''));
+  }
 });
 
 test('updates and entities read back with their keys in the order they came, whatever their shape (entities of text as their strings, the rest as V8 serializes them)', (t) => {

@@ -287,7 +287,7 @@ test('a message streamed in many chunks is written from the pieces it came in, a
   }
 });
 
-test('updates and entities read back with their keys in the order they came, whatever their shape (entities of text as their strings, the rest as V8 serializes them)', (t) => {
+test('updates and entities read back with their keys in the order they came, whatever their shape (entities of text as their strings, the rest of JSON as their JSON, anything else as V8 serializes it)', (t) => {
   const dir = tempDir(t, 'spill-files-');
   const log = new UpdateLog(SpillFile.create(dir, 'updates'));
   t.after(() => log.dispose());
@@ -329,6 +329,19 @@ test('updates and entities read back with their keys in the order they came, wha
   store.push({ kind: 'agent_message', key: 'e6', parts: [] }, 6);
   assert.ok(entities.every((_, n) => !store.isHeld(n)), 'every one was written to the file');
   for (let i = 0; i < entities.length; i++) assert.equal(JSON.stringify(store.peek(i)), JSON.stringify(entities[i]), `entity ${i}`);
+  // Rows of JSON go as their JSON; what JSON would drop or change goes as V8 serializes it: each reads back equal, key for key.
+  const odd: Entity[] = [
+    { kind: 'tool_call', key: 'e7', toolCallId: 't1', title: 'Read', content: [], locations: [{ path: '/x', line: 3 }], rawInput: { path: '/x', deep: [1, 'two', null, true, { '': 0.5 }] } },
+    { kind: 'tool_call', key: 'e8', toolCallId: 't2', title: 'undefined kept', content: [], locations: [], rawInput: undefined },
+    { kind: 'tool_call', key: 'e9', toolCallId: 't3', title: 'numbers', content: [], locations: [], rawInput: { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, negativeZero: -0 } },
+    { kind: 'tool_call', key: 'e10', toolCallId: 't4', title: 'a date', content: [], locations: [], rawOutput: { at: new Date(0) } },
+  ] as Entity[];
+  odd.forEach((entity, i) => store.push(entity, 7 + i));
+  store.push({ kind: 'agent_message', key: 'e11', parts: [] }, 11);
+  for (let i = 0; i < odd.length; i++) {
+    assert.ok(!store.isHeld(7 + i), `odd entity ${i} was written`);
+    assert.deepStrictEqual(store.peek(7 + i), odd[i], `odd entity ${i}`);
+  }
 });
 
 /** 4,000 rows of prompts and answers (about 4 MB), as a long replay sends them. */

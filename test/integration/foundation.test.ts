@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { writeReplay } from '../../src/transcript/replayFile';
-import { readAgentConfigs, readRequestTimeout, readTraceLevel } from '../../src/ui/common/settings';
+import { readAgentConfigs, readRequestTimeout, readTraceLevel, watchTraceLevel } from '../../src/ui/common/settings';
 import { closeAllTranscripts, until } from './support';
 
 const EXTENSION_ID = 'acp-sessions.acp-sessions';
@@ -111,6 +111,9 @@ suite('Foundation', () => {
     assert.equal(settings['acpSessions.trace.server'], 'verbose', 'the workspace tries to trace');
     assert.equal(readRequestTimeout(), 30_000);
     assert.equal(readTraceLevel(), 'off');
+    // As the connections ask for it, with every piece of output: read again when the setting changes.
+    const watched = watchTraceLevel();
+    assert.equal(watched.current(), 'off');
     const config = vscode.workspace.getConfiguration('acpSessions');
     try {
       await config.update('requestTimeout', 5, vscode.ConfigurationTarget.Global);
@@ -119,10 +122,13 @@ suite('Foundation', () => {
       assert.equal(readRequestTimeout(), 600_000);
       await config.update('trace.server', 'messages', vscode.ConfigurationTarget.Global);
       assert.equal(readTraceLevel(), 'messages', 'the user can trace');
+      assert.equal(watched.current(), 'messages', 'a connection traces from the change on');
     } finally {
       await config.update('requestTimeout', undefined, vscode.ConfigurationTarget.Global);
       await config.update('trace.server', undefined, vscode.ConfigurationTarget.Global);
+      watched.dispose();
     }
+    assert.equal(readTraceLevel(), 'off');
   });
 
   test('agents in a workspace\'s .vscode/settings.json are ignored', async () => {

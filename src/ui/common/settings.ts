@@ -47,6 +47,19 @@ export function readTraceLevel(): TraceLevel {
   return value === 'messages' || value === 'verbose' ? value : 'off';
 }
 
+/**
+ * The trace level, read again only when the setting changes: the connection asks for it with
+ * every piece of an agent's output (reading the settings each time was a sixth of the extension
+ * host's CPU in a 200,000-chunk replay).
+ */
+export function watchTraceLevel(): vscode.Disposable & { current: () => TraceLevel } {
+  let level = readTraceLevel();
+  const watch = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('acpSessions.trace.server')) level = readTraceLevel();
+  });
+  return { current: () => level, dispose: () => watch.dispose() };
+}
+
 export const requestTimeoutBounds = { min: 1_000, max: 600_000, default: 30_000 };
 
 /**

@@ -16,7 +16,7 @@ import { Pins } from '../../sessions/pins';
 import { ListCancelledError, SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
 import type { ChangesStore } from '../../changes/changesStore';
 import { MessageRecorder, Messages } from '../common/messages';
-import { readAgentConfigs, readRequestTimeout, readStartTimeout, readTraceLevel } from '../common/settings';
+import { readAgentConfigs, readRequestTimeout, readStartTimeout, watchTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
 import { KeepAhead } from './keepAhead';
 import { ReadMarks, registerReadCommands } from './readMarks';
@@ -126,13 +126,15 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   const changes = createChangesStore(context, () => model, log);
   // The agents' output is parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as where the worker cannot start).
   const lineWorker = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : vscode.Uri.joinPath(context.extensionUri, 'dist', 'lineWorker.js').fsPath;
+  const trace = watchTraceLevel();
+  context.subscriptions.push(trace);
   const agents = new AgentRegistry({
     start: () => ({
       replays: (agent, sessionId, cwd) => bothObservers(kept.observe(agent, sessionId, cwd), changes.observe(agent, sessionId, cwd), log),
       clientInfo: { name: 'acp-sessions', version: String(context.extension.packageJSON.version ?? '0') },
       // What an agent makes us log is bounded per message (a traced 5 MiB reply is one line).
       log: boundedLogger(log),
-      trace: readTraceLevel,
+      trace: trace.current,
       maxMessageBytes: config().get<number>('maxMessageSize'),
       initializeTimeoutMs: readStartTimeout(),
       requestTimeoutMs: readRequestTimeout(),

@@ -140,38 +140,37 @@ function blockChars(block: unknown): number {
 }
 
 /**
- * `value` as JSON where that is all of it: nothing JSON leaves out or turns into something else
- * (`undefined`, a function, a non-finite number or -0, an object not plain, a cycle, a BigInt). Checked
- * as the replacer sees each value, so only values that would be written are looked at.
+ * `value` as JSON where that is all of it: every value the replacer is handed is one JSON reads
+ * back the same (a string, a boolean, a finite number but -0, null, an array, a plain object with
+ * no `toJSON`); anything else (`undefined`, a function, NaN, a Date, a cycle, a BigInt) gives none.
  */
 function jsonOf(value: unknown): string | undefined {
   let faithful = true;
   let json: string | undefined;
   try {
     json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-      if (!faithful) return undefined;
-      // What the holder has, before a `toJSON` (a Date's) made it something else.
-      const held = this[key];
-      if (typeof held === 'object' && held !== null && !Array.isArray(held) && !isPlainObject(held)) faithful = false;
-      switch (typeof v) {
-        case 'string':
-        case 'boolean':
-          return v;
-        case 'number':
-          if (!Number.isFinite(v) || Object.is(v, -0)) faithful = false;
-          return v;
-        case 'object':
-          if (v !== null && !Array.isArray(v) && !isPlainObject(v)) faithful = false;
-          return v;
-        default:
-          faithful = false;
-          return undefined;
-      }
+      // What the holder has, before any `toJSON` made it something else.
+      if (faithful && !isJsonValue(this[key])) faithful = false;
+      return faithful ? v : undefined;
     });
   } catch {
     return undefined;
   }
   return faithful ? json : undefined;
+}
+
+function isJsonValue(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      return value === null || Array.isArray(value) || (isPlainObject(value) && typeof value.toJSON !== 'function');
+    default:
+      return false;
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -198,10 +197,7 @@ function writeShaped(value: Record<string, unknown>, shape: Shape, s: number, bu
 /** UTF-16 code units as they are (a lone surrogate too), after their count. */
 function writeString(text: string, buffer: Buffer, at: number): number {
   buffer.writeUInt32LE(text.length, at);
-  if (text.length === 0) return at + 4;
-  if (FAST_UTF16) (buffer as Utf16Buffer).ucs2Write!(text, at + 4, 2 * text.length);
-  else buffer.write(text, at + 4, 2 * text.length, 'utf16le');
-  return at + 4 + 2 * text.length;
+  return writeUnits(text, buffer, at + 4);
 }
 
 /** A text part's text as {@link writeString} writes it, from the pieces it was appended from where they are known (no copy of the whole first). */
@@ -210,13 +206,16 @@ function writeText(block: { text: string }, buffer: Buffer, at: number): number 
   if (pieces === undefined) return writeString(block.text, buffer, at);
   buffer.writeUInt32LE(block.text.length, at);
   at += 4;
-  for (const piece of pieces) {
-    if (piece.length === 0) continue;
-    if (FAST_UTF16) (buffer as Utf16Buffer).ucs2Write!(piece, at, 2 * piece.length);
-    else buffer.write(piece, at, 2 * piece.length, 'utf16le');
-    at += 2 * piece.length;
-  }
+  for (const piece of pieces) at = writeUnits(piece, buffer, at);
   return at;
+}
+
+/** `text`'s code units at `at`; returns where they end. */
+function writeUnits(text: string, buffer: Buffer, at: number): number {
+  if (text.length === 0) return at;
+  if (FAST_UTF16) (buffer as Utf16Buffer).ucs2Write!(text, at, 2 * text.length);
+  else buffer.write(text, at, 2 * text.length, 'utf16le');
+  return at + 2 * text.length;
 }
 
 function readString(reader: { buffer: Buffer; at: number }): string {

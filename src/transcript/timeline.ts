@@ -1,9 +1,9 @@
 // The timeline reducer: turns one session's ordered `session/update` stream into ordered
 // entities with stable keys. Pure (no `vscode`, no timers); reports each change to a listener
 // so the host can batch patches for the webview.
+import { appendText, carryPieces } from '../acp/textPieces';
 import { joinText, safeJson, toPart } from './contentParts';
 import { EntityStore } from './entityStore';
-import { appendText, carryPieces } from '../acp/textPieces';
 import {
   bodyOf,
   type CompactionEntity,

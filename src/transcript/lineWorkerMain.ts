@@ -1,8 +1,13 @@
 // The line worker's entry (dist/lineWorker.js): the agent's output parsed off the extension host's
 // thread (acp/lineWorker.ts), and the replays the connection asks for reduced here too
-// (replayReduction.ts). Its own bundle; plain Node.
-import { parentPort } from 'node:worker_threads';
+// (replayReduction.ts); started with `workerData` 'file', it reads and reduces one exported replay
+// or kept copy instead (fileReduction.ts). Its own bundle; plain Node.
+import { parentPort, workerData } from 'node:worker_threads';
 import { serveLines } from '../acp/lineWorker';
+import { serveFile } from './fileReduction';
 import { ReplayReduction, type ReductionSpec } from './replayReduction';
 
-if (parentPort) serveLines(parentPort, (spec) => new ReplayReduction(spec as ReductionSpec));
+if (parentPort) {
+  if (workerData === 'file') serveFile(parentPort);
+  else serveLines(parentPort, (spec) => new ReplayReduction(spec as ReductionSpec));
+}

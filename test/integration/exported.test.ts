@@ -131,6 +131,8 @@ suite('Exported transcripts', () => {
     const state = api.transcripts.exportedState(file);
     assert.ok(state && !state.loading && state.loaded, 'the command resolves once the file has been read');
     assert.equal(state.updateCount, 500_000);
+    // Read and reduced in a worker of its own, off the host's thread (here where the line worker is off).
+    assert.equal(state.rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
     assert.equal(state.kinds.user_message, 500);
     assert.equal(state.kinds.agent_message, 500);
     assert.equal(state.problem, undefined);

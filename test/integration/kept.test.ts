@@ -301,5 +301,17 @@ suite('Kept copies: ahead of the agent, the budget, the agent\'s count and Expor
     assert.equal(opened.header.title, 'Ahead gone');
     const updates = await collectReplay(opened);
     assert.deepEqual(updates.map((u) => (u as { content?: { text?: string } }).content?.text).filter(Boolean), ['the pelican flew over']);
+
+    // Its row under Kept Here opens the copy in a tab, read in a worker of its own (on the host's
+    // thread where the line worker is off), no agent asked.
+    const keptRow = (await treeRows(api)).find((r) => r.item.command?.command === 'acpSessions.openKeptCopy' && r.node.copy?.meta.sessionId === 'gone');
+    assert.ok(keptRow, 'the copy has a row under Kept Here');
+    await vscode.commands.executeCommand('acpSessions.openKeptCopy', keptRow.node);
+    const state = api.transcripts.exportedState(kept.store.get(agent.name, 'gone')!.path);
+    assert.ok(state && state.loaded && !state.loading && state.problem === undefined, JSON.stringify(state?.problem));
+    assert.equal(state.rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
+    assert.equal(state.kinds.agent_message, 1);
+    assert.equal(received(agent, 'session/load', 'gone'), loadsBefore, 'no agent was asked for it');
+    await closeAllTranscripts(api);
   });
 });

@@ -89,6 +89,8 @@ export interface SessionsFeature {
   /** What the commands work with (src/ui/sessions/commandContext.ts), for the commands other features register. */
   readonly commandContext: CommandContext;
   readonly parts: SessionsParts;
+  /** The line worker's script (dist/lineWorker.js), or undefined where it is off (ACP_SESSIONS_LINE_WORKER=off). */
+  readonly lineWorker: string | undefined;
   /** The test API's part (Test mode only). */
   readonly api: SessionsApi | undefined;
 }
@@ -249,5 +251,5 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     changes,
   };
   const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
-  return { agents, model, view, learned, health, pins, kept: keptFeature, read, changes, messages, commandContext, parts, api };
+  return { agents, model, view, learned, health, pins, kept: keptFeature, read, changes, messages, commandContext, parts, lineWorker, api };
 }

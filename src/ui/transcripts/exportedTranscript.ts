@@ -39,7 +39,8 @@ export async function openExportedFile(messages: Messages, panels: TranscriptPan
     return;
   }
   const { header, counts } = opened;
-  const state = await panels.openExported({ ...opened, file, openChild: (sessionId) => openChild(messages, panels, file, header, sessionId) });
+  const reading = { kind: 'export' as const, path: file, agentName: header.agentName, sessionId: header.sessionId, ...limits };
+  const state = await panels.openExported({ ...opened, file, reading, openChild: (sessionId) => openChild(messages, panels, file, header, sessionId) });
   if (state.problem) {
     void messages.show('error', vscode.l10n.t('Could not open {0} as an exported transcript: {1}', file, state.problem.message));
     return;
@@ -100,9 +101,10 @@ export async function openKeptCopy(messages: Messages, panels: TranscriptPanels,
     store.markDamaged(copy, messageOf(error));
     void messages.show('error', vscode.l10n.t('The kept copy of "{0}" is damaged ({1}): it is not shown as whole. Kept Here lists it as a damaged copy, which you can delete.', label, messageOf(error)));
   };
+  const limits = readExportedLimits();
   let opened;
   try {
-    opened = await openKept(copy.path, readExportedLimits().maxLineBytes);
+    opened = await openKept(copy.path, limits.maxLineBytes);
   } catch (error) {
     damaged(error);
     return;
@@ -110,6 +112,7 @@ export async function openKeptCopy(messages: Messages, panels: TranscriptPanels,
   const state = await panels.openExported({
     ...opened,
     file: copy.path,
+    reading: { kind: 'kept', path: copy.path, agentName: opened.meta.agentName, sessionId: opened.meta.sessionId, ...limits },
     keptAt: copy.meta.keptAt,
     openChild: async (sessionId) => {
       const child = store.get(copy.meta.agentName, sessionId);

@@ -150,7 +150,7 @@ export interface TranscriptsFeature {
 
 export interface TranscriptsDeps {
   readonly log: vscode.LogOutputChannel;
-  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts' | 'kept' | 'read'>;
+  readonly sessions: Pick<SessionsFeature, 'agents' | 'model' | 'health' | 'learned' | 'messages' | 'commandContext' | 'parts' | 'kept' | 'read' | 'lineWorker'>;
 }
 
 /** The serializer, the diff provider and the commands of transcript tabs, and the tabs' part in the model's events. */
@@ -203,6 +203,7 @@ export function registerTranscripts(context: vscode.ExtensionContext, deps: Tran
       return outcome.forked;
     },
     spillDir,
+    lineWorker: sessions.lineWorker,
     recorder: sessions.messages.recorder,
   }), sessions.messages, sessions.kept);
   const inFront = () => transcripts.loaded?.activeTranscript();

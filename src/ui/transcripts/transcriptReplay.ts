@@ -13,6 +13,8 @@ import type { Entity, Usage } from '../../transcript/model';
 import type { TranscriptProblem } from '../../transcript/protocol';
 import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
 import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
+import type { FileReductionRequest } from '../../transcript/fileReduction';
+import { FileReducer, FileWorkerStopped } from '../../transcript/fileReducer';
 import { EntityStore } from '../../transcript/entityStore';
 import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionProgress, type ReductionSpec } from '../../transcript/replayReduction';
 import { SpillFile } from '../../transcript/spillFile';
@@ -45,8 +47,13 @@ export interface SessionFacts {
 }
 
 /** An exported replay being read, for its tab: the file, its updates as read, and how a subagent row opens its child. */
-export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'close'> {
+export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'counts' | 'close'> {
   file: string;
+  /**
+   * How a worker reads the file again by itself (the host's `slices` then stay unread, for the
+   * case it cannot); `counts` then come from its read.
+   */
+  reading?: Omit<FileReductionRequest, 'spec'>;
   /** A kept copy of a session its agent no longer has (Kept Here): when the copy was made (ISO). */
   keptAt?: string;
   /** Opens a child the file's subagent row names from the same export, or says it is not there: never an agent. */
@@ -95,6 +102,11 @@ export interface ReplayOptions {
    * extension hosts no longer running are removed at activation). Unset: everything on the heap.
    */
   spillDir?: string;
+  /**
+   * The line worker's script (dist/lineWorker.js): an exported file or a kept copy is read and
+   * reduced in a worker of its own, off this thread (with `spillDir`). Unset: on this thread.
+   */
+  lineWorker?: string;
 }
 
 /** What a replay needs of its tab. */
@@ -223,26 +235,33 @@ export class TranscriptReplay {
     this.owner.feed.snapshot();
     const { agentName, session } = this;
     if (this.source) {
+      const source = this.source;
+      // Started now, its start overlapping the page's (it reads only once the page is there).
+      const reducer = source.reading && this.owner.options.lineWorker && this.owner.options.spillDir ? new FileReducer(this.owner.options.lineWorker) : undefined;
       // As an agent's replay does (see ReplayOwner.pageStarted): VS Code creating the webview and
       // a long file's read then do not share the cores (a kept copy of 200,000 chunks reached its
       // first screen 1.09x later than the same session from the agent while it did not wait).
       const pageWait = await this.owner.pageStarted;
       this.replayWaitedFor ??= pageWait;
-      if (this.disposed) {
-        await this.source.close();
+      if (this.disposed || this.loadCancellation !== cancellation) {
+        reducer?.stop();
+        // A newer load has the file now.
+        if (this.disposed) await source.close();
         return;
       }
-      // A newer load has the file now.
-      if (this.loadCancellation !== cancellation) return;
-      const timeline = this.timeline;
       try {
-        // A slice at a time, the host free between them: a file of any length never holds it.
-        await forEachSlice(this.source.slices, (update) => this.apply(timeline, update), () => this.loadCancellation === cancellation && !this.disposed);
+        if (!reducer || !(await this.readInWorker(reducer, source, cancellation))) {
+          const timeline = this.timeline;
+          // A slice at a time, the host free between them: a file of any length never holds it.
+          await forEachSlice(source.slices, (update) => this.apply(timeline, update), () => this.loadCancellation === cancellation && !this.disposed);
+          this.rowsFrom = 'host';
+        }
       } catch (error) {
-        this.owner.log.warn(`Transcript of ${session.sessionId} (${this.source.file}) could not be shown: ${messageOf(error)}`);
+        this.owner.log.warn(`Transcript of ${session.sessionId} (${source.file}) could not be shown: ${messageOf(error)}`);
         this.problem = problems.loadFailed(error, ['showLog']);
       } finally {
-        await this.source.close();
+        reducer?.stop();
+        await source.close();
         if (this.loadCancellation === cancellation && !this.disposed) this.ended();
       }
       return;
@@ -332,6 +351,36 @@ export class TranscriptReplay {
       if (!this.archived && !this.deleted) this.startLive(client);
     } finally {
       if (this.loadCancellation === cancellation) this.ended();
+    }
+  }
+
+  /**
+   * Reads an exported file or kept copy in a worker of its own (see ReplayOptions.lineWorker): the
+   * rows show as it tells how far it is, and its timeline is taken over at the end. False where
+   * the worker could not do it (the log says why): the file is read here then, from the start.
+   * Throws what is wrong with the file.
+   */
+  private async readInWorker(reducer: FileReducer, source: ExportedSource, cancellation: vscode.CancellationTokenSource): Promise<boolean> {
+    const preview = this.timeline;
+    const spec = { ...reductionSpec(this.owner.options.spillDir, 'entities'), progressMs: PROGRESS_MS };
+    try {
+      const done = await reducer.read({ ...source.reading!, spec }, (progress, toolCalls) => {
+        if (this.loadCancellation !== cancellation || this.disposed) return;
+        for (const update of toolCalls) this.changes.add(update);
+        this.progressed(preview, progress, cancellation);
+      });
+      for (const update of done.toolCalls) this.changes.add(update);
+      Object.assign(source.counts, done.counts);
+      this.adopt(preview, done.reduced, cancellation);
+      return true;
+    } catch (error) {
+      if (!(error instanceof FileWorkerStopped)) throw error;
+      if (this.loadCancellation !== cancellation || this.disposed) return true;
+      this.owner.log.warn(`Transcript of ${this.session.sessionId} (${source.file}) is read on the extension host's thread: its worker could not read it (${error.message}).`);
+      // What the worker told so far goes: the file is read again here, from its start.
+      this.resetTimeline();
+      this.owner.feed.snapshot();
+      return false;
     }
   }
 
@@ -468,12 +517,13 @@ export class TranscriptReplay {
     }
     if (late && this.replayEnd !== 'marker' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += count;
     this.changes.add(update);
-    this.updates.push(update, line);
+    // An exported file's or kept copy's tab exports from its file: nothing asks it for its updates.
+    if (!this.source) this.updates.push(update, line);
   }
 
   /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
   receivedUpdates(): Iterable<SessionUpdate> | undefined {
-    return this.loaded && !this.loading && !this.problem ? this.updates : undefined;
+    return this.loaded && !this.loading && !this.problem && !this.source ? this.updates : undefined;
   }
 
   prompts(): PromptEntry[] {
@@ -550,7 +600,7 @@ export class TranscriptReplay {
     this.timeline = new Timeline(this.owner.feed.collector, new EntityStore(this.spillFile('entities')));
     this.unkept.clear();
     // An update that cannot be kept costs that update (counted, logged, in the header), never the tab.
-    this.updates = new UpdateLog(this.spillFile('updates'), (unkept) => {
+    this.updates = new UpdateLog(this.source ? undefined : this.spillFile('updates'), (unkept) => {
       this.unkept.add(unkept);
       this.owner.markChanged();
     });

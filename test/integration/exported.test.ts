@@ -1,7 +1,8 @@
 // Exported transcripts inside a real VS Code extension host: a file anyone may hand the user is
 // data. A FIFO, a link to /dev/zero and a file over the size bound give a message and never
 // block the host (a timer in this same host keeps ticking); a long file fills its tab a slice at
-// a time; a subagent row of an exported tab opens the child from the same export or says it is
+// a time (read in a worker of its own, or on the host where the line worker is off), and a tab
+// closed half-way leaves no file behind; a subagent row of an exported tab opens the child from the same export or says it is
 // not in it, and no agent is asked (the reference agent's wire is captured). Export names hold a
 // 120-character CJK title.
 import * as assert from 'node:assert/strict';
@@ -109,23 +110,28 @@ suite('Exported transcripts', () => {
     assert.equal(api.transcripts.exportedState(file), undefined);
   });
 
-  test('a file of 500,000 lines fills its tab a slice at a time while the host keeps running, and an over-long line is left out with a message', async () => {
-    const dir = tempDir('acp-exported-it-');
-    const file = join(dir, 'long.acp.ndjson');
+  /** An export of `count` chunks, a prompt every 1,000, and then `last` if given. */
+  function writeLongExport(file: string, count: number, last?: object): void {
     const fd = openSync(file, 'w');
     writeSync(fd, writeReplay(HEADER, []));
     const line = (update: object) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: HEADER.sessionId, update } }) + '\n';
     let text = '';
-    for (let i = 0; i < 500_000; i++) {
+    for (let i = 0; i < count; i++) {
       text += line(i % 1000 === 0 ? { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: `prompt ${i}` } } : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${i} ` } });
       if (text.length > 1 << 20) {
         writeSync(fd, text);
         text = '';
       }
     }
-    // Over the 64 MB a line may have (acpSessions.maxMessageSize's default).
-    writeSync(fd, text + line({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(65 << 20) } }));
+    writeSync(fd, last ? text + line(last) : text);
     closeSync(fd);
+  }
+
+  test('a file of 500,000 lines fills its tab a slice at a time while the host keeps running, and an over-long line is left out with a message', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const file = join(dir, 'long.acp.ndjson');
+    // Over the 64 MB a line may have (acpSessions.maxMessageSize's default).
+    writeLongExport(file, 500_000, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(65 << 20) } });
     const from = api.sessions.messages.shown.length;
     const { gapMs } = await longestGap(() => openExported(file));
     const state = api.transcripts.exportedState(file);
@@ -138,6 +144,27 @@ suite('Exported transcripts', () => {
     assert.equal(state.problem, undefined);
     assert.ok(gapMs < HELD_MS, `the extension host was blocked ${Math.round(gapMs)} ms`);
     assert.equal(shownSince(from, /1 lines of .*long\.acp\.ndjson were longer than 64 MB \(setting acpSessions\.maxMessageSize\) and were left out/).length, 1);
+  });
+
+  test('a tab closed while its file is still being read ends the read: the command returns and no file of the tab is left', async () => {
+    const dir = tempDir('acp-exported-it-');
+    const file = join(dir, 'closed.acp.ndjson');
+    writeLongExport(file, 300_000);
+    const spillDir = api.transcripts.options.spillDir;
+    assert.ok(spillDir, 'transcripts keep their rows in files');
+    // A tab's files are tagged "entities" (the survey's are "survey"): those of this one are new.
+    const tabFiles = () => (existsSync(spillDir) ? readdirSync(spillDir).filter((name) => name.endsWith('-entities.spill')) : []);
+    const before = new Set(tabFiles());
+    const opening = openExported(file);
+    await until('the tab shows the first rows while the rest is read', () => {
+      const s = api.transcripts.exportedState(file);
+      return s?.loading === true && s.updateCount > 0;
+    }, 30_000);
+    assert.ok(tabFiles().some((name) => !before.has(name)), 'the tab keeps its rows in a file while it reads');
+    await closeAllTranscripts(api);
+    await opening;
+    assert.equal(api.transcripts.exportedState(file), undefined);
+    await until('the closed tab\'s files are removed', () => tabFiles().every((name) => before.has(name)), 30_000);
   });
 
   test('a subagent row of an exported tab opens the child from the same export, or says it is not in it; no agent is asked', async () => {

@@ -120,6 +120,17 @@ test('an exported file read in the worker: its rows and counts are the host\'s r
   assert.deepEqual(rowsOf(timeline), hostRows(read));
 });
 
+test('an export with no update is read whole: no row, its file handed over', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'empty.acp.ndjson');
+  writeFileSync(file, writeReplay(HEADER, []));
+  const done = await new FileReducer(LINE_WORKER).read(request('export', file, tempDir(t)), () => assert.fail('nothing to tell'));
+  assert.deepEqual(done.counts, { updates: 0, skipped: 0, tooLong: 0 });
+  const timeline = adoptReduced(done.reduced);
+  t.after(() => timeline.rows.dispose());
+  assert.equal(timeline.rows.length, 0);
+});
+
 test('a damaged kept copy fails with the file\'s problem (not the worker\'s), and leaves no file behind', async (t) => {
   const root = tempDir(t);
   const spillDir = tempDir(t);

@@ -164,6 +164,8 @@ export class TranscriptReplay {
   private reducing = false;
   /** A handle on the file of the replay the line worker reduces, to read the rows it told of so far. */
   private progressFile: SpillFile | undefined;
+  /** The worker reading the exported file or kept copy, while it does: a new load or the tab's close stops it. */
+  private fileReducer: FileReducer | undefined;
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
   private liveSubscription: { dispose(): void } | undefined;
@@ -227,6 +229,7 @@ export class TranscriptReplay {
   private async runLoad(): Promise<void> {
     this.stopLive();
     this.loadCancellation?.cancel();
+    this.fileReducer?.stop();
     const cancellation = (this.loadCancellation = new vscode.CancellationTokenSource());
     this.resetTimeline();
     this.problem = undefined;
@@ -238,6 +241,7 @@ export class TranscriptReplay {
       const source = this.source;
       // Started now, its start overlapping the page's (it reads only once the page is there).
       const reducer = source.reading && this.owner.options.lineWorker && this.owner.options.spillDir ? new FileReducer(this.owner.options.lineWorker) : undefined;
+      this.fileReducer = reducer;
       // As an agent's replay does (see ReplayOwner.pageStarted): VS Code creating the webview and
       // a long file's read then do not share the cores (a kept copy of 200,000 chunks reached its
       // first screen 1.09x later than the same session from the agent while it did not wait).
@@ -261,6 +265,7 @@ export class TranscriptReplay {
         this.problem = problems.loadFailed(error, ['showLog']);
       } finally {
         reducer?.stop();
+        if (this.fileReducer === reducer) this.fileReducer = undefined;
         await source.close();
         if (this.loadCancellation === cancellation && !this.disposed) this.ended();
       }
@@ -614,6 +619,7 @@ export class TranscriptReplay {
     if (this.disposed) return;
     this.disposed = true;
     this.loadCancellation?.cancel();
+    this.fileReducer?.stop();
     this.stopLive();
     this.disconnectSubscription?.dispose();
     this.closeProgressFile();

@@ -251,8 +251,13 @@ suite('Exported transcripts', () => {
     const store = tempDir('acp-exported-store-');
     const title = '漢字仮名交じり文の長いセッションタイトル'.repeat(6);
     assert.equal(title.length, 120);
-    await writeSession(store, stored('cjk-session-1', title, [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }] as StoredSession['updates']));
+    const said = (text: string) => ({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+    const updates = [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }, said('一つ目、'), said('二つ目、'), said('三つ目')];
+    await writeSession(store, stored('cjk-session-1', title, updates as StoredSession['updates']));
     const agent = await configureAgent(api, `Exported agent ${++counter}`, process.execPath, [agentScript, '--store', store]);
+    // A load while the line worker starts is reduced here (as any is where it does not run).
+    const client = await api.agents.getClient(agent);
+    await until('the agent\'s line worker runs (or is off)', () => client.parsedOn !== 'starting');
     const folder = tempDir('acp-exported-folder-');
     const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: '漢字仮名' }, folder });
     assert.deepEqual(result.failed, []);
@@ -264,10 +269,12 @@ suite('Exported transcripts', () => {
       assert.match(name, /^漢字仮名.* cjk-session-1\.(md|acp\.ndjson)$/);
     }
     assert.ok(existsSync(result.written[0].markdown) && existsSync(result.written[0].replay));
-    assert.match(readFileSync(result.written[0].markdown, 'utf8'), /長い/);
-    // Not open: its updates went to a log on disk as they came, and were written from there.
+    assert.match(readFileSync(result.written[0].markdown, 'utf8'), /長い[^]*一つ目、二つ目、三つ目/);
+    // Not open: reduced in the line worker (on the host where it is off), its updates kept in a
+    // log on disk as they came, each chunk as the agent sent it, and written from there.
+    assert.equal(result.written[0].rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
     const opened = await openReplay(result.written[0].replay, { maxFileBytes: 1 << 20, maxLineBytes: 1 << 20 });
-    assert.deepEqual(await collectReplay(opened), [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: '長い' } }]);
+    assert.deepEqual(await collectReplay(opened), updates);
     assert.equal(opened.header.title, title);
   });
 

@@ -12,6 +12,7 @@ import { openKept } from '../../keep/keptFile';
 import type { KeptCopy } from '../../keep/keptStore';
 import { sessionLabel } from '../../sessions/format';
 import { EntityStore } from '../../transcript/entityStore';
+import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../../transcript/replayReduction';
 import { timelineMarkdownChunks } from '../../transcript/export';
 import { exportFileStem, replayLines, type ReplayHeader } from '../../transcript/replayFile';
 import { SpillFile } from '../../transcript/spillFile';
@@ -29,6 +30,8 @@ interface Replay {
   count: number;
   timeline: Timeline;
   dispose(): void;
+  /** Where its rows were reduced: the line worker (a load), or this thread. */
+  rowsFrom: 'worker' | 'host';
 }
 
 /**
@@ -36,11 +39,11 @@ interface Replay {
  * from the tab's updates when it is open (loading it again would replay into that tab), else
  * from a `session/load`, closed after. A failure removes the two files of this session.
  */
-export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken, kept?: KeptSource): Promise<{ markdown: string; replay: string } | undefined> {
+export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken, kept?: KeptSource): Promise<{ markdown: string; replay: string; rowsFrom: 'worker' | 'host' } | undefined> {
   const replay = kept ? await replayOfCopy(panels, kept, token) : await replayOf(deps, panels, agent, session, token);
   try {
     if (token.isCancellationRequested) return undefined;
-    return await writeFiles(folder, agent, session, replay);
+    return { ...(await writeFiles(folder, agent, session, replay)), rowsFrom: replay.rowsFrom };
   } finally {
     replay.dispose();
   }
@@ -79,16 +82,16 @@ async function replayOfCopy(panels: TranscriptPanels | undefined, kept: KeptSour
     dispose();
     throw error;
   }
-  return { updates: log, count: log.length, timeline, dispose };
+  return { updates: log, count: log.length, timeline, dispose, rowsFrom: 'host' };
 }
 
 async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Replay> {
   const spillDir = panels?.options.spillDir;
   const spill = (tag: string) => (spillDir ? SpillFile.create(spillDir, tag) : undefined);
-  const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
   // Read from the tab's file as they are written: the session is never whole on the heap.
   const open = panels?.updatesOf(agent, session.sessionId);
   if (open) {
+    const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
     let count = 0;
     try {
       for (const update of open) {
@@ -99,25 +102,34 @@ async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefin
       timeline.rows.dispose();
       throw error;
     }
-    return { updates: open, count, timeline, dispose: () => timeline.rows.dispose() };
+    return { updates: open, count, timeline, dispose: () => timeline.rows.dispose(), rowsFrom: 'host' };
   }
+  // Reduced in the line worker where it runs, its rows in a file taken over at the answer (as
+  // the survey's loads are); else here, as the updates come. The log keeps every line either way.
+  let onHost: Timeline | undefined;
+  let reduced: Timeline | undefined;
   const log = new UpdateLog(spill('updates'));
+  const spec = reductionSpec(spillDir, 'entities');
   const dispose = () => {
-    timeline.rows.dispose();
+    onHost?.rows.dispose();
+    reduced?.rows.dispose();
     log.dispose();
   };
   try {
     const client = await deps.registry.getClient(agent);
-    await client.loadSession(session.sessionId, session.cwd, (update, line) => {
-      timeline.apply(update, line ? linesIn(line) : 1);
+    const result = await client.loadSession(session.sessionId, session.cwd, (update, line, applied) => {
+      if (!applied) (onHost ??= new Timeline(undefined, new EntityStore(spill('entities')))).apply(update, line ? linesIn(line) : 1);
       log.push(update, line);
-    }, token);
+    }, token, { reduce: spec });
+    if (result.reduced) reduced = adoptReduced(result.reduced as ReducedReplay);
     if (client.capabilities.close) await client.closeSession(session.sessionId).catch(() => undefined);
   } catch (error) {
+    discardReduction(spec);
     dispose();
     throw error;
   }
-  return { updates: log, count: log.length, timeline, dispose };
+  const rows = reduced ?? (onHost ??= new Timeline(undefined, new EntityStore()));
+  return { updates: log, count: log.length, timeline: rows, dispose, rowsFrom: reduced ? 'worker' : 'host' };
 }
 
 async function writeFiles(folder: string, agent: string, session: SessionInfo, replay: Replay): Promise<{ markdown: string; replay: string }> {

@@ -31,7 +31,7 @@ export type ExportCandidate = CleanupCandidate & { kept?: KeptCopy };
 export interface ExportResult {
   selected: ExportCandidate[];
   /** The files written, per session: its Markdown and its replay. */
-  written: { agent: string; sessionId: string; markdown: string; replay: string; fromCopy?: true }[];
+  written: { agent: string; sessionId: string; markdown: string; replay: string; fromCopy?: true; rowsFrom: 'worker' | 'host' }[];
   failed: { agent: string; sessionId: string; error: string }[];
   cancelled: boolean;
   stopped?: string;

@@ -181,6 +181,10 @@ suite('Transcript', () => {
     const result = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent, rule: { titlePattern: 'Long and reduced' }, folder });
     assert.deepEqual(result.failed, []);
     assert.deepEqual(readReplay(readFileSync(result.written[0].replay, 'utf8')).updates, JSON.parse(JSON.stringify(updates)), 'the tab kept every update as the agent sent it');
+    // Its Markdown is written from the tab's own rows (not reduced again on the host's thread): what Export as Markdown showed.
+    assert.equal(result.written[0].rowsFrom, state.rowsFrom);
+    const markdown = readFileSync(result.written[0].markdown, 'utf8');
+    assert.equal(markdown.slice(markdown.indexOf('\n## ')), text.slice(text.indexOf('\n## ')));
   });
 
   test('a transcript replays once its page said ready; one covered by another tab before its page loaded replays at once, whole', async () => {

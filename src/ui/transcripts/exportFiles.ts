@@ -32,6 +32,8 @@ interface Replay {
   dispose(): void;
   /** Where its rows were reduced: the line worker (a load), or this thread. */
   rowsFrom: 'worker' | 'host';
+  /** An open tab's: false once the tab let go of them, when the files written may be cut short. */
+  current?(): boolean;
 }
 
 /**
@@ -88,22 +90,10 @@ async function replayOfCopy(panels: TranscriptPanels | undefined, kept: KeptSour
 async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Replay> {
   const spillDir = panels?.options.spillDir;
   const spill = (tag: string) => (spillDir ? SpillFile.create(spillDir, tag) : undefined);
-  // Read from the tab's file as they are written: the session is never whole on the heap.
-  const open = panels?.updatesOf(agent, session.sessionId);
-  if (open) {
-    const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
-    let count = 0;
-    try {
-      for (const update of open) {
-        timeline.apply(update);
-        count++;
-      }
-    } catch (error) {
-      timeline.rows.dispose();
-      throw error;
-    }
-    return { updates: open, count, timeline, dispose: () => timeline.rows.dispose(), rowsFrom: 'host' };
-  }
+  // Open: its tab's updates and rows, read from the tab's files as they are written (the session
+  // is never whole on the heap, nor reduced again on this thread); the tab keeps them.
+  const open = panels?.exportSourceOf(agent, session.sessionId);
+  if (open) return { ...open, dispose: () => undefined };
   // Reduced in the line worker where it runs, its rows in a file taken over at the answer (as
   // the survey's loads are); else here, as the updates come. The log keeps every line either way.
   let onHost: Timeline | undefined;
@@ -165,6 +155,7 @@ async function writeFiles(folder: string, agent: string, session: SessionInfo, r
       const markdownHeader = { title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true };
       await writeAll(md, timelineMarkdownChunks(markdownHeader, timeline.rows, timeline.state));
       await writeAll(nd, replayLines(header, replay.updates, replay.count));
+      if (replay.current?.() === false) throw new Error(vscode.l10n.t('its tab was closed or opened again while it was written; export it again'));
     } catch (error) {
       // Half a file would pass for the session: this session's two files go.
       await Promise.all([md.close().catch(() => undefined), nd.close().catch(() => undefined)]);

@@ -14,7 +14,7 @@ import { plainLine } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import type { TranscriptState } from './transcriptHeader';
 import { transcriptWebviewOptions } from './transcriptHtml';
-import type { ExportedSource, ReplayOptions } from './transcriptReplay';
+import type { ExportedSource, OpenExportSource, ReplayOptions } from './transcriptReplay';
 import { TranscriptTab, type TranscriptMatch } from './transcriptTab';
 import { watchSpillFailures } from './transcriptTrouble';
 
@@ -113,6 +113,11 @@ export class TranscriptPanels implements vscode.Disposable {
   /** The updates an open, loaded transcript received (replay and live), for an export that must not load it again. */
   updatesOf(agentName: string, sessionId: string): Iterable<SessionUpdate> | undefined {
     return this.panels.get(panelKey(agentName, sessionId))?.receivedUpdates();
+  }
+
+  /** An open, loaded transcript's updates and rows, for an export that must not load it again or reduce it anew. */
+  exportSourceOf(agentName: string, sessionId: string): OpenExportSource | undefined {
+    return this.panels.get(panelKey(agentName, sessionId))?.exportSource();
   }
 
   /** The transcript tab in front (or the last one that was): what Go to Prompt and the prompt keys act on. */

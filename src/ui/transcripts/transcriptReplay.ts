@@ -60,6 +60,17 @@ export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' |
   openChild(sessionId: string): Promise<void>;
 }
 
+/** An open tab's updates and rows, for an export (see TranscriptReplay.exportSource). */
+export interface OpenExportSource {
+  updates: Iterable<SessionUpdate>;
+  /** How many updates there were when it was asked for. */
+  count: number;
+  timeline: Timeline;
+  rowsFrom: 'worker' | 'host';
+  /** False once the tab let go of them (closed, or loaded again): what was read of them since may be cut short. */
+  current(): boolean;
+}
+
 /**
  * Whether `error` is the agent's answer about the request (a JSON-RPC error), not a cancel, a
  * sign-in it wants or another process holding the session. By shape: the class is the main
@@ -529,6 +540,24 @@ export class TranscriptReplay {
   /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
   receivedUpdates(): Iterable<SessionUpdate> | undefined {
     return this.loaded && !this.loading && !this.problem && !this.source ? this.updates : undefined;
+  }
+
+  /**
+   * What an export writes of this session while its tab is open, instead of loading it again:
+   * the updates received and the rows already made of them, both read as they are written.
+   */
+  exportSource(): OpenExportSource | undefined {
+    const updates = this.receivedUpdates();
+    if (!updates) return undefined;
+    const { timeline } = this;
+    const log = this.updates;
+    return {
+      updates,
+      count: log.length,
+      timeline,
+      rowsFrom: this.rowsFrom ?? 'host',
+      current: () => !this.disposed && this.timeline === timeline && this.updates === log,
+    };
   }
 
   prompts(): PromptEntry[] {

@@ -14,7 +14,7 @@ import type { HostParts } from './hostParts';
 import { headerOf, stateOf, titleOf, type PageWait, type TranscriptState } from './transcriptHeader';
 import { transcriptHtml } from './transcriptHtml';
 import { TranscriptMessages } from './transcriptMessages';
-import { TranscriptReplay, type ExportedSource, type ReplayOptions, type ReplayOwner } from './transcriptReplay';
+import { TranscriptReplay, type ExportedSource, type OpenExportSource, type ReplayOptions, type ReplayOwner } from './transcriptReplay';
 
 /**
  * How long a transcript's replay waits for its page to say `ready` at most (see
@@ -213,6 +213,10 @@ export class TranscriptTab {
 
   receivedUpdates(): Iterable<SessionUpdate> | undefined {
     return this.replay.receivedUpdates();
+  }
+
+  exportSource(): OpenExportSource | undefined {
+    return this.replay.exportSource();
   }
 
   prompts(): PromptEntry[] {

@@ -14,14 +14,14 @@ import { plainLine } from '../common/plainText';
 import type { HostParts } from './hostParts';
 import type { TranscriptState } from './transcriptHeader';
 import { transcriptWebviewOptions } from './transcriptHtml';
-import type { ExportedSource, OpenExportSource, ReplayOptions } from './transcriptReplay';
+import type { ExportedSource, OpenExportSource, ReplayOptions } from './replayContract';
 import { TranscriptTab, type TranscriptMatch } from './transcriptTab';
 import { watchSpillFailures } from './transcriptTrouble';
 
 export { TRANSCRIPT_VIEW_TYPE };
 export type { PageWait, TranscriptState } from './transcriptHeader';
 export { linkToOpen } from './transcriptMessages';
-export type { ExportedSource, SessionFacts } from './transcriptReplay';
+export type { ExportedSource, SessionFacts } from './replayContract';
 export type { TranscriptMatch } from './transcriptTab';
 
 export interface TranscriptPanelsOptions extends ReplayOptions {

@@ -2,18 +2,15 @@
 // into a fresh Timeline, then the agent's live updates while the session is open, active and not
 // deleted. It holds what the header shows of the session (archived, deleted, renamed, resumed,
 // the problem) and keeps every update it applied, for an export that must not load it again.
+// What it is given and tells is in replayContract.ts.
 import * as vscode from 'vscode';
 import { rmSync } from 'node:fs';
-import type { ForkPoint, Reduced, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
+import type { Reduced, SessionInfo, SessionUpdate, SessionUpdateListener } from '../../acp/types';
 import { isResourceNotFound, messageOf } from '../../acp/errors';
 import { linesIn } from '../../acp/lineParse';
-import type { AgentRegistry } from '../../sessions/agentRegistry';
-import type { WebviewFeed } from '../../transcript/feed';
-import type { Entity, Usage } from '../../transcript/model';
 import type { TranscriptProblem } from '../../transcript/protocol';
 import { promptsOf, PromptTimes, type PromptEntry } from '../../transcript/prompts';
-import { forEachSlice, type OpenedReplay } from '../../transcript/replayReader';
-import type { FileReductionRequest } from '../../transcript/fileReduction';
+import { forEachSlice } from '../../transcript/replayReader';
 import { FileReducer, FileWorkerStopped } from '../../transcript/fileReducer';
 import { EntityStore } from '../../transcript/entityStore';
 import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type ReductionProgress, type ReductionSpec } from '../../transcript/replayReduction';
@@ -23,7 +20,7 @@ import { MAX_RANGE_ROWS } from '../../transcript/feed';
 import { UpdateLog } from '../../transcript/updateLog';
 import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
-import type { HostParts } from './hostParts';
+import type { ExportedSource, OpenExportSource, ReplayOwner, SessionFacts } from './replayContract';
 import { problems, titleOf, type PageWait } from './transcriptHeader';
 import { spillFileIn, UnkeptUpdates } from './transcriptTrouble';
 
@@ -38,39 +35,6 @@ const PROGRESS_MS = 200;
 /** Updates that are the conversation itself (not its title, usage or commands): what a late replay sends. */
 const CONVERSATION_UPDATES: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
 
-/** What an opened transcript learned about its session, for the tree: only what the agent said. */
-export interface SessionFacts {
-  /** The last `usage_update`. */
-  usage?: Usage;
-  /** The child sessions its `subagent_update`s announced, in order. */
-  subagents: string[];
-}
-
-/** An exported replay being read, for its tab: the file, its updates as read, and how a subagent row opens its child. */
-export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' | 'counts' | 'close'> {
-  file: string;
-  /**
-   * How a worker reads the file again by itself (the host's `slices` then stay unread, for the
-   * case it cannot); `counts` then come from its read.
-   */
-  reading?: Omit<FileReductionRequest, 'spec'>;
-  /** A kept copy of a session its agent no longer has (Kept Here): when the copy was made (ISO). */
-  keptAt?: string;
-  /** Opens a child the file's subagent row names from the same export, or says it is not there: never an agent. */
-  openChild(sessionId: string): Promise<void>;
-}
-
-/** An open tab's updates and rows, for an export (see TranscriptReplay.exportSource). */
-export interface OpenExportSource {
-  updates: Iterable<SessionUpdate>;
-  /** How many updates there were when it was asked for. */
-  count: number;
-  timeline: Timeline;
-  rowsFrom: 'worker' | 'host';
-  /** False once the tab let go of them (closed, or loaded again): what was read of them since may be cut short. */
-  current(): boolean;
-}
-
 /**
  * Whether `error` is the agent's answer about the request (a JSON-RPC error), not a cancel, a
  * sign-in it wants or another process holding the session. By shape: the class is the main
@@ -79,61 +43,6 @@ export interface OpenExportSource {
 function isRefusal(error: unknown): boolean {
   const { code, method, reason } = (error ?? {}) as { code?: unknown; method?: unknown; reason?: unknown };
   return typeof code === 'number' && typeof method === 'string' && reason === undefined && code !== -32800 && code !== -32000;
-}
-
-/** What the panels' owner lets a replay tell it or ask of it (the panels' options). */
-export interface ReplayOptions {
-  /** Unarchives through the Sessions model, so the tree moves the session at once. */
-  unarchive?(agentName: string, sessionId: string): Promise<void>;
-  /**
-   * After a successful load: what the load did, as the agent lists the session now (no side
-   * effects). `resumed`: the load made it newer (claude, codex resume what they load).
-   */
-  afterLoad?(agentName: string, before: SessionInfo): Promise<{ resumed: boolean; session?: SessionInfo }>;
-  /** After the tab's `session/close`: the session's live state changed. */
-  closed?(agentName: string, sessionId: string): void;
-  /** Whether some list of the agent's holds the session (a link or a search may name one that none does). */
-  listed?(agentName: string, sessionId: string): boolean;
-  /** After each `session/load`: the error when the agent could not replay it (session health). */
-  loaded?(agentName: string, sessionId: string, error?: unknown): void;
-  /** A replay ended, or a live update changed the figures or the children. */
-  learned?(agentName: string, sessionId: string, facts: SessionFacts): void;
-  /**
-   * After a successful replay: its entities, for the search index, in batches read from the
-   * transcript's file (the iteration fails when the tab closes before it ends).
-   */
-  replayed?(agentName: string, session: SessionInfo & { archived: boolean }, entities: AsyncIterable<readonly Entity[]>): void;
-  /**
-   * Fork from Here: forks the session at `point` through the Sessions model, which lists the new
-   * session under its origin; resolves with it, or rejects with the agent's refusal.
-   */
-  fork?(agentName: string, sessionId: string, point: ForkPoint): Promise<SessionInfo>;
-  /**
-   * Where open transcripts keep what the heap need not hold (a directory of ours; its files of
-   * extension hosts no longer running are removed at activation). Unset: everything on the heap.
-   */
-  spillDir?: string;
-  /**
-   * The line worker's script (dist/lineWorker.js): an exported file or a kept copy is read and
-   * reduced in a worker of its own, off this thread (with `spillDir`). Unset: on this thread.
-   */
-  lineWorker?: string;
-}
-
-/** What a replay needs of its tab. */
-export interface ReplayOwner {
-  readonly agents: Pick<AgentRegistry, 'agent' | 'getClient' | 'connectedClient'>;
-  readonly log: vscode.LogOutputChannel;
-  readonly host: Pick<HostParts, 'AgentDisconnectedError'>;
-  readonly options: ReplayOptions;
-  /** The page's feed: the timeline tells it its changes; a replay starts the page over and sends its end. */
-  readonly feed: Pick<WebviewFeed, 'collector' | 'snapshot' | 'flush' | 'restart' | 'held'>;
-  /** Settles with what had happened when the replay may begin: the page's `ready`, or why it is not waited for. */
-  readonly pageStarted: Promise<PageWait>;
-  /** Header-only changes (loading, archived, problems). */
-  markChanged(): void;
-  /** A live update was applied. */
-  changed(): void;
 }
 
 export class TranscriptReplay {

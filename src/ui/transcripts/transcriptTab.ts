@@ -14,7 +14,8 @@ import type { HostParts } from './hostParts';
 import { headerOf, stateOf, titleOf, type PageWait, type TranscriptState } from './transcriptHeader';
 import { transcriptHtml } from './transcriptHtml';
 import { TranscriptMessages } from './transcriptMessages';
-import { TranscriptReplay, type ExportedSource, type OpenExportSource, type ReplayOptions, type ReplayOwner } from './transcriptReplay';
+import type { ExportedSource, OpenExportSource, ReplayOptions, ReplayOwner } from './replayContract';
+import { TranscriptReplay } from './transcriptReplay';
 
 /**
  * How long a transcript's replay waits for its page to say `ready` at most (see

@@ -26,7 +26,6 @@ export interface FileReductionRequest {
 export type ToFileWorker = { kind: 'read'; request: FileReductionRequest };
 
 export type FromFileWorker =
-  | { kind: 'ready' }
   /** How far it is, and the tool calls read since the last message (what the header's changes are made of). */
   | { kind: 'progress'; progress: ReductionProgress; toolCalls: SessionUpdate[] }
   | { kind: 'done'; reduced: ReducedReplay; counts: ReplayReadCounts; toolCalls: SessionUpdate[] }
@@ -36,12 +35,11 @@ export type FromFileWorker =
 /** The updates the host needs besides the rows: a session's changes are its tool calls' (changes.ts). */
 const TOOL_CALLS: ReadonlySet<string> = new Set(['tool_call', 'tool_call_update']);
 
-/** Serves one file read on `port`: it says it runs, reads what it is asked for, then is done. */
+/** Serves one file read on `port`: it reads what it is asked for, then is done. */
 export function serveFile(port: MessagePort): void {
   port.once('message', (message: ToFileWorker) => {
     if (message.kind === 'read') void reduceFile(port, message.request);
   });
-  port.postMessage({ kind: 'ready' } satisfies FromFileWorker);
 }
 
 async function reduceFile(port: MessagePort, request: FileReductionRequest): Promise<void> {

@@ -214,7 +214,9 @@ export class KeptWriter {
 
   constructor(readonly path: string) {
     this.tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
-    this.gzip = createGzip({ level: 6 });
+    // Level 4: figure 9's 65.7 MB replay in 354 ms of a libuv thread, to 0.111 of its size; level 6
+    // took 781 ms for 0.105, on the cores the agent and the transcript share while it comes in.
+    this.gzip = createGzip({ level: 4 });
     this.written = this.write();
     // Heard at once (a full disk stops the pushes); `finish` rejects with it.
     this.written.catch((error: Error) => {

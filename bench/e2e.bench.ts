@@ -20,7 +20,7 @@
 //                    agent in the same rounds
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
@@ -81,6 +81,11 @@ interface Result {
   /** CPU time of the extension host's main thread from the click to the last line, and of all its threads. */
   hostThreadCpuMs: number;
   hostProcessCpuMs: number;
+  /** CPU time of the agent processes (every thread) from the click to the last line. */
+  agentCpuMs: number;
+  /** The machine's CPU time spent, over all its cores, from the click to the last line, and its share of what the cores had. */
+  machineCpuMs: number;
+  machineBusyShare: number;
   longest: number;
   /** The extension host's JS heap (after GC) grown during the open, and its other memory. */
   hostHeapMb: number;
@@ -248,6 +253,31 @@ function hostCpuMs(pid: number): { thread: number; process: number } {
   return { thread, process: ticks * 10 };
 }
 
+/** CPU time (ms) of every process that runs the reference agent (its command line names AGENT), every thread, from /proc/<pid>/stat. */
+function agentCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(AGENT)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return ticks * 10;
+}
+
+/** The machine's CPU time (ms, clock ticks of 10 ms) over all cores from /proc/stat: spent, and in all (spent + idle + waiting on I/O). */
+function machineCpuMs(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: busy * 10, total: (busy + idle + iowait) * 10 };
+}
+
 /** The renderer's JS heap (MB) after a full GC, through the page's (or an out-of-process frame's) CDP session. */
 async function rendererHeapMb(cdp: CDPSession): Promise<number> {
   await deadline('the renderer collected garbage', 120_000, () => cdp.send('HeapProfiler.collectGarbage'));
@@ -349,6 +379,8 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   if (!rowBox) throw new Error(`e2e: the row "${c.title}" has no box to click`);
   const hostPid = await inspector.pid();
   const cpu0 = hostCpuMs(hostPid);
+  const agent0 = agentCpuMs();
+  const machine0 = machineCpuMs();
   const t0 = Date.now();
   await page.mouse.click(rowBox.x + rowBox.width / 2, rowBox.y + rowBox.height / 2);
   const frame = await transcriptFrame(page);
@@ -409,6 +441,8 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   }));
   // Read at once (a round trip after the frame that showed the last line).
   const cpu1 = hostCpuMs(hostPid);
+  const agent1 = agentCpuMs();
+  const machine1 = machineCpuMs();
   if (cdp) {
     const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
     await cdp.send('Tracing.end');
@@ -444,6 +478,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     readyToSnapshot: (marks.firstMessage ?? NaN) - (marks.ready ?? NaN), snapshotToRow: firstAt - scriptAt - (marks.firstMessage ?? NaN),
     toLast: lastAt - t0, endToLast: Math.max(0, lastAt - endKeyAt), firstToEnd: endKeyAt - firstAt, firstToLoaded: loadedAt - firstAt, longest,
     hostThreadCpuMs: cpu1.thread - cpu0.thread, hostProcessCpuMs: cpu1.process - cpu0.process,
+    agentCpuMs: agent1 - agent0, machineCpuMs: machine1.busy - machine0.busy, machineBusyShare: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
     hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
     webviewHeapMb, rendererHeapMb: rendererAfter,
   };
@@ -567,7 +602,7 @@ async function main() {
       const ingest = ingestOf.get(c)!;
       const firstUpdate = firstUpdateOf.get(c)!;
       const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
-      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), extension host thread CPU ${r.hostThreadCpuMs.toFixed(0)} ms (all threads ${r.hostProcessCpuMs.toFixed(0)} ms), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
+      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), extension host thread CPU ${r.hostThreadCpuMs.toFixed(0)} ms (all threads ${r.hostProcessCpuMs.toFixed(0)} ms), the agent's CPU ${r.agentCpuMs.toFixed(0)} ms, the machine's ${r.machineCpuMs.toFixed(0)} ms (${(100 * r.machineBusyShare).toFixed(0)}% of its cores), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
       results.push({ c, r });
       if (args().has('verbose')) {
         // Which kept copies exist now, and when each was made (a copy is made again only when the session moved).
@@ -621,7 +656,9 @@ async function main() {
       ...(figure === '9' && c.chunks === Math.round(200_000 * s)
         ? [{
             figure, name: `e2e ${size}: extension host thread CPU`, value: r.hostThreadCpuMs, unit: 'ms', goal: null, goalOn: 'value' as const,
-            detail: { opens, 'from the click to the last line ms': Math.round(r.toLast), "floor session's ms": Math.round(floor.hostThreadCpuMs), 'all threads ms': Math.round(r.hostProcessCpuMs), "floor session's all threads ms": Math.round(floor.hostProcessCpuMs) },
+            detail: { opens, 'from the click to the last line ms': Math.round(r.toLast), "floor session's ms": Math.round(floor.hostThreadCpuMs), 'all threads ms': Math.round(r.hostProcessCpuMs), "floor session's all threads ms": Math.round(floor.hostProcessCpuMs),
+              // What the two (or more) cores did meanwhile: the agent's own share, and how busy the machine was in all.
+              "the agent's CPU ms": Math.round(r.agentCpuMs), "the machine's CPU ms": Math.round(r.machineCpuMs), 'machine busy share': +r.machineBusyShare.toFixed(2) },
           }]
         : []),
       { figure, name: `e2e ${size}: longest workbench stall`, value: r.longest, unit: 'ms', goal: 100, goalOn: 'value', detail: { 'floor session ms': Math.round(floor.longest) } },

@@ -51,7 +51,7 @@ export interface ParsedProgress {
 }
 export type ParsedEntry = ParsedUpdate | ParsedMessage | ParsedProblem | ParsedReduced | ParsedProgress;
 
-/** The lines of one piece, parsed; `bytes` is the piece (the worker hands it back with them). */
+/** The lines of one piece, parsed; `bytes` is the piece (the worker's entries come back to the host's own bytes of it). */
 export interface ParsedPiece {
   readonly parsed: true;
   entries: ParsedEntry[];

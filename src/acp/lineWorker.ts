@@ -1,7 +1,8 @@
 // The line worker's service: decodes and parses the agent's output off the extension host's thread
-// (one worker per agent connection, started by ndjson.ts). Each piece comes in with its id, and
-// goes back, in order, parsed (lineParse.ts) with its bytes (transferred, not copied), so the
-// connection hands on every update with its line as it does when it parses them itself. A session
+// (one worker per agent connection, started by ndjson.ts). Each piece comes in with its id (a copy
+// of its bytes, transferred), and goes back, in order, parsed (lineParse.ts): where each entry's
+// line is in the piece, which the host kept, so the connection hands on every update with its line
+// as it does when it parses them itself, and no byte of the agent's output comes back. A session
 // whose replay the connection asked to reduce here ({@link LineReducer}, made by the worker's
 // entry: transcript/lineWorkerMain.ts) has its updates applied here, and goes back as their lines
 // only (what the host keeps of a replay: a kept copy, an export's log), with the parsed update
@@ -23,7 +24,8 @@ export type ToLineWorker =
 
 export type FromLineWorker =
   | { kind: 'ready' }
-  | { kind: 'parsed'; id: number; entries: ParsedEntry[]; bytes: Uint8Array }
+  /** The piece's entries; their places are in the bytes the host posted (it kept them: nothing comes back but these). */
+  | { kind: 'parsed'; id: number; entries: ParsedEntry[] }
   | { kind: 'error'; id: number; message: string }
   | { kind: 'reduced'; sessionId: string; result?: unknown; error?: string }
   /** Progress of reductions told when the agent's output paused (no piece to go with), in order with the pieces. */
@@ -107,10 +109,8 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
           transfer.push(...progress.transfer);
         }
       }
-      const { entries, bytes } = piece;
-      if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) transfer.push(bytes.buffer as ArrayBuffer);
       if (reductions.size > 0) tellLater();
-      port.postMessage({ kind: 'parsed', id: message.id, entries, bytes } satisfies FromLineWorker, transfer);
+      port.postMessage({ kind: 'parsed', id: message.id, entries: piece.entries } satisfies FromLineWorker, transfer);
     } catch (error) {
       port.postMessage({ kind: 'error', id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
     }

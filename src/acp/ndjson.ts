@@ -295,7 +295,10 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     else this.queue([piece], []);
   }
 
-  /** Hands a piece to the worker: a copy of its bytes, transferred; the piece stays here until it is back. */
+  /**
+   * Hands a piece to the worker: a copy of its bytes, transferred. The piece stays here: parsed, it
+   * comes back as its entries only, which point into these bytes (nothing is sent back that is here).
+   */
   private post(worker: Worker, bytes: Uint8Array): void {
     const id = this.nextPieceId++;
     this.inFlight.push({ id, bytes });
@@ -430,7 +433,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // Parsed here, its updates of a session the worker reduces would reach the load, not the reduction.
     if (message.kind === 'error') this.breakReductions(`a piece of the agent's output came back from the line worker unparsed (${message.message})`);
     // A piece it could not parse is parsed here, in its place.
-    this.enqueue(message.kind === 'parsed' ? { parsed: true, entries: message.entries, bytes: message.bytes, at: 0 } : first.bytes);
+    this.enqueue(message.kind === 'parsed' ? { parsed: true, entries: message.entries, bytes: first.bytes, at: 0 } : first.bytes);
     if (this.inFlight.length === 0) this.flightLanded();
   }
 

@@ -1,0 +1,74 @@
+// Not a figure of the table: what the transcript page costs the browser while it shows a replay
+// coming in, against the same page once it has ended. The production webview (page.ts) gets one
+// snapshot with a header that says `loading` and two rows, then, for `--seconds` (5), nothing:
+// the CPU time of every Chromium process over that time (Linux's /proc, clock ticks of 10 ms).
+// Then the same with the header loaded. Whatever the page animates while loading shows here: a
+// moving background (painted again every frame) cost 0.5 s of a core per 5 s, a transform
+// (the compositor's alone) nothing measurable.
+//   node out/bench/loading.bench.mjs [--rounds=3] [--seconds=5]
+import { readdirSync, readFileSync } from 'node:fs';
+import { args, log, median } from './lib';
+import { launch } from './page';
+import type { HostToWebview, TranscriptHeader } from '../src/transcript/protocol';
+
+/** CPU time (ms) of every process whose command line names Chromium, every thread. */
+function browserCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom')) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return ticks * 10;
+}
+
+function snapshot(loading: boolean): HostToWebview {
+  const header: TranscriptHeader = { agentName: 'Bench', sessionId: 'bench_loading', cwd: '/tmp', title: 'Bench session', archived: false, loading, updateCount: 2, live: false, notices: [] };
+  return {
+    type: 'snapshot', header, count: 2, start: 0,
+    entities: [
+      { kind: 'user_message', key: 'e1', parts: [{ type: 'text', text: 'Hello.' }] },
+      { kind: 'agent_message', key: 'e2', parts: [{ type: 'text', text: 'Hello; how can I help?' }] },
+    ],
+  } as unknown as HostToWebview;
+}
+
+async function main() {
+  const rounds = Number(args().get('rounds') ?? 3);
+  const seconds = Number(args().get('seconds') ?? 5);
+  const browser = await launch();
+  const results: Record<'loading' | 'loaded', number[]> = { loading: [], loaded: [] };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const state of ['loading', 'loaded'] as const) {
+        const page = await browser.open('webview.html');
+        await page.waitForFunction(() => (window as unknown as { __bench: { fromWebview: { type: string }[] } }).__bench.fromWebview.some((m) => m.type === 'ready'), undefined, { timeout: 30_000 });
+        await page.evaluate((message) => window.dispatchEvent(new MessageEvent('message', { data: message })), snapshot(state === 'loading'));
+        // The header as the state says, painted: then the clock starts.
+        await page.waitForFunction((loading) => document.querySelector('.progress-bar') !== null === loading && document.querySelector('.progress') !== null, state === 'loading', { timeout: 30_000 });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        const cpu0 = browserCpuMs();
+        await page.waitForTimeout(seconds * 1000);
+        results[state].push(browserCpuMs() - cpu0);
+        await page.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const loading = median(results.loading);
+  const loaded = median(results.loaded);
+  log(`loading: the browser's CPU over ${seconds} s, loading ${results.loading.join(', ')} ms, loaded ${results.loaded.join(', ')} ms`);
+  process.stdout.write(JSON.stringify({ seconds, loadingCpuMs: loading, loadedCpuMs: loaded, extraShareOfACore: +((loading - loaded) / (seconds * 1000)).toFixed(3), rounds }) + '\n');
+}
+
+main().then(() => process.exit(0), (error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -20,12 +20,12 @@
 //                    agent in the same rounds
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { ChunkSessionShape, chunkSession } from './generate';
-import { ROOT, args, benchFontconfig, deadline, ingestFloor, log, median, report, scale, type Measurement } from './lib';
+import { ROOT, args, benchFontconfig, deadline, ingestFloor, log, median, processCpuMs, processesCpuMs, report, scale, type Measurement } from './lib';
 import { STAGE } from './stage';
 import { readSession, sessionFilePath, writeSession } from '../test/agent/store';
 import { keptPath, readKeptMeta } from '../src/keep/keptFile';
@@ -245,29 +245,14 @@ function profileSummary(profile: { nodes: { id: number; callFrame: { functionNam
  */
 function hostCpuMs(pid: number): { thread: number; process: number } {
   const thread = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  if (!(thread >= 0 && ticks >= 0)) throw new Error(`e2e: no CPU times in /proc/${pid} (schedstat, stat)`);
-  return { thread, process: ticks * 10 };
+  const all = processCpuMs(pid);
+  if (!(thread >= 0 && all >= 0)) throw new Error(`e2e: no CPU times in /proc/${pid} (schedstat, stat)`);
+  return { thread, process: all };
 }
 
-/** CPU time (ms) of every process that runs the reference agent (its command line names AGENT), every thread, from /proc/<pid>/stat. */
+/** CPU time (ms) of every process that runs the reference agent (its command line names AGENT), every thread. */
 function agentCpuMs(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(AGENT)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // It ended meanwhile.
-    }
-  }
-  return ticks * 10;
+  return processesCpuMs((cmdline) => cmdline.split('\0').includes(AGENT));
 }
 
 /** The machine's CPU time (ms, clock ticks of 10 ms) over all cores from /proc/stat: spent, and in all (spent + idle + waiting on I/O). */

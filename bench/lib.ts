@@ -1,5 +1,6 @@
 // Shared pieces of the figure programs: arguments, paths, result reporting, child processes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -94,6 +95,31 @@ export async function stop(child: ChildProcessWithoutNullStreams): Promise<void>
   const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
   await gone;
   clearTimeout(timer);
+}
+
+/**
+ * CPU time (ms) of process `pid`, every thread, threads that have ended included: utime + stime of
+ * Linux's /proc/<pid>/stat (the 12th and 13th fields after the command's closing parenthesis),
+ * clock ticks of 10 ms. Throws where the process is gone.
+ */
+export function processCpuMs(pid: number | string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** {@link processCpuMs} summed over every process whose command line (its arguments, NUL-separated) `matches`. */
+export function processesCpuMs(matches: (cmdline: string) => boolean): number {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (matches(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) ms += processCpuMs(pid);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return ms;
 }
 
 export function median(values: number[]): number {

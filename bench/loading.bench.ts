@@ -6,27 +6,12 @@
 // moving background (painted again every frame) cost 0.5 s of a core per 5 s, a transform
 // (the compositor's alone) nothing measurable.
 //   node out/bench/loading.bench.mjs [--rounds=3] [--seconds=5]
-import { readdirSync, readFileSync } from 'node:fs';
-import { args, log, median } from './lib';
+import { args, log, median, processesCpuMs } from './lib';
 import { launch } from './page';
 import type { HostToWebview, TranscriptHeader } from '../src/transcript/protocol';
 
 /** CPU time (ms) of every process whose command line names Chromium, every thread. */
-function browserCpuMs(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom')) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // It ended meanwhile.
-    }
-  }
-  return ticks * 10;
-}
+const browserCpuMs = (): number => processesCpuMs((cmdline) => cmdline.includes('chrom'));
 
 function snapshot(loading: boolean): HostToWebview {
   const header: TranscriptHeader = { agentName: 'Bench', sessionId: 'bench_loading', cwd: '/tmp', title: 'Bench session', archived: false, loading, updateCount: 2, live: false, notices: [] };

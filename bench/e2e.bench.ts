@@ -5,8 +5,9 @@
 // Each against a floor taken in the same run: the same clicks on a two-message session.
 //   first screen     click in the tree until the first row is on screen
 //   click to last    click, End as soon as the first screen shows, until the last line is on
-//                    screen (watched by the page's own rAF loop from the first screen on: the
-//                    floor session shows it in its first screen's frame); its floor is the floor
+//                    screen (checked in the frame after each change to the page or scroll
+//                    from the first screen on: the floor session shows it in its first
+//                    screen's frame); its floor is the floor
 //                    session's plus the ingest floor of the session (the reference agent's
 //                    NDJSON read and JSON.parse'd from its pipe)
 //   stall            the longest task of the workbench page meanwhile
@@ -376,12 +377,13 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   // time is VS Code's (creating the webview, its service worker), after it ours (evaluating the
   // script, `ready`, the host's snapshot, the first frame). The page's own rAF loop answers in
   // the frame it sees the row, with the title's place (one message back, no handle to read).
-  // From that frame on the same loop watches for the last line (the last row on screen ending
-  // with its last words, the header saying loaded) and notes when the End key arrives and when
-  // the header first said loaded: no round trip of the harness's between a frame that
-  // shows the last line and its time (a session that fits on the screen shows it before End).
+  // From that frame on the page checks for the last line (the last row on screen ending with its
+  // last words, the header saying loaded) in the frame after each change, and notes when the End
+  // key arrives and when the header first said loaded: no round trip of the harness's between a
+  // frame that shows the last line and its time (a session that fits on the screen shows it
+  // before End). With --verbose it also counts the host's messages to the page meanwhile.
   type Watch = { __benchLast: Promise<number>; __benchEnd: Promise<number>; __benchLoadedAt?: number };
-  const [firstAt, scriptAt, marks, title] = await deadline('the first row was on screen', WAIT_MS, () => frame.evaluate(({ rows, lastText }) => new Promise<[number, number, Record<string, number>, { x: number; y: number }]>((resolve) => {
+  const [firstAt, scriptAt, marks, title] = await deadline('the first row was on screen', WAIT_MS, () => frame.evaluate(({ rows, lastText, countMessages }) => new Promise<[number, number, Record<string, number>, { x: number; y: number }]>((resolve) => {
     const w = window as unknown as Watch;
     const stamp = () => performance.timeOrigin + performance.now();
     const lastLine = () => {
@@ -397,12 +399,40 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
       if (!(box && box.height > 0 && box.top < window.innerHeight && first!.textContent)) return void requestAnimationFrame(tick);
       const now = stamp();
       w.__benchEnd = new Promise((end) => document.addEventListener('keydown', (e) => { if (e.key === 'End') end(stamp()); }, { capture: true }));
+      const sizes = ((window as unknown as { __benchMessages?: number[] }).__benchMessages = [] as number[]);
+      if (countMessages) window.addEventListener('message', (e) => sizes.push(JSON.stringify(e.data).length));
       const loaded = () => { if (document.body.dataset.loading === 'false') w.__benchLoadedAt ??= stamp(); };
       loaded();
       new MutationObserver(loaded).observe(document.body, { attributes: true, attributeFilter: ['data-loading'] });
+      // Checked in the frame after anything that could show it (a change to the page, a scroll):
+      // a loop of its own on every frame kept the renderer drawing 60 frames a second for the
+      // whole load, the harness's work on the cores the open shares (0.2 s of script and the
+      // frames' own cost, in a 200,000-chunk open's trace), which the floor session never paid.
       w.__benchLast = new Promise((done) => {
-        const watch = () => (lastLine() ? done(stamp()) : requestAnimationFrame(watch));
-        watch();
+        let asked = false;
+        let seen = false;
+        const check = () => {
+          asked = false;
+          if (seen || !lastLine()) return;
+          seen = true;
+          observer.disconnect();
+          resized?.disconnect();
+          document.removeEventListener('scroll', ask, { capture: true });
+          done(stamp());
+        };
+        const ask = () => {
+          if (asked || seen) return;
+          asked = true;
+          requestAnimationFrame(check);
+        };
+        const observer = new MutationObserver(ask);
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+        document.addEventListener('scroll', ask, { capture: true, passive: true });
+        // A row that moves into view as the rows above it change size (no change to the DOM).
+        const timeline = document.querySelector('#timeline');
+        const resized = timeline ? new ResizeObserver(ask) : undefined;
+        if (timeline) resized!.observe(timeline);
+        ask();
       });
       const script = performance.getEntriesByType('resource').find((e) => e.name.includes('transcript.js')) as PerformanceResourceTiming | undefined;
       // The page's marks (src/webview/main.ts), from the script's arrival.
@@ -412,7 +442,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
       resolve([now, script ? performance.timeOrigin + script.responseEnd : now, marks, { x: t.left + Math.min(t.width / 2, 20), y: t.top + t.height / 2 }]);
     };
     tick();
-  }), { rows: c.rows, lastText: c.lastText }));
+  }), { rows: c.rows, lastText: c.lastText, countMessages: args().has('verbose') }));
   // End at once: the mouse on the transcript's title (focus into the webview; a click there does
   // nothing), then the key; raw input events, no actionability checks.
   const at = await frameBox;
@@ -420,10 +450,13 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   await page.mouse.click(at.x + title.x, at.y + title.y);
   await page.keyboard.press('End');
   if (args().has('verbose')) log(`e2e: ${c.chunks} chunks: from transcript.js's arrival, ms: ${Object.entries(marks).map(([k, v]) => `${k} ${v}`).join(', ')}, first row on screen ${Math.round(firstAt - scriptAt)}`);
-  const [lastAt, endKeyAt, loadedAt] = await deadline('the last line was on screen and the page had the End key', WAIT_MS, () => frame.evaluate(async () => {
+  const [lastAt, endKeyAt, loadedAt, messageCount, messageChars, messageLongest] = await deadline('the last line was on screen and the page had the End key', WAIT_MS, () => frame.evaluate(async () => {
     const w = window as unknown as Watch;
-    return [await w.__benchLast, await w.__benchEnd, w.__benchLoadedAt ?? NaN] as [number, number, number];
+    const r = [await w.__benchLast, await w.__benchEnd, w.__benchLoadedAt ?? NaN] as [number, number, number];
+    const m = (window as unknown as { __benchMessages: number[] }).__benchMessages;
+    return [...r, m.length, m.reduce((a, b) => a + b, 0), Math.max(0, ...m)] as [number, number, number, number, number, number];
   }));
+  if (args().has('verbose')) log(`e2e: ${c.chunks} chunks: the page got ${messageCount} messages from its first row to its last line, ${messageChars} characters of JSON, the longest ${messageLongest}`);
   // Read at once (a round trip after the frame that showed the last line).
   const cpu1 = hostCpuMs(hostPid);
   const agent1 = agentCpuMs();

@@ -28,9 +28,14 @@ export class HostChannel {
     this.api.postMessage(message);
   }
 
-  /** Saves `patch` over the state kept for a reload. */
+  /**
+   * Saves `patch` over the state kept for a reload; a patch that changes nothing is not sent (the
+   * header comes ten times a second while a replay does, each a message to the workbench).
+   */
   saveState(patch: Partial<WebviewState>): void {
-    this.current = { ...(this.current ?? { agentName: '', sessionId: '', cwd: '', title: '' }), ...patch };
+    const current = this.current;
+    if (current && (Object.keys(patch) as (keyof WebviewState)[]).every((key) => current[key] === patch[key])) return;
+    this.current = { ...(current ?? { agentName: '', sessionId: '', cwd: '', title: '' }), ...patch };
     this.api.setState(this.current);
   }
 

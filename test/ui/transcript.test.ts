@@ -380,9 +380,19 @@ test('an in-progress compaction turns completed while its summary streams in, in
   };
   const first = await grownPast(0, 'the first 40 updates');
   assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'a running compaction is open');
+  // The header's bar, once updates came: no animation of its own (it would run the compositor
+  // every frame for the whole replay); it moves a place each time the count grows.
+  const bar = frame.locator('.progress-bar');
+  assert.equal(await bar.evaluate((e) => getComputedStyle(e, '::before').animationName), 'none', 'the bar slides by no animation once updates come');
+  await frame.locator('body').evaluate((body) => {
+    const w = window as unknown as { barMoves: number };
+    w.barMoves = 0;
+    new MutationObserver((records) => (w.barMoves += records.filter((r) => (r.target as Element).classList.contains('progress-bar')).length)).observe(body, { subtree: true, attributes: true, attributeFilter: ['data-step'] });
+  });
   await shot('transcript-streaming');
   gate(80);
   const second = await grownPast(first, 'updates 41 to 80');
+  assert.ok(await frame.locator('body').evaluate(() => (window as unknown as { barMoves: number }).barMoves) > 0, 'the bar moved in place as the updates came');
   assert.equal(await row.getAttribute('data-status'), 'in_progress');
   assert.equal(await row.evaluate((e) => (e as HTMLDetailsElement).open), true, 'a running compaction stays open');
   assert.equal(await top(), firstTop, 'the row does not move while its summary streams in');

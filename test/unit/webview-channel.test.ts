@@ -8,6 +8,8 @@ import { HostChannel, type VsCodeApi } from '../../src/webview/channel';
 /** What VS Code keeps for a webview: its posted messages and its state, as a reload sees them. */
 class Api implements VsCodeApi {
   posted: WebviewToHost[] = [];
+  /** How many times the state was set (each is a message to the workbench). */
+  sets = 0;
   constructor(public saved?: WebviewState) {}
   postMessage(message: WebviewToHost): void {
     this.posted.push(message);
@@ -16,6 +18,7 @@ class Api implements VsCodeApi {
     return this.saved && structuredClone(this.saved);
   }
   setState(state: WebviewState): void {
+    this.sets++;
     this.saved = structuredClone(state);
   }
 }
@@ -29,6 +32,18 @@ test('the state saved before a reload is what the next page starts from', () => 
   first.saveState({ open: { x: true } });
   const reloaded = new HostChannel(api);
   assert.deepEqual(reloaded.state, { agentName: 'a', sessionId: 's', cwd: '/w', title: 't', anchor: { key: 'k', offset: 40 }, open: { x: true } });
+});
+
+test('a patch that changes nothing is not sent again; one that changes anything is', () => {
+  const api = new Api({ agentName: 'a', sessionId: 's', cwd: '/w', title: 't', anchor: { key: 'k', offset: 40 } });
+  const channel = new HostChannel(api);
+  // The header's facts, as every header of a replay repeats them.
+  for (let i = 0; i < 10; i++) channel.saveState({ agentName: 'a', sessionId: 's', cwd: '/w', title: 't', updatedAt: undefined });
+  assert.equal(api.sets, 0);
+  channel.saveState({ title: 'renamed' });
+  channel.saveState({ anchor: { key: 'k', offset: 40 } });
+  assert.equal(api.sets, 2);
+  assert.deepEqual(api.saved, { agentName: 'a', sessionId: 's', cwd: '/w', title: 'renamed', anchor: { key: 'k', offset: 40 } });
 });
 
 test('a patch saved before any header still makes a whole state', () => {

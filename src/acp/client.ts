@@ -271,12 +271,17 @@ export class AcpClient {
   ): Promise<LoadSessionResult> {
     this.require('loadSession', this.protocolVersion === 2 ? 'session/resume with replay' : 'session/load');
     const observer = this.observeReplay(sessionId, cwd);
-    // Registered before the request, as the listener is: the worker reduces from the first piece of the replay on.
-    const reducing = options.reduce !== undefined && this.rpc.reduce(sessionId, options.reduce);
+    // Registered before the request, as the listener is: the worker reduces from the first piece
+    // of the replay on and, where the observer lets it, writes the lines the observer would keep.
+    const reduction = options.reduce !== undefined ? this.rpc.reduce(sessionId, options.reduce, observer?.sink) : false;
+    const reducing = reduction !== false;
+    const sunk = reduction ? reduction.sunk : undefined;
+    // Ended by the worker or dropped with the load: the outcome is the observer's to read.
+    sunk?.catch(() => undefined);
     const onProgress = options.onProgress;
     if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
     const listener: SessionUpdateListener = (update, line, reduced) => {
-      observer?.update(update, line);
+      if (!sunk) observer?.update(update, line);
       onUpdate(update, line, reduced);
     };
     let ok = false;
@@ -304,12 +309,12 @@ export class AcpClient {
     } finally {
       if (reducing && !ok) this.rpc.dropReduce(sessionId);
       if (onProgress && this.updates.progressListeners.get(sessionId) === onProgress) this.updates.progressListeners.delete(sessionId);
-      if (observer) this.safely(() => observer.end(ok));
+      if (observer) this.safely(() => observer.end(ok, sunk));
     }
   }
 
-  /** The observer of this replay, if the options ask for one; its failure costs only itself. */
-  private observeReplay(sessionId: string, cwd: string): ReplayObserver | undefined {
+  /** The observer of this replay, if the options ask for one, with its sink's spec; its failure costs only itself. */
+  private observeReplay(sessionId: string, cwd: string): (Omit<ReplayObserver, 'sink'> & { sink?: unknown }) | undefined {
     const make = this.options.replays;
     if (!make) return undefined;
     let observer: ReplayObserver | undefined;
@@ -317,11 +322,14 @@ export class AcpClient {
     if (!observer) return undefined;
     const inner = observer;
     let failed = false;
+    let sink: unknown;
+    if (inner.sink) this.safely(() => (sink = inner.sink!()));
     return {
       update: (update, line) => {
         if (!failed) this.safely(() => inner.update(update, line), () => (failed = true));
       },
-      end: (ok) => inner.end(ok && !failed),
+      end: (ok, sunk) => inner.end(ok && !failed, sunk),
+      sink,
     };
   }
 

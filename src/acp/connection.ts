@@ -307,9 +307,9 @@ export class AgentConnection {
     this.reader.drain(lines, onUpdate, onProgress);
   }
 
-  /** The line worker reduces the replay of `sessionId` (see NdjsonMessageReader.reduce); false where it cannot. */
-  reduce(sessionId: string, spec: unknown): boolean {
-    return this.reader.reduce(sessionId, spec);
+  /** The line worker reduces the replay of `sessionId`, and with `sink` writes its lines (see NdjsonMessageReader.reduce); false where it cannot. */
+  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown> } {
+    return this.reader.reduce(sessionId, spec, sink);
   }
 
   /** The reduction of `sessionId`, handed over; rejects where it cannot be whole. */

@@ -15,8 +15,8 @@ import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate'
 
 export type ToLineWorker =
   | { kind?: undefined; id: number; bytes: Uint8Array; merge: boolean }
-  /** Reduce the updates of `sessionId` here from the next piece on, as `spec` says. */
-  | { kind: 'reduce'; sessionId: string; spec: unknown }
+  /** Reduce the updates of `sessionId` here from the next piece on, as `spec` says; with `sink`, write their lines there too. */
+  | { kind: 'reduce'; sessionId: string; spec: unknown; sink?: { id: number; spec: unknown } }
   /** Hand the reduction of `sessionId` over (after every piece posted before this). */
   | { kind: 'finish'; sessionId: string }
   /** Forget the reduction of `sessionId` (its load failed or was cancelled), and what it wrote. */
@@ -29,7 +29,9 @@ export type FromLineWorker =
   | { kind: 'error'; id: number; message: string }
   | { kind: 'reduced'; sessionId: string; result?: unknown; error?: string }
   /** Progress of reductions told when the agent's output paused (no piece to go with), in order with the pieces. */
-  | { kind: 'progress'; entries: ParsedEntry[] };
+  | { kind: 'progress'; entries: ParsedEntry[] }
+  /** The sink `id` (of a reduction) ended, after its `reduced`: what it made, or why it failed. */
+  | { kind: 'sunk'; id: number; result?: unknown; error?: string };
 
 /** One session's replay, reduced in the worker. */
 export interface LineReducer {
@@ -47,12 +49,38 @@ export interface LineReducer {
   dispose(): void;
 }
 
+/**
+ * Where the worker writes the lines of a replay it reduces, as they come (a kept copy's body:
+ * the host then never copies them), made by the worker's entry from the spec the host sent.
+ */
+export interface LineSink {
+  /** One update's line, without its newline: the agent's bytes (a view, for the call only) or a line encoded here. Never throws. */
+  push(line: Uint8Array | string): void;
+  /** No more lines: what goes to the host (see `sunk`). */
+  end(): Promise<unknown>;
+  /** The replay failed or was dropped: what was written goes; resolves once it has. */
+  abort(): Promise<void>;
+}
+
 /** Update kinds whose parsed form the host does not need of a reduced replay: the text chunks (most of any replay). */
 const TEXT_KINDS: ReadonlySet<string> = new Set(['agent_message_chunk', 'user_message_chunk', 'agent_thought_chunk', 'compaction_summary_chunk']);
 
-/** Serves the connection on `port`; `makeReducer` makes the reductions it asks for (none: it asks for none). */
-export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => LineReducer): void {
+/**
+ * Serves the connection on `port`; `makeReducer` makes the reductions it asks for (none: it asks
+ * for none), `makeSink` the sinks of their lines (none, or one it cannot make: the host is told
+ * at once, and keeps the lines itself).
+ */
+export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => LineReducer, makeSink?: (spec: unknown) => LineSink): void {
   const reductions = new Map<string, LineReducer>();
+  const sinks = new Map<string, { id: number; sink: LineSink }>();
+  /** Drops the sink of `sessionId`, if any, and says so once what it wrote is gone. */
+  const dropSink = (sessionId: string): void => {
+    const held = sinks.get(sessionId);
+    if (!held) return;
+    sinks.delete(sessionId);
+    const told = () => port.postMessage({ kind: 'sunk', id: held.id, error: 'dropped' } satisfies FromLineWorker);
+    held.sink.abort().then(told, told);
+  };
   // Progress not told with a piece (it was not due yet) is told when it is due, if no piece came meanwhile.
   let pause: ReturnType<typeof setTimeout> | undefined;
   const tellLater = (): void => {
@@ -82,26 +110,46 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
       case 'reduce': {
         reductions.get(message.sessionId)?.dispose();
         reductions.delete(message.sessionId);
-        if (!makeReducer) return;
+        dropSink(message.sessionId);
+        const sink = message.sink;
         try {
+          if (!makeReducer) throw new Error('this worker reduces no replay');
           reductions.set(message.sessionId, makeReducer(message.spec));
-        } catch {
-          // Told when it is asked for: finish answers that there is none.
+        } catch (error) {
+          // The reduction is told when it is asked for (finish answers that there is none); its sink at once.
+          if (sink) port.postMessage({ kind: 'sunk', id: sink.id, error: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
+          return;
+        }
+        if (sink === undefined) return;
+        try {
+          if (!makeSink) throw new Error('this worker keeps no lines');
+          sinks.set(message.sessionId, { id: sink.id, sink: makeSink(sink.spec) });
+        } catch (error) {
+          port.postMessage({ kind: 'sunk', id: sink.id, error: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
         }
         return;
       }
-      case 'finish':
-        return finish(port, reductions, message.sessionId);
+      case 'finish': {
+        finish(port, reductions, message.sessionId);
+        const held = sinks.get(message.sessionId);
+        sinks.delete(message.sessionId);
+        held?.sink.end().then(
+          (result) => port.postMessage({ kind: 'sunk', id: held.id, result } satisfies FromLineWorker),
+          (error: Error) => port.postMessage({ kind: 'sunk', id: held.id, error: error?.message ?? String(error) } satisfies FromLineWorker),
+        );
+        return;
+      }
       case 'drop':
         reductions.get(message.sessionId)?.dispose();
         reductions.delete(message.sessionId);
+        dropSink(message.sessionId);
         return;
     }
     try {
       const piece = parsePiece(message.bytes, message.merge);
       const transfer: ArrayBuffer[] = [];
       if (reductions.size > 0) {
-        reduce(piece, reductions);
+        reduce(piece, reductions, sinks);
         for (const [sessionId, reducer] of reductions) {
           const progress = reducer.progress?.();
           if (!progress) continue;
@@ -139,7 +187,7 @@ function finish(port: MessagePort, reductions: Map<string, LineReducer>, session
  * {@link ParsedReduced} entry: its line, and its parsed form only where the host needs that.
  * Consecutive text chunks of one session become one entry (their lines, `\n`-separated).
  */
-function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>): void {
+function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>, sinks: ReadonlyMap<string, { sink: LineSink }>): void {
   const entries: ParsedEntry[] = [];
   const bytes = piece.bytes;
   for (const entry of piece.entries) {
@@ -156,7 +204,10 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     }
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
-    const preview = reducer.apply(update, linesIn(bytes.subarray(entry.start, entry.end)));
+    const line = bytes.subarray(entry.start, entry.end);
+    const preview = reducer.apply(update, linesIn(line));
+    // What the host's observer would keep of it: the line as read, or the update as the check fixed it.
+    sinks.get(notification.sessionId)?.sink.push(problems.count === 0 ? line : JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: notification.sessionId, update } }));
     const kind = update.sessionUpdate;
     const text = !preview && problems.count === 0 && TEXT_KINDS.has(kind);
     const last = entries[entries.length - 1];

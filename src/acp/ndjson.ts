@@ -9,6 +9,7 @@ export { MessageTracer } from './messageTracer';
 export { NdjsonMessageWriter } from './ndjsonWriter';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
+import { PendingSinks } from './lineSinks';
 
 export { INTERNAL_METHOD_PREFIX };
 
@@ -112,7 +113,13 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * `broken` once something of it may have been parsed here instead (the worker stopped, or a
    * piece came back unparsed), `waiter` while the hand-over is asked for.
    */
-  private readonly reductions = new Map<string, { broken?: string; waiter?: { resolve(result: unknown): void; reject(error: Error): void } }>();
+  private readonly reductions = new Map<string, { broken?: string; sinkId?: number; waiter?: { resolve(result: unknown): void; reject(error: Error): void } }>();
+  /** The sinks of reductions (see {@link reduce}); the worker ends once they have, where it was asked to. */
+  private readonly sinks = new PendingSinks(() => {
+    if (!this.endWhenSunk) return;
+    this.endWhenSunk = false;
+    this.terminateWorker();
+  });
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
@@ -311,14 +318,22 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * Asks the line worker to reduce the updates of `sessionId` from the next piece read on, as
    * `spec` says (its entry's reducer reads it): each then reaches `drain`'s callback marked
    * `reduced`, with its lines. False where the worker does not run, the session is reduced
-   * already, or messages are traced (a trace shows each update as parsed).
+   * already, or messages are traced (a trace shows each update as parsed). With `sink`, the
+   * worker also writes their lines itself (lineWorker.ts LineSink): `sunk` settles with what it
+   * made after the hand-over, or rejects (the reduction was dropped, the worker stopped).
    */
-  reduce(sessionId: string, spec: unknown): boolean {
+  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown> } {
     const worker = this.worker;
     if (!worker || this.reductions.has(sessionId) || this.options.tracer.current() !== 'off') return false;
-    this.reductions.set(sessionId, {});
-    worker.postMessage({ kind: 'reduce', sessionId, spec } satisfies ToLineWorker);
-    return true;
+    if (sink === undefined) {
+      this.reductions.set(sessionId, {});
+      worker.postMessage({ kind: 'reduce', sessionId, spec } satisfies ToLineWorker);
+      return {};
+    }
+    const { id, sunk } = this.sinks.add();
+    this.reductions.set(sessionId, { sinkId: id });
+    worker.postMessage({ kind: 'reduce', sessionId, spec, sink: { id, spec: sink } } satisfies ToLineWorker);
+    return { sunk };
   }
 
   /**
@@ -344,6 +359,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   dropReduce(sessionId: string): void {
     const reduction = this.reductions.get(sessionId);
     if (!reduction) return;
+    // The worker tells its sink's end once it dropped what it wrote; without a worker, nothing will.
+    if (!this.worker && reduction.sinkId !== undefined) this.sinks.ended(reduction.sinkId, undefined, 'dropped');
     this.reductions.delete(sessionId);
     reduction.waiter?.reject(new Error('dropped'));
     this.worker?.postMessage({ kind: 'drop', sessionId } satisfies ToLineWorker);
@@ -390,6 +407,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         return;
       }
       if (message.kind === 'reduced') return this.reducedBack(message);
+      if (message.kind === 'sunk') return this.sinks.ended(message.id, message.result, message.error);
       // Told while the output paused: in order with the pieces around it.
       if (message.kind === 'progress') {
         if (!this.disposed) this.enqueue({ parsed: true, entries: message.entries, bytes: new Uint8Array(0), at: 0 });
@@ -408,12 +426,22 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.workerFailed(new Error(`it exited with code ${code}`));
+      // Ended after the connection (it waited for its sinks): what it did not end, it never will.
+      else this.sinks.failAll(`the line worker exited with code ${code}`);
     });
     this.terminateWorker = () => void worker.terminate();
   }
 
-  /** Ends the worker once nothing it holds is wanted. */
+  /** Ends the worker at once (see {@link endWorker}). */
   private terminateWorker: () => void = () => undefined;
+  /** The worker ends once its sinks have (set by {@link endWorker}). */
+  private endWhenSunk = false;
+
+  /** Ends the worker once nothing it holds is wanted: a sink still writing (a kept copy's body) ends first. */
+  private endWorker(): void {
+    if (this.sinks.size > 0) this.endWhenSunk = true;
+    else this.terminateWorker();
+  }
 
   /** A reduction handed over (or refused) by the worker. */
   private reducedBack(message: Extract<FromLineWorker, { kind: 'reduced' }>): void {
@@ -426,7 +454,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** A piece back from the worker, in the order posted. */
-  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' | 'progress' }>): void {
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' | 'progress' | 'sunk' }>): void {
     const first = this.inFlight[0];
     if (!first || first.id !== message.id || this.disposed) return;
     this.inFlight.shift();
@@ -447,6 +475,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if (this.disposed) return;
     this.options.log.warn(`[${this.options.agentName}] The agent's output is parsed on the extension host's thread: its line worker ${had ? 'stopped' : 'could not start'} (${error?.message ?? error}).`);
     this.breakReductions(`the line worker stopped (${error?.message ?? error})`);
+    this.sinks.failAll(`the line worker stopped (${error?.message ?? error})`);
     const held = this.inFlight;
     this.inFlight = [];
     for (const piece of held) this.enqueue(piece.bytes);
@@ -460,7 +489,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     for (const message of held) this.inject(message);
     if (this.stopped) {
       this.worker = undefined;
-      this.terminateWorker();
+      this.endWorker();
     }
     if (this.closeAfterFlight) {
       this.closeAfterFlight = false;
@@ -473,7 +502,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.breakReductions('the connection ended');
     this.inFlight = [];
     this.worker = undefined;
-    this.terminateWorker();
+    this.endWorker();
     this.stop();
     super.dispose();
   }
@@ -483,7 +512,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // What is in flight still comes (it was read before the stop); then the worker ends.
     if (this.inFlight.length === 0) {
       this.worker = undefined;
-      this.terminateWorker();
+      this.endWorker();
     }
     this.partial = [];
     this.partialBytes = 0;

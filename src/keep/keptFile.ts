@@ -272,47 +272,26 @@ export class KeptWriter {
   }
 
   /**
-   * Ends the body, adds the trailer, flushes the file to disk and, when `keep` agrees (given the
-   * copy in place, if any, it may decline: a newer copy, a delete since), renames it into place.
-   * Resolves to the copy's trailer, or undefined when it was declined; rejects when writing failed.
+   * Ends the body: resolves once it is on disk, whole, under its temporary name (what
+   * {@link placeKept} takes); rejects when writing failed, the temporary file gone.
    */
-  async finish(facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>): Promise<KeptMeta | undefined> {
+  async endBody(): Promise<KeptBody> {
     if (this.ended) throw new KeptFileError('the copy was already ended');
     this.flush();
     this.ended = true;
     this.gzip.end();
     try {
       await this.written;
-      const bodyBytes = (await fs.stat(this.tmp)).size;
-      const meta: KeptMeta = { format: KEPT_FORMAT, version: KEPT_VERSION, ...facts, keptAt: new Date().toISOString(), updates: this.updates, bodyBytes, rawBytes: this.rawBytes };
-      const trailer = Buffer.from(JSON.stringify(meta), 'utf8');
-      if (trailer.length > MAX_TRAILER_BYTES) throw new KeptFileError('the trailer is too long');
-      const tail = Buffer.alloc(TAIL_BYTES);
-      tail.writeUInt32LE(trailer.length, 0);
-      MAGIC.copy(tail, 4);
-      const handle = await fs.open(this.tmp, 'a');
-      try {
-        await handle.write(Buffer.concat([trailer, tail]));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      let existing: KeptMeta | undefined;
-      try {
-        existing = (await readKeptMeta(this.path)).meta;
-      } catch {
-        existing = undefined;
-      }
-      if (!(await keep(existing, this.startedAt))) {
-        await fs.rm(this.tmp, { force: true });
-        return undefined;
-      }
-      await fs.rename(this.tmp, this.path);
-      return meta;
     } catch (error) {
       await fs.rm(this.tmp, { force: true }).catch(() => undefined);
       throw error;
     }
+    return { tmp: this.tmp, path: this.path, startedAt: this.startedAt, updates: this.updates, rawBytes: this.rawBytes };
+  }
+
+  /** Ends the body and puts the copy in place (see {@link placeKept}). */
+  async finish(facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>): Promise<KeptMeta | undefined> {
+    return placeKept(await this.endBody(), facts, keep);
   }
 
   /** Drops the copy (the load failed or was cancelled); resolves once the temporary file is gone. */
@@ -327,5 +306,77 @@ export class KeptWriter {
   /** Set once the compressor or the disk failed (a full disk): `finish` rejects with it. */
   get failed(): Error | undefined {
     return this.failure;
+  }
+}
+
+/** What the line worker's sink of a copy's body is told (lineWorker.ts LineSink): the copy's place. */
+export interface KeptSinkSpec {
+  path: string;
+}
+
+/** The line worker's sink for a copy's body, from the spec the host sent (see KeptSinkSpec). */
+export function keptSink(spec: unknown): { push(line: Uint8Array | string): void; end(): Promise<KeptBody>; abort(): Promise<void> } {
+  const path = (spec as Partial<KeptSinkSpec> | undefined)?.path;
+  if (typeof path !== 'string' || !path.endsWith(KEPT_SUFFIX)) throw new KeptFileError('no place for the copy');
+  const writer = new KeptWriter(path);
+  return { push: (line) => writer.push(line), end: () => writer.endBody(), abort: () => writer.abort() };
+}
+
+/** The body the line worker says it wrote for the copy at `path`: only a temporary file beside that place. */
+export function keptBodyOf(result: unknown, path: string): KeptBody {
+  const body = result as Partial<KeptBody> | undefined;
+  const ok = body && body.path === path && typeof body.tmp === 'string' && dirname(body.tmp) === dirname(path) && isTemporaryName(basename(body.tmp))
+    && [body.startedAt, body.updates, body.rawBytes].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  if (!ok) throw new KeptFileError('the line worker did not say where it wrote the copy');
+  return body as KeptBody;
+}
+
+/** A copy's body written whole under its temporary name (by this thread or the line worker's), not in place yet. */
+export interface KeptBody {
+  tmp: string;
+  path: string;
+  /** When its writing started (a delete here since then wins). */
+  startedAt: number;
+  updates: number;
+  rawBytes: number;
+}
+
+/**
+ * Adds the trailer to `body`, flushes the file to disk and, when `keep` agrees (given the copy in
+ * place, if any, it may decline: a newer copy, a delete since), renames it into place. Resolves to
+ * the copy's trailer, or undefined when it was declined; rejects when writing failed. Either way
+ * the temporary file is gone unless it became the copy.
+ */
+export async function placeKept(body: KeptBody, facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>): Promise<KeptMeta | undefined> {
+  try {
+    const bodyBytes = (await fs.stat(body.tmp)).size;
+    const meta: KeptMeta = { format: KEPT_FORMAT, version: KEPT_VERSION, ...facts, keptAt: new Date().toISOString(), updates: body.updates, bodyBytes, rawBytes: body.rawBytes };
+    const trailer = Buffer.from(JSON.stringify(meta), 'utf8');
+    if (trailer.length > MAX_TRAILER_BYTES) throw new KeptFileError('the trailer is too long');
+    const tail = Buffer.alloc(TAIL_BYTES);
+    tail.writeUInt32LE(trailer.length, 0);
+    MAGIC.copy(tail, 4);
+    const handle = await fs.open(body.tmp, 'a');
+    try {
+      await handle.write(Buffer.concat([trailer, tail]));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    let existing: KeptMeta | undefined;
+    try {
+      existing = (await readKeptMeta(body.path)).meta;
+    } catch {
+      existing = undefined;
+    }
+    if (!(await keep(existing, body.startedAt))) {
+      await fs.rm(body.tmp, { force: true });
+      return undefined;
+    }
+    await fs.rename(body.tmp, body.path);
+    return meta;
+  } catch (error) {
+    await fs.rm(body.tmp, { force: true }).catch(() => undefined);
+    throw error;
   }
 }

@@ -1,6 +1,8 @@
 // The kept copies of one profile: every replay the extension receives is written, as it comes,
 // into a copy of its session (keptFile.ts) in a folder of the extension's global storage, which
-// every window of the profile shares. The store knows what is on disk (a scan reads each copy's
+// every window of the profile shares. Where the line worker reduces the replay, it writes the
+// copy's body from its own bytes (`sink`: the host thread copies none of the lines) and this
+// store puts it in place. The store knows what is on disk (a scan reads each copy's
 // trailer, never its body), makes a copy of a replay when the mode and the budget allow and the
 // session moved since its copy, and deletes copies when the user deletes here. Two windows never
 // spoil each other's work: each writes under a name of its own and renames, a newer copy is never
@@ -10,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplayObserver, SessionUpdate } from '../acp/types';
 import { Emitter, type Disposable, type Event } from '../sessions/events';
-import { agentFolder, gonePath, isKeptName, isTemporaryName, keptPath, KeptWriter, readKeptMeta, type KeptFacts, type KeptMeta } from './keptFile';
+import { agentFolder, gonePath, isKeptName, isTemporaryName, keptPath, KeptWriter, keptBodyOf, placeKept, readKeptMeta, type KeptBody, type KeptFacts, type KeptMeta, type KeptSinkSpec } from './keptFile';
 
 export type KeepMode = 'read' | 'expiring' | 'off';
 
@@ -120,35 +122,41 @@ export class KeptStore implements Disposable {
     if (existing && facts?.updatedAt && existing.meta.updatedAt === facts.updatedAt) return undefined;
     if (!existing && this.usage().bytes >= this.options.budgetBytes()) return undefined;
     this.writing.add(key);
-    const writer = new KeptWriter(keptPath(this.options.root, agent, sessionId));
+    const path = keptPath(this.options.root, agent, sessionId);
+    // Made with the first update this thread hears: none where the line worker writes the body (`sunk`).
+    let writer: KeptWriter | undefined;
     return {
+      sink: (): KeptSinkSpec => ({ path }),
       update: (update: SessionUpdate, line: Uint8Array | undefined) => {
-        writer.push(line ?? JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }));
+        (writer ??= new KeptWriter(path)).push(line ?? JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }));
       },
-      end: (ok: boolean) => {
+      end: (ok: boolean, sunk?: Promise<unknown>) => {
         if (!ok) {
           this.writing.delete(key);
-          this.lastWrite = writer.abort();
+          // The worker drops its body with the reduction; one it ended anyway (the load failed after) goes here.
+          this.lastWrite = writer?.abort() ?? sunk?.then((result) => fs.rm(keptBodyOf(result, path).tmp, { force: true }), () => undefined).catch(() => undefined) ?? Promise.resolve();
           return;
         }
-        const done = this.finish(agent, sessionId, cwd, writer).finally(() => this.writing.delete(key));
+        const body = sunk ? sunk.then((result) => keptBodyOf(result, path)) : (writer ??= new KeptWriter(path)).endBody();
+        const done = this.finish(agent, sessionId, cwd, body).finally(() => this.writing.delete(key));
         this.lastWrite = done;
       },
     };
   }
 
-  private async finish(agent: string, sessionId: string, cwd: string, writer: KeptWriter): Promise<void> {
+  private async finish(agent: string, sessionId: string, cwd: string, written: Promise<KeptBody>): Promise<void> {
     const known = this.options.facts(agent, sessionId) ?? {};
     const facts: KeptFacts = { agentName: agent, sessionId, cwd: known.cwd ?? cwd, title: known.title, updatedAt: known.updatedAt, archived: known.archived };
     try {
-      const meta = await writer.finish(facts, async (existing, startedAt) => {
-        if (await goneSince(writer.path, startedAt)) return false;
+      const body = await written;
+      const meta = await placeKept(body, facts, async (existing, startedAt) => {
+        if (await goneSince(body.path, startedAt)) return false;
         return !existing || !isNewer(existing.updatedAt, facts.updatedAt);
       });
       if (!meta || this.disposed) return;
-      const bytes = (await fs.stat(writer.path)).size;
-      this.put({ meta, path: writer.path, bytes });
-      this.damagedFiles.delete(writer.path);
+      const bytes = (await fs.stat(body.path)).size;
+      this.put({ meta, path: body.path, bytes });
+      this.damagedFiles.delete(body.path);
       this.onDidChangeEmitter.fire({ agent });
     } catch (error) {
       this.options.log.warn(`[${agent}] Could not keep a copy of session ${JSON.stringify(sessionId.slice(0, 200))}: ${(error as Error)?.message ?? error}`);

@@ -15,7 +15,8 @@ import { keptPath, KeptFileError, openKept, readKeptMeta } from '../../src/keep/
 import { KeptStore, type KeepMode, type KeptStoreOptions } from '../../src/keep/keptStore';
 import { collectReplay } from '../../src/transcript/replayReader';
 import { storedSession, writeAll } from '../agent/fixtures';
-import { referenceAgent, rejection, startClient, tempDir } from './acp-helpers';
+import { LINE_WORKER, referenceAgent, rejection, startClient, tempDir } from './acp-helpers';
+import { reductionSpec, type ReducedReplay } from '../../src/transcript/replayReduction';
 import { mountTmpfs, unmount } from './fullDisk';
 
 const CWD = '/work/project-a';
@@ -44,10 +45,34 @@ function storeOn(root: string, overrides: Partial<KeptStoreOptions> & { updatedA
   return { store, warnings };
 }
 
-async function agentWith(t: Parameters<typeof tempDir>[0], sessions: { id: string; parts: number; noise?: boolean }[], store: KeptStore) {
+/**
+ * A client of the reference agent holding `sessions`, whose replays `store` observes. `heard`
+ * counts the updates this thread's observer was handed (none where the line worker keeps them).
+ */
+async function agentWith(t: Parameters<typeof tempDir>[0], sessions: { id: string; parts: number; noise?: boolean }[], store: KeptStore, options: { worker?: boolean } = {}) {
   const dir = join(tempDir(t), 'store');
   await writeAll(dir, sessions.map((s) => storedSession(s.id, { updates: replayOf(s.id, s.parts, s.noise) })));
-  return startClient(t, referenceAgent(dir), { replays: (agent, sessionId, cwd) => store.observe(agent, sessionId, cwd) });
+  const heard = { updates: 0 };
+  const started = await startClient(t, referenceAgent(dir), {
+    ...(options.worker ? { lineWorker: LINE_WORKER } : {}),
+    replays: (agent, sessionId, cwd) => {
+      const observer = store.observe(agent, sessionId, cwd);
+      return observer && { ...observer, update: (update, line) => (heard.updates++, observer.update(update, line)) };
+    },
+  });
+  if (options.worker) {
+    const deadline = Date.now() + 10_000;
+    while (started.client.parsedOn !== 'worker') {
+      assert.ok(Date.now() < deadline, 'the line worker runs within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  return { ...started, heard };
+}
+
+/** A load whose replay the line worker reduces (as a transcript's is), into a spill folder of the test's. */
+function reducedLoad(t: Parameters<typeof tempDir>[0], client: Awaited<ReturnType<typeof agentWith>>['client'], sessionId: string, onUpdate: (update: SessionUpdate, line: Uint8Array | undefined) => void = () => undefined) {
+  return client.loadSession(sessionId, CWD, onUpdate, undefined, { reduce: reductionSpec(tempDir(t, 'kept-spill-'), 'test') });
 }
 
 test('a replay is kept as it comes: the copy reads back as the same updates, in a 0700 folder as a 0600 file, with its facts', async (t) => {
@@ -73,6 +98,41 @@ test('a replay is kept as it comes: the copy reads back as the same updates, in 
   const other = storeOn(root).store;
   await other.scan();
   assert.equal(other.get('reference', 's1')?.meta.updates, 400);
+});
+
+test('a replay the line worker reduces is kept by the worker as it comes: the same copy, and this thread is handed none of its lines', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const { store, warnings } = storeOn(root);
+  const { client, heard } = await agentWith(t, [{ id: 's1', parts: 400 }, { id: 's2', parts: 400 }], store, { worker: true });
+  // The same replay on this thread (no reduction): what the copy must read back as.
+  const replayed: SessionUpdate[] = [];
+  await client.loadSession('s1', CWD, (u) => replayed.push(u));
+  await store.lastWrite;
+  assert.ok(heard.updates > 0, 'without a reduction this thread keeps the lines');
+  const byThread = store.get('reference', 's1')!;
+  const threadUpdates = await collectReplay(await openKept(byThread.path, 64 * MB));
+  assert.deepEqual(threadUpdates, replayed);
+  await fs.rm(byThread.path);
+  await store.scan();
+  heard.updates = 0;
+  const result = await reducedLoad(t, client, 's1');
+  assert.ok(result.reduced, 'the worker reduced the replay');
+  await store.lastWrite;
+  assert.equal(heard.updates, 0, 'no line of the replay was handed to this thread');
+  const copy = store.get('reference', 's1');
+  assert.ok(copy, `the store knows the copy the worker wrote: ${warnings.join('; ')}`);
+  assert.equal(copy.meta.updates, 400);
+  assert.equal(copy.meta.title, 'Orbital relay');
+  assert.equal(statSync(copy.path).mode & 0o777, 0o600);
+  // Line for line what this thread keeps of the same replay.
+  assert.deepEqual(await collectReplay(await openKept(copy.path, 64 * MB)), threadUpdates);
+  assert.equal(copy.meta.rawBytes, byThread.meta.rawBytes);
+  // A load that fails (the agent has no such session) leaves no file of the worker's behind.
+  await rejection(reducedLoad(t, client, 'missing'));
+  await store.lastWrite;
+  const names = await fs.readdir(join(copy.path, '..'));
+  assert.deepEqual(names.filter((n) => !n.endsWith('.kept')), [], `no temporary file stays: ${names.join(', ')}`);
+  assert.deepEqual(warnings, []);
 });
 
 test('a copy is not made again while the session has not moved, and is made again once it has', async (t) => {
@@ -175,28 +235,31 @@ test('a delete here is not undone by a copy of the session that was being writte
   await assert.rejects(fs.stat(keptPath(root, 'reference', 's1')), { code: 'ENOENT' });
 });
 
-test('a full disk loses the copy alone: the copy is dropped naming the cause, no file is left, the load itself succeeds', async (t) => {
-  // Its own folder, unmounted before it is removed (after-hooks run in the order they were added).
-  const root = mkdtempSync(join(tmpdir(), 'acp-kept-'));
-  const mounted = mountTmpfs(root, 64 * 1024);
-  t.after(() => {
-    if (mounted) unmount(root);
-    rmSync(root, { recursive: true, force: true });
+for (const worker of [false, true]) {
+  test(`a full disk loses the copy alone: the copy is dropped naming the cause, no file is left, the load itself succeeds${worker ? ' (the copy written by the line worker)' : ''}`, async (t) => {
+    // Its own folder, unmounted before it is removed (after-hooks run in the order they were added).
+    const root = mkdtempSync(join(tmpdir(), 'acp-kept-'));
+    const mounted = mountTmpfs(root, 64 * 1024);
+    t.after(() => {
+      if (mounted) unmount(root);
+      rmSync(root, { recursive: true, force: true });
+    });
+    if (!mounted) {
+      // Where this process may not mount (not root), a folder it may not write to refuses instead.
+      t.diagnostic('no tmpfs: the copies folder is read-only instead of full');
+      await fs.chmod(root, 0o500);
+    }
+    const { store, warnings } = storeOn(root);
+    const { client } = await agentWith(t, [{ id: 'big', parts: 3000, noise: true }], store, { worker });
+    // Counted as the agent sent them: the line worker merges a message's text chunks into one update.
+    let replayed = 0;
+    if (worker) replayed = ((await reducedLoad(t, client, 'big')).reduced as ReducedReplay).timeline.updateCount;
+    else await client.loadSession('big', CWD, (_u, line) => (replayed += line ? linesIn(line) : 1));
+    await store.lastWrite;
+    assert.equal(replayed, 3000, 'the load is whole');
+    assert.equal(store.get('reference', 'big'), undefined);
+    assert.match(warnings.join('\n'), mounted ? /Could not keep a copy of session "big": .*(ENOSPC|no space)/i : /Could not keep a copy of session "big": .*(EACCES|permission)/i);
+    const left = (await fs.readdir(root, { recursive: true })).filter((n) => String(n).includes('.tmp'));
+    assert.deepEqual(left, []);
   });
-  if (!mounted) {
-    // Where this process may not mount (not root), a folder it may not write to refuses instead.
-    t.diagnostic('no tmpfs: the copies folder is read-only instead of full');
-    await fs.chmod(root, 0o500);
-  }
-  const { store, warnings } = storeOn(root);
-  const { client } = await agentWith(t, [{ id: 'big', parts: 3000, noise: true }], store);
-  // Counted as the agent sent them: the line worker merges a message's text chunks into one update.
-  let replayed = 0;
-  await client.loadSession('big', CWD, (_u, line) => (replayed += line ? linesIn(line) : 1));
-  await store.lastWrite;
-  assert.equal(replayed, 3000, 'the load is whole');
-  assert.equal(store.get('reference', 'big'), undefined);
-  assert.match(warnings.join('\n'), mounted ? /Could not keep a copy of session "big": .*(ENOSPC|no space)/i : /Could not keep a copy of session "big": .*(EACCES|permission)/i);
-  const left = (await fs.readdir(root, { recursive: true })).filter((n) => String(n).includes('.tmp'));
-  assert.deepEqual(left, []);
-});
+}

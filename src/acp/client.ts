@@ -275,13 +275,15 @@ export class AcpClient {
     // of the replay on and, where the observer lets it, writes the lines the observer would keep.
     const reduction = options.reduce !== undefined ? this.rpc.reduce(sessionId, options.reduce, observer?.sink) : false;
     const reducing = reduction !== false;
-    const sunk = reduction ? reduction.sunk : undefined;
-    // Ended by the worker or dropped with the load: the outcome is the observer's to read.
-    sunk?.catch(() => undefined);
+    if (reduction && reduction.sunk) {
+      // Ended by the worker or dropped with the load: the outcome is the observer's to read.
+      reduction.sunk.catch(() => undefined);
+      observer?.sunk?.(reduction.sunk);
+    }
     const onProgress = options.onProgress;
     if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
     const listener: SessionUpdateListener = (update, line, reduced) => {
-      if (!sunk) observer?.update(update, line);
+      observer?.update(update, line);
       onUpdate(update, line, reduced);
     };
     let ok = false;
@@ -309,12 +311,12 @@ export class AcpClient {
     } finally {
       if (reducing && !ok) this.rpc.dropReduce(sessionId);
       if (onProgress && this.updates.progressListeners.get(sessionId) === onProgress) this.updates.progressListeners.delete(sessionId);
-      if (observer) this.safely(() => observer.end(ok, sunk));
+      if (observer) this.safely(() => observer.end(ok));
     }
   }
 
-  /** The observer of this replay, if the options ask for one, with its sink's spec; its failure costs only itself. */
-  private observeReplay(sessionId: string, cwd: string): (Omit<ReplayObserver, 'sink'> & { sink?: unknown }) | undefined {
+  /** The observer of this replay, if the options ask for one; its failure costs only itself. */
+  private observeReplay(sessionId: string, cwd: string): ReplayObserver | undefined {
     const make = this.options.replays;
     if (!make) return undefined;
     let observer: ReplayObserver | undefined;
@@ -322,14 +324,13 @@ export class AcpClient {
     if (!observer) return undefined;
     const inner = observer;
     let failed = false;
-    let sink: unknown;
-    if (inner.sink) this.safely(() => (sink = inner.sink!()));
     return {
       update: (update, line) => {
         if (!failed) this.safely(() => inner.update(update, line), () => (failed = true));
       },
-      end: (ok, sunk) => inner.end(ok && !failed, sunk),
-      sink,
+      end: (ok) => inner.end(ok && !failed),
+      sink: inner.sink,
+      sunk: (written) => this.safely(() => inner.sunk?.(written), () => (failed = true)),
     };
   }
 

@@ -152,18 +152,19 @@ export interface AcpClientOptions {
 export interface ReplayObserver {
   /** One replayed update, with its line as {@link SessionUpdateListener} gets it (copy, never keep). */
   update(update: SessionUpdate, line: Uint8Array | undefined): void;
+  /** The load answered (`ok`) or failed; after either no update comes. */
+  end(ok: boolean): void;
   /**
-   * The load answered (`ok`) or failed; after either no update comes. `sunk`: the line worker
-   * wrote the replay's lines itself (see {@link sink}; `update` heard none of them), and it
-   * settles with what its sink made once that ended.
+   * Where the line worker may write the replay's lines itself as it reduces the replay (the spec
+   * its sink reads, lineWorker.ts LineSink), for an observer that keeps them.
    */
-  end(ok: boolean, sunk?: Promise<unknown>): void;
+  readonly sink?: unknown;
   /**
-   * Where the line worker may write the replay's lines itself while it reduces the replay (the
-   * spec its sink reads, lineWorker.ts LineSink), instead of this thread hearing each: asked
-   * before the load, whether or not the worker takes it.
+   * The line worker took {@link sink}: it writes the lines (`update` still hears every update;
+   * the line need not be kept), and `written` settles with what its sink made once it ended, or
+   * rejects (the replay failed, the worker stopped). Told before the first update.
    */
-  sink?(): unknown;
+  sunk?(written: Promise<unknown>): void;
 }
 
 /** What the agent advertised, reduced to the methods this client uses. */

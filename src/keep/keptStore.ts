@@ -123,14 +123,19 @@ export class KeptStore implements Disposable {
     if (!existing && this.usage().bytes >= this.options.budgetBytes()) return undefined;
     this.writing.add(key);
     const path = keptPath(this.options.root, agent, sessionId);
-    // Made with the first update this thread hears: none where the line worker writes the body (`sunk`).
+    // Made with the first update this thread keeps: none where the line worker writes the body (`sunk`).
     let writer: KeptWriter | undefined;
+    let sunk: Promise<unknown> | undefined;
     return {
-      sink: (): KeptSinkSpec => ({ path }),
+      sink: { path } satisfies KeptSinkSpec,
+      sunk: (written: Promise<unknown>) => {
+        sunk = written;
+      },
       update: (update: SessionUpdate, line: Uint8Array | undefined) => {
+        if (sunk) return;
         (writer ??= new KeptWriter(path)).push(line ?? JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }));
       },
-      end: (ok: boolean, sunk?: Promise<unknown>) => {
+      end: (ok: boolean) => {
         if (!ok) {
           this.writing.delete(key);
           // The worker drops its body with the reduction; one it ended anyway (the load failed after) goes here.

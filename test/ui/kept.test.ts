@@ -110,9 +110,14 @@ test('a session read once and then removed from the agent\'s store stays in Kept
   await input.press('Enter');
   const match = pane.locator('.monaco-list-row', { hasText: 'table of neighbours' }).first();
   await match.waitFor({ timeout: HANG_GUARD_MS });
+  // Done once the find bar shows the match: it opens (and takes the focus) when the copy has been
+  // read, so a key pressed before that (the palette's, below) would lose its quick input to it.
   await ui.wb.pressOnRow(match, 'Enter', {
-    what: 'the match opens the kept copy',
-    holds: async () => (await ui.page.locator('.tabs-container .tab', { hasText: KEPT.title }).count()) > 0 && /Kept copy, read-only/.test((await webview().locator('#header').innerText().catch(() => '')) ?? ''),
+    what: 'the match opens the kept copy with the find bar showing the match',
+    holds: async () =>
+      (await ui.page.locator('.tabs-container .tab', { hasText: KEPT.title }).count()) > 0 &&
+      /Kept copy, read-only/.test((await webview().locator('#header').innerText().catch(() => '')) ?? '') &&
+      /neighbours/i.test(await webview().locator('.find-bar input').inputValue().catch(() => '')),
   });
   await ui.wb.closeEditors();
 });

@@ -14,6 +14,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createGunzip, createGzip, type Gzip } from 'node:zlib';
 import { linesIn } from '../acp/lineParse';
+import type { LineSink } from '../acp/lineWorker';
 import type { ReplayHeader } from '../transcript/replayFile';
 import { openReplayLines, type OpenedReplay } from '../transcript/replayReader';
 
@@ -315,7 +316,7 @@ export interface KeptSinkSpec {
 }
 
 /** The line worker's sink for a copy's body, from the spec the host sent (see KeptSinkSpec). */
-export function keptSink(spec: unknown): { push(line: Uint8Array | string): void; end(): Promise<KeptBody>; abort(): Promise<void> } {
+export function keptSink(spec: unknown): LineSink {
   const path = (spec as Partial<KeptSinkSpec> | undefined)?.path;
   if (typeof path !== 'string' || !path.endsWith(KEPT_SUFFIX)) throw new KeptFileError('no place for the copy');
   const writer = new KeptWriter(path);

@@ -110,10 +110,9 @@ export function renderHeader(el: HTMLElement, header: TranscriptHeader, revealRo
 
 /** Moves the replay's bar one place when `updateCount` grew since it last moved (see BAR_STEPS). */
 function stepBar(bar: HTMLElement, updateCount: number): void {
-  if (updateCount <= 0) return;
-  const seen = Number(bar.dataset.count ?? 0);
-  if (updateCount === seen) return;
-  const step = bar.dataset.count === undefined ? 0 : (Number(bar.dataset.step) + 1) % BAR_STEPS;
+  const seen = bar.dataset.count;
+  if (updateCount <= 0 || String(updateCount) === seen) return;
+  const step = seen === undefined ? 0 : (Number(bar.dataset.step) + 1) % BAR_STEPS;
   bar.dataset.count = String(updateCount);
   bar.dataset.step = String(step);
   bar.classList.add('stepped');

@@ -1,7 +1,8 @@
 // The agent's operating-system process: spawned without a shell in its own process group, its
 // stderr logged (bounded) and kept as a tail for error messages, its end observed, and stopped
 // as a whole group. Knows nothing of JSON-RPC: the client reads and writes `stdout` and `stdin`.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -26,6 +27,11 @@ export interface AgentProcessOptions {
   defaultCwd?: string;
   /** Called once when the process is gone and its stderr read (or the grace after its exit passed). */
   onClosed: () => void;
+  /**
+   * Its stdout, where something else reads it (outputPipe.ts: the line worker): the spawn
+   * duplicates it, then it is closed here. Unset: a pipe, read through {@link AgentProcess.stdout}.
+   */
+  stdout?: Socket;
 }
 
 export interface ProcessExit {
@@ -36,7 +42,7 @@ export interface ProcessExit {
 export class AgentProcess {
   readonly name: string;
   private readonly log: Logger;
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child: ChildProcessByStdio<Writable, Readable | null, Readable>;
   private readonly tail: string[] = [];
   private stderrPartial = '';
   /** The stderr rate limit: when the current one-second window started, lines logged and dropped in it. */
@@ -73,11 +79,13 @@ export class AgentProcess {
       cwd,
       env,
       windowsVerbatimArguments: command.windowsVerbatimArguments,
-      stdio: 'pipe',
+      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe'],
       // Its own process group, so that stopping also stops what the agent started (npx, a CLI).
       detached: process.platform !== 'win32',
       windowsHide: true,
-    });
+    }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
+    // The agent has its own copy: the reader's end sees the output end once the agent's copies are closed.
+    options.stdout?.destroy();
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     this.child.on('error', (error) => {
@@ -100,7 +108,8 @@ export class AgentProcess {
     });
   }
 
-  get stdout(): Readable {
+  /** Its stdout, where this process reads it (null where {@link AgentProcessOptions.stdout} was given). */
+  get stdout(): Readable | null {
     return this.child.stdout;
   }
 

@@ -11,16 +11,10 @@ import { adoptReduced, reductionSpec, type ReducedReplay } from '../src/transcri
 
 /**
  * The line worker as the extension starts it (out/src/transcript/lineWorkerMain.mjs, built beside the
- * benchmarks); ACP_SESSIONS_LINE_WORKER=off measures the client parsing on its own thread, =parse
- * the client reading the output and the worker parsing it (the Windows path).
+ * benchmarks); ACP_SESSIONS_LINE_WORKER=off measures the client parsing on its own thread.
  */
 export function lineWorker(): string | undefined {
   return process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : join(ROOT, 'out', 'src', 'transcript', 'lineWorkerMain.mjs');
-}
-
-/** The client options that say where the line worker runs, as the extension sets them. */
-export function workerOptions(): { lineWorker?: string; lineWorkerReadsOutput: boolean } {
-  return { lineWorker: lineWorker(), lineWorkerReadsOutput: process.env.ACP_SESSIONS_LINE_WORKER !== 'parse' };
 }
 
 /** Our reducer, with a check that it saw every update. */
@@ -39,7 +33,7 @@ export function createTimeline() {
 export async function ourIngest(agentScript: string, file: string, sessionId: string, lines: number, keep?: (timeline: Timeline) => void): Promise<number> {
   const client = await AcpClient.start(
     { name: 'bench-replay', command: process.execPath, args: [agentScript, '--file', file] },
-    { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT, ...workerOptions() },
+    { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT, lineWorker: lineWorker() },
   );
   try {
     const timeline = new Timeline();
@@ -85,7 +79,7 @@ export async function ourReducedIngest(agentScript: string, file: string, sessio
   }
   const client = await AcpClient.start(
     { name: 'bench-replay', command: process.execPath, args: [agentScript, '--file', file] },
-    { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT, ...workerOptions() },
+    { clientInfo: { name: 'acp-sessions-bench', version: '1.0.0' }, log: silentLogger, defaultCwd: ROOT, lineWorker: worker },
   );
   const dir = mkdtempSync(join(tmpdir(), 'acp-bench-reduce-'));
   try {

@@ -127,10 +127,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   let model: SessionsModel | undefined;
   const kept = createKeptStore(context, () => model, log);
   const changes = createChangesStore(context, () => model, log);
-  // The agents' output is read and parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as
-  // where the worker cannot start; =parse: read here and parsed there, as on Windows).
+  // The agents' output is parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as where the worker cannot start).
   const lineWorker = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : vscode.Uri.joinPath(context.extensionUri, 'dist', 'lineWorker.js').fsPath;
-  const lineWorkerReadsOutput = process.env.ACP_SESSIONS_LINE_WORKER !== 'parse';
   const trace = watchTraceLevel();
   context.subscriptions.push(trace);
   const agents = new AgentRegistry({
@@ -145,7 +143,6 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
       requestTimeoutMs: readRequestTimeout(),
       defaultCwd: folders()[0]?.path,
       lineWorker,
-      lineWorkerReadsOutput,
     }),
   });
   agents.setConfigs(readAgentConfigs());

@@ -1,8 +1,7 @@
 // The agent's operating-system process: spawned without a shell in its own process group, its
 // stderr logged (bounded) and kept as a tail for error messages, its end observed, and stopped
 // as a whole group. Knows nothing of JSON-RPC: the client reads and writes `stdout` and `stdin`.
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -27,11 +26,6 @@ export interface AgentProcessOptions {
   defaultCwd?: string;
   /** Called once when the process is gone and its stderr read (or the grace after its exit passed). */
   onClosed: () => void;
-  /**
-   * Its stdout, where something else reads it (outputPipe.ts: the line worker): the spawn
-   * duplicates it, then it is closed here. Unset: a pipe, read through {@link AgentProcess.stdout}.
-   */
-  stdout?: Socket;
 }
 
 export interface ProcessExit {
@@ -42,7 +36,7 @@ export interface ProcessExit {
 export class AgentProcess {
   readonly name: string;
   private readonly log: Logger;
-  private readonly child: ChildProcessByStdio<Writable, Readable | null, Readable>;
+  private readonly child: ChildProcessWithoutNullStreams;
   private readonly tail: string[] = [];
   private stderrPartial = '';
   /** The stderr rate limit: when the current one-second window started, lines logged and dropped in it. */
@@ -79,13 +73,11 @@ export class AgentProcess {
       cwd,
       env,
       windowsVerbatimArguments: command.windowsVerbatimArguments,
-      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe'],
+      stdio: 'pipe',
       // Its own process group, so that stopping also stops what the agent started (npx, a CLI).
       detached: process.platform !== 'win32',
       windowsHide: true,
-    }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
-    // The agent has its own copy: the reader's end sees the output end once the agent's copies are closed.
-    options.stdout?.destroy();
+    });
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     this.child.on('error', (error) => {
@@ -108,8 +100,7 @@ export class AgentProcess {
     });
   }
 
-  /** Its stdout, where this process reads it (null where {@link AgentProcessOptions.stdout} was given). */
-  get stdout(): Readable | null {
+  get stdout(): Readable {
     return this.child.stdout;
   }
 

@@ -11,7 +11,6 @@ import { AIR_METHODS, airForkMeta, withAirDetails, withAirState } from './jetbra
 import { CAPABILITY_NAMES, type GatedCapability, NO_CAPABILITIES } from './capabilities';
 import { Problems, checkCursor, checkSessionInfo } from './validate';
 import { AgentConnection } from './connection';
-import type { OutputPipe } from './outputPipe';
 import { UpdateRouter } from './updateRouting';
 import { ListSubscriptions } from './listSubscriptions';
 import type {
@@ -39,12 +38,7 @@ export class AcpClient {
    */
   static async start(config: AgentConfig, options: AcpClientOptions, signal?: AbortSignal): Promise<AcpClient> {
     if (signal?.aborted) throw new AgentStartError(config.name, 'the start was cancelled.', []);
-    const pipe = await AgentConnection.openPipe(config, options);
-    if (signal?.aborted) {
-      if (typeof pipe === 'object') pipe.dispose();
-      throw new AgentStartError(config.name, 'the start was cancelled.', []);
-    }
-    const client = new AcpClient(config, options, pipe);
+    const client = new AcpClient(config, options);
     const answer = await client.rpc.initialize(signal);
     client.version = answer.protocolVersion;
     client.info = answer.agentInfo;
@@ -74,7 +68,6 @@ export class AcpClient {
   private constructor(
     readonly config: AgentConfig,
     private readonly options: AcpClientOptions,
-    pipe: OutputPipe | 'no-worker' | undefined,
   ) {
     this.name = config.name;
     this.rpc = new AgentConnection(config, options, {
@@ -85,7 +78,7 @@ export class AcpClient {
         this.lists.clear();
       },
       onDisposed: () => this.lists.dispose(),
-    }, pipe);
+    });
     this.updates = new UpdateRouter(this.rpc);
     this.lists = new ListSubscriptions({
       name: this.name,
@@ -117,11 +110,6 @@ export class AcpClient {
   /** Where the agent's output is parsed now: its line worker (`lineWorker`), or the caller's thread. */
   get parsedOn(): 'worker' | 'starting' | 'host' {
     return this.rpc.parsedOn;
-  }
-
-  /** Where the agent's stdout is read: by its line worker itself (outputPipe.ts), or on the caller's thread. */
-  get readOn(): 'worker' | 'host' {
-    return this.rpc.readOn;
   }
 
   /** `agentInfo` (v2: `info`) from `initialize`, checked. */
@@ -292,8 +280,6 @@ export class AcpClient {
       reduction.sunk.catch(() => undefined);
       observer?.sunk?.(reduction.sunk);
     }
-    // Where the worker reads the output, the replay is asked for once the worker reduces what it reads.
-    if (reduction && reduction.applies) await reduction.applies;
     const onProgress = options.onProgress;
     if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
     const listener: SessionUpdateListener = (update, line, reduced) => {

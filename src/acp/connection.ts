@@ -26,7 +26,6 @@ import {
   acpErrorFor,
 } from './errors';
 import { AgentProcess, delay } from './agentProcess';
-import { type OutputPipe, openOutputPipe } from './outputPipe';
 import { type InitializeAnswer, initializeParams, parseInitializeResult } from './capabilities';
 import { Problems, checkErrorParts } from './validate';
 import {
@@ -104,38 +103,19 @@ export class AgentConnection {
   /** Fires once when the connection ends without `dispose` (crash, exit, oversized message). */
   readonly onDidDisconnect: Event<AgentDisconnectedError> = this.disconnectEmitter.event;
 
-  /**
-   * Where the line worker runs and may read the agent's output itself (not on Windows, not where
-   * `lineWorkerReadsOutput` is false): its socket, opened before the agent is spawned with it as
-   * its stdout (outputPipe.ts). 'no-worker': the worker could not start (the log said so).
-   */
-  static openPipe(config: AgentConfig, options: AcpClientOptions): Promise<OutputPipe | 'no-worker' | undefined> {
-    if (!options.lineWorker || options.lineWorkerReadsOutput === false) return Promise.resolve(undefined);
-    const merge = (options.trace?.() ?? 'off') === 'off';
-    return openOutputPipe(options.lineWorker, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, merge, options.log, config.name);
-  }
-
   constructor(
     private readonly config: AgentConfig,
     private readonly options: AcpClientOptions,
     private readonly hooks: ConnectionHooks,
-    pipe?: OutputPipe | 'no-worker',
   ) {
     this.name = config.name;
     this.log = options.log;
-    const opened = typeof pipe === 'object' ? pipe : undefined;
-    try {
-      this.process = new AgentProcess(config, {
-        log: this.log,
-        killGraceMs: this.killGraceMs,
-        defaultCwd: options.defaultCwd,
-        onClosed: () => this.onClosed(),
-        stdout: opened?.socket,
-      });
-    } catch (error) {
-      opened?.dispose();
-      throw error;
-    }
+    this.process = new AgentProcess(config, {
+      log: this.log,
+      killGraceMs: this.killGraceMs,
+      defaultCwd: options.defaultCwd,
+      onClosed: () => this.onClosed(),
+    });
 
     const tracer = new MessageTracer(this.log, options.trace ?? (() => 'off'), this.name);
     this.reader = new NdjsonMessageReader(this.process.stdout, {
@@ -143,8 +123,7 @@ export class AgentConnection {
       log: this.log,
       tracer,
       maxMessageBytes: this.maxMessageBytes,
-      worker: opened?.worker ?? (pipe === 'no-worker' ? undefined : options.lineWorker),
-      endGraceMs: this.killGraceMs,
+      worker: options.lineWorker,
       onMessageTooLarge: () => {
         this.tooLarge = true;
         void this.stop();
@@ -197,11 +176,6 @@ export class AgentConnection {
   /** Where the agent's output is parsed now: its line worker, or this thread. */
   get parsedOn(): 'worker' | 'starting' | 'host' {
     return this.reader.parsedOn;
-  }
-
-  /** Where the agent's stdout is read: by its line worker itself, or on this thread. */
-  get readOn(): 'worker' | 'host' {
-    return this.reader.readOn;
   }
 
   /**
@@ -334,7 +308,7 @@ export class AgentConnection {
   }
 
   /** The line worker reduces the replay of `sessionId`, and with `sink` writes its lines (see NdjsonMessageReader.reduce); false where it cannot. */
-  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown>; applies?: Promise<void> } {
+  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown> } {
     return this.reader.reduce(sessionId, spec, sink);
   }
 

@@ -10,24 +10,13 @@
 import type { MessagePort } from 'node:worker_threads';
 import { isAirReplayEnd } from './jetbrainsAir';
 import { linesIn, parsePiece, type ParsedEntry, type ParsedPiece, type ParsedReduced } from './lineParse';
-import { readOutput, type OutputControl, type OutputEvent, type OutputRequest } from './outputReader';
 import type { SessionUpdate } from './types';
 import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
 
 export type ToLineWorker =
   | { kind?: undefined; id: number; bytes: Uint8Array; merge: boolean }
-  /**
-   * Reduce the updates of `sessionId` here from the next piece on, as `spec` says; with `sink`, write
-   * their lines there too. With `ack`, say `reducing` once that holds (the worker reads the output).
-   */
-  | { kind: 'reduce'; sessionId: string; spec: unknown; sink?: { id: number; spec: unknown }; ack?: true }
-  /** Read the agent's output here (outputReader.ts): what comes on it is posted as `piece` + `parsed`. */
-  | ({ kind: 'listen'; merge: boolean } & OutputRequest)
-  /** Read on or hold the output read here; merge text chunks or not (a trace shows each update). */
-  | { kind: 'read'; on: boolean }
-  | { kind: 'merge'; merge: boolean }
-  /** The host reads nothing more of the output read here. */
-  | { kind: 'discard' }
+  /** Reduce the updates of `sessionId` here from the next piece on, as `spec` says; with `sink`, write their lines there too. */
+  | { kind: 'reduce'; sessionId: string; spec: unknown; sink?: { id: number; spec: unknown } }
   /** Hand the reduction of `sessionId` over (after every piece posted before this). */
   | { kind: 'finish'; sessionId: string }
   /** Forget the reduction of `sessionId` (its load failed or was cancelled), and what it wrote. */
@@ -42,12 +31,7 @@ export type FromLineWorker =
   /** Progress of reductions told when the agent's output paused (no piece to go with), in order with the pieces. */
   | { kind: 'progress'; entries: ParsedEntry[] }
   /** The sink `id` (of a reduction) ended, after its `reduced`: what it made, or why it failed. */
-  | { kind: 'sunk'; id: number; result?: unknown; error?: string }
-  /** The reduction of `sessionId` applies from the next piece read here on (asked with `ack`). */
-  | { kind: 'reducing'; sessionId: string }
-  /** A piece of the output read here (its bytes, transferred): its `parsed` or `error` follows. */
-  | { kind: 'piece'; id: number; bytes: Uint8Array }
-  | OutputEvent;
+  | { kind: 'sunk'; id: number; result?: unknown; error?: string };
 
 /** One session's replay, reduced in the worker. */
 export interface LineReducer {
@@ -121,27 +105,12 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
       if (entries.length > 0) port.postMessage({ kind: 'progress', entries } satisfies FromLineWorker, transfer);
     }, due);
   };
-  let output: OutputControl | undefined;
-  let merge = true;
-  let nextId = 1;
   port.on('message', (message: ToLineWorker) => {
     switch (message.kind) {
-      case 'listen':
-        merge = message.merge;
-        output ??= readOutput(message, (bytes) => handle(nextId++, bytes, merge, true), (event) => port.postMessage(event satisfies FromLineWorker));
-        return;
-      case 'read':
-        return output?.read(message.on);
-      case 'merge':
-        merge = message.merge;
-        return;
-      case 'discard':
-        return output?.discard();
       case 'reduce': {
         reductions.get(message.sessionId)?.dispose();
         reductions.delete(message.sessionId);
         dropSink(message.sessionId);
-        if (message.ack) port.postMessage({ kind: 'reducing', sessionId: message.sessionId } satisfies FromLineWorker);
         const sink = message.sink;
         try {
           if (!makeReducer) throw new Error('this worker reduces no replay');
@@ -176,14 +145,9 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
         dropSink(message.sessionId);
         return;
     }
-    handle(message.id, message.bytes, message.merge);
-  });
-  /** Parses (and reduces) one piece, and posts what it made of it: its bytes first where they were read here. */
-  const handle = (id: number, bytes: Uint8Array, merge: boolean, readHere = false): void => {
-    let answer: FromLineWorker;
-    const transfer: ArrayBuffer[] = [];
     try {
-      const piece = parsePiece(bytes, merge);
+      const piece = parsePiece(message.bytes, message.merge);
+      const transfer: ArrayBuffer[] = [];
       if (reductions.size > 0) {
         reduce(piece, reductions, sinks);
         for (const [sessionId, reducer] of reductions) {
@@ -194,14 +158,11 @@ export function serveLines(port: MessagePort, makeReducer?: (spec: unknown) => L
         }
       }
       if (reductions.size > 0) tellLater();
-      answer = { kind: 'parsed', id, entries: piece.entries };
+      port.postMessage({ kind: 'parsed', id: message.id, entries: piece.entries } satisfies FromLineWorker, transfer);
     } catch (error) {
-      answer = { kind: 'error', id, message: (error as Error)?.message ?? String(error) };
+      port.postMessage({ kind: 'error', id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromLineWorker);
     }
-    // Apart, so that entries this thread cannot copy in (too deeply nested) still leave it the bytes.
-    if (readHere) port.postMessage({ kind: 'piece', id, bytes } satisfies FromLineWorker, [bytes.buffer as ArrayBuffer]);
-    port.postMessage(answer, transfer);
-  };
+  });
   port.postMessage({ kind: 'ready' } satisfies FromLineWorker);
 }
 

@@ -10,7 +10,6 @@ export { NdjsonMessageWriter } from './ndjsonWriter';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 import { PendingSinks } from './lineSinks';
-import { LF, LineSplitter } from './lineSplit';
 
 export { INTERNAL_METHOD_PREFIX };
 
@@ -56,6 +55,9 @@ const BACKLOG_LOW_BYTES = 1024 * 1024;
 /** The clock is read once per this many lines (a power of two). */
 const LINES_PER_CLOCK = 64;
 
+/** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
+const LF = 0x0a;
+
 /** Decodes whole lines (a BOM is kept, as bytes that are not JSON); faster than Buffer#toString here. */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -72,12 +74,8 @@ export interface NdjsonReaderOptions {
   /**
    * The line worker's script (lineWorker.ts): pieces are decoded and parsed there, off this
    * thread, once it runs. Unset, or where it cannot start or stops: here, as the log says once.
-   * A running worker that reads the output itself (outputPipe.ts; the reader is then given no
-   * stream): its pieces come from there, and where it stops, the output ends.
    */
-  worker?: string | Worker;
-  /** Where the worker reads the output: how long the end of the process may wait for the end of its output. */
-  endGraceMs?: number;
+  worker?: string;
 }
 
 /**
@@ -89,16 +87,10 @@ export interface NdjsonReaderOptions {
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined;
-  private readonly splitter: LineSplitter;
+  /** Pieces of the line that is not complete yet. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
   private stopped = false;
-  /** The worker reads the output (no stream here): pieces arrive from it, read there. */
-  private readonly remote: boolean;
-  /** The output ended (or can no longer come: its worker stopped). */
-  private outputEnded = false;
-  /** Messages queued ({@link inject}) while the worker still reads the output: they go behind its end. */
-  private heldUntilEnd: Message[] = [];
-  /** Whether the worker merges text chunks of what it reads, as last told. */
-  private merging = true;
   /** The lines queued in vscode-jsonrpc and not drained yet: new lines join them. */
   private pending: AgentLines | undefined;
   /** Bytes of lines read and not decoded by a drain yet ({@link BACKLOG_HIGH_BYTES}). */
@@ -121,53 +113,37 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * `broken` once something of it may have been parsed here instead (the worker stopped, or a
    * piece came back unparsed), `waiter` while the hand-over is asked for.
    */
-  private readonly reductions = new Map<
-    string,
-    { broken?: string; sinkId?: number; waiter?: { resolve(result: unknown): void; reject(error: Error): void }; applies?: () => void }
-  >();
+  private readonly reductions = new Map<string, { broken?: string; sinkId?: number; waiter?: { resolve(result: unknown): void; reject(error: Error): void } }>();
   /** The sinks of reductions (see {@link reduce}); the worker ends once they have, where it was asked to. */
   private readonly sinks = new PendingSinks(() => {
     if (!this.endWhenSunk) return;
     this.endWhenSunk = false;
     this.terminateWorker();
   });
-  private readonly onData = (chunk: Buffer) => {
-    if (!this.stopped && !this.splitter.push(chunk)) this.tooLarge();
-  };
+  private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
     if (!this.stopped) this.fireError(error);
   };
 
   constructor(
-    private readonly readable: Readable | null,
+    private readonly readable: Readable,
     private readonly options: NdjsonReaderOptions,
   ) {
     super();
-    this.splitter = new LineSplitter(options.maxMessageBytes, (piece) => this.push(piece));
-    this.remote = readable === null;
-    if (this.remote && !(options.worker instanceof Worker)) throw new Error('a reader without a stream reads what its running worker reads');
-    this.merging = options.tracer.current() === 'off';
     if (options.worker) this.startWorker(options.worker);
   }
 
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
-    this.readable?.on('data', this.onData);
-    this.readable?.on('end', this.onEnd);
-    this.readable?.on('error', this.onStreamError);
+    this.readable.on('data', this.onData);
+    this.readable.on('end', this.onEnd);
+    this.readable.on('error', this.onStreamError);
     return { dispose: () => this.stop() };
   }
 
-  /**
-   * Queues a message behind everything read so far (used for the end of the connection); where the
-   * worker reads the output, behind its end, or the end grace ({@link NdjsonReaderOptions.endGraceMs}).
-   */
+  /** Queues a message behind everything read so far (used for the end of the connection). */
   inject(message: Message): void {
-    if (this.remote && !this.outputEnded && !this.stopped) {
-      if (this.heldUntilEnd.push(message) === 1) setTimeout(() => this.releaseHeld(), this.options.endGraceMs ?? 2000).unref();
-      return;
-    }
     if (this.inFlight.length > 0) this.heldAfterFlight.push(message);
     else if (this.pending) this.pending.after.push(message);
     else this.callback?.(message);
@@ -184,11 +160,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
-    if (this.remote && (level === 'off') !== this.merging) {
-      // A trace shows each update as sent: the worker stops merging them (or merges again).
-      this.merging = level === 'off';
-      this.worker?.postMessage({ kind: 'merge', merge: this.merging } satisfies ToLineWorker);
-    }
     const sliceMs = this.options.sliceMs ?? SLICE_MS;
     const deadline = performance.now() + sliceMs;
     let count = 0;
@@ -303,7 +274,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.backlogBytes -= bytes;
     if (this.paused && this.backlogBytes < BACKLOG_LOW_BYTES && !this.stopped) {
       this.paused = false;
-      this.readSource(true);
+      this.readable.resume();
     }
   }
 
@@ -318,21 +289,11 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private push(bytes: Uint8Array): void {
     if (this.worker) this.post(this.worker, bytes);
     else this.enqueue(bytes);
-    this.addBacklog(bytes.length);
-  }
-
-  private addBacklog(bytes: number): void {
-    this.backlogBytes += bytes;
+    this.backlogBytes += bytes.length;
     if (!this.paused && this.backlogBytes > BACKLOG_HIGH_BYTES) {
       this.paused = true;
-      this.readSource(false);
+      this.readable.pause();
     }
-  }
-
-  /** Reads on, or holds the output in the pipe: here, or where the worker reads it. */
-  private readSource(on: boolean): void {
-    if (this.readable) on ? this.readable.resume() : this.readable.pause();
-    else this.worker?.postMessage({ kind: 'read', on } satisfies ToLineWorker);
   }
 
   /** Adds a piece (bytes, or what the worker made of them) behind everything queued. */
@@ -359,23 +320,20 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * `reduced`, with its lines. False where the worker does not run, the session is reduced
    * already, or messages are traced (a trace shows each update as parsed). With `sink`, the
    * worker also writes their lines itself (lineWorker.ts LineSink): `sunk` settles with what it
-   * made after the hand-over, or rejects (the reduction was dropped, the worker stopped). Where
-   * the worker reads the output, the replay may be asked for once `applies` resolves (before that,
-   * a piece the worker reads may not be reduced yet).
+   * made after the hand-over, or rejects (the reduction was dropped, the worker stopped).
    */
-  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown>; applies?: Promise<void> } {
+  reduce(sessionId: string, spec: unknown, sink?: unknown): false | { sunk?: Promise<unknown> } {
     const worker = this.worker;
     if (!worker || this.reductions.has(sessionId) || this.options.tracer.current() !== 'off') return false;
-    const reduction: { sinkId?: number; applies?: () => void } = {};
-    const added = sink === undefined ? undefined : this.sinks.add();
-    reduction.sinkId = added?.id;
-    const applies = this.remote ? new Promise<void>((resolve) => (reduction.applies = resolve)) : undefined;
-    this.reductions.set(sessionId, reduction);
-    const message: ToLineWorker = { kind: 'reduce', sessionId, spec };
-    if (added) message.sink = { id: added.id, spec: sink };
-    if (applies) message.ack = true;
-    worker.postMessage(message);
-    return { sunk: added?.sunk, applies };
+    if (sink === undefined) {
+      this.reductions.set(sessionId, {});
+      worker.postMessage({ kind: 'reduce', sessionId, spec } satisfies ToLineWorker);
+      return {};
+    }
+    const { id, sunk } = this.sinks.add();
+    this.reductions.set(sessionId, { sinkId: id });
+    worker.postMessage({ kind: 'reduce', sessionId, spec, sink: { id, spec: sink } } satisfies ToLineWorker);
+    return { sunk };
   }
 
   /**
@@ -412,8 +370,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private breakReductions(why: string): void {
     for (const [sessionId, reduction] of this.reductions) {
       reduction.broken ??= why;
-      // The replay may be asked for: it fails at its hand-over.
-      reduction.applies?.();
       if (reduction.waiter) {
         this.reductions.delete(sessionId);
         reduction.waiter.reject(new Error(why));
@@ -430,41 +386,26 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     return this.worker ? 'worker' : this.workerStarting ? 'starting' : 'host';
   }
 
-  /** Where the output is read: by the worker itself (no stream here), or on this thread. */
-  get readOn(): 'worker' | 'host' {
-    return this.remote ? 'worker' : 'host';
-  }
-
-  private startWorker(script: string | Worker): void {
+  private startWorker(script: string): void {
     this.workerStarting = true;
     let worker: Worker;
     try {
-      worker = typeof script === 'string' ? new Worker(script) : script;
+      worker = new Worker(script);
     } catch (error) {
       this.workerFailed(error as Error);
       return;
     }
-    // It keeps no process alive: the agent's pipes do while there is anything to read, and where
-    // it reads them itself, it does until the output ends.
-    if (!this.remote) worker.unref();
+    // It keeps no process alive: the agent's pipes do while there is anything to read.
+    worker.unref();
     let running = false;
-    const ready = (): void => {
-      running = true;
-      this.workerStarting = false;
-      if (!this.disposed && !this.stopped) this.worker = worker;
-      else void worker.terminate();
-    };
-    if (this.remote) ready();
     worker.on('message', (message: FromLineWorker) => {
-      if (message.kind === 'piece') {
-        if (this.stopped || this.disposed) return;
-        this.inFlight.push({ id: message.id, bytes: message.bytes });
-        return this.addBacklog(message.bytes.length);
+      if (message.kind === 'ready') {
+        running = true;
+        this.workerStarting = false;
+        if (!this.disposed && !this.stopped) this.worker = worker;
+        else void worker.terminate();
+        return;
       }
-      if (message.kind === 'end') return this.outputEnd(worker, message);
-      if (message.kind === 'reducing') return this.reductions.get(message.sessionId)?.applies?.();
-      if (message.kind === 'listening' || message.kind === 'listen-failed') return;
-      if (message.kind === 'ready') return ready();
       if (message.kind === 'reduced') return this.reducedBack(message);
       if (message.kind === 'sunk') return this.sinks.ended(message.id, message.result, message.error);
       // Told while the output paused: in order with the pieces around it.
@@ -513,7 +454,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /** A piece back from the worker, in the order posted. */
-  private received(message: Extract<FromLineWorker, { kind: 'parsed' | 'error' }>): void {
+  private received(message: Exclude<FromLineWorker, { kind: 'ready' | 'reduced' | 'progress' | 'sunk' }>): void {
     const first = this.inFlight[0];
     if (!first || first.id !== message.id || this.disposed) return;
     this.inFlight.shift();
@@ -532,19 +473,13 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.terminateWorker();
     this.terminateWorker = () => undefined;
     if (this.disposed) return;
-    this.options.log.warn(
-      this.remote
-        ? `[${this.options.agentName}] The agent's line worker stopped (${error?.message ?? error}): what the agent writes from now on cannot be read, and the connection ends.`
-        : `[${this.options.agentName}] The agent's output is parsed on the extension host's thread: its line worker ${had ? 'stopped' : 'could not start'} (${error?.message ?? error}).`,
-    );
+    this.options.log.warn(`[${this.options.agentName}] The agent's output is parsed on the extension host's thread: its line worker ${had ? 'stopped' : 'could not start'} (${error?.message ?? error}).`);
     this.breakReductions(`the line worker stopped (${error?.message ?? error})`);
     this.sinks.failAll(`the line worker stopped (${error?.message ?? error})`);
     const held = this.inFlight;
     this.inFlight = [];
     for (const piece of held) this.enqueue(piece.bytes);
     if (held.length > 0) this.flightLanded();
-    // What it read and did not post is gone with it, and so is the agent's stdout.
-    if (this.remote && !this.stopped && !this.outputEnded) this.end();
   }
 
   /** Nothing is in flight: what waited for it follows (injected messages, the end), and a stopped reader's worker ends. */
@@ -574,40 +509,62 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private stop(): void {
     this.stopped = true;
-    // Where the worker reads the output, it drops what comes from now on (ending it closes the agent's stdout).
-    if (this.remote) this.worker?.postMessage({ kind: 'discard' } satisfies ToLineWorker);
     // What is in flight still comes (it was read before the stop); then the worker ends.
     if (this.inFlight.length === 0) {
       this.worker = undefined;
       this.endWorker();
     }
-    this.splitter.clear();
-    this.releaseHeld();
-    this.paused = false;
-    if (!this.readable) return;
+    this.partial = [];
+    this.partialBytes = 0;
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
+    this.paused = false;
     // The error listener stays: an 'error' without a listener would be an uncaught exception.
     // Keep draining what the agent still writes, so that it never blocks on a full pipe.
     this.readable.resume();
   }
 
-  /** The output the worker reads ended after its last piece: its end, a line too long, or a failure of its socket. */
-  private outputEnd(worker: Worker, event: { tooLarge?: true; error?: string }): void {
-    // Nothing more to read: the worker keeps no process alive any more.
-    worker.unref();
-    if (this.stopped || this.worker !== worker) return this.releaseHeld();
-    if (event.tooLarge) return this.tooLarge();
-    if (event.error !== undefined) this.fireError(new Error(event.error));
-    this.end();
-  }
-
-  /** What was queued behind the end of the output the worker reads goes now: it ended, or may no longer be waited for. */
-  private releaseHeld(): void {
-    this.outputEnded = true;
-    const held = this.heldUntilEnd;
-    this.heldUntilEnd = [];
-    for (const message of held) this.inject(message);
+  private read(chunk: Buffer): void {
+    if (this.stopped) return;
+    const max = this.options.maxMessageBytes;
+    const first = chunk.indexOf(LF);
+    if (first === -1) {
+      this.partialBytes += chunk.length;
+      if (this.partialBytes > max) return this.tooLarge();
+      this.partial.push(chunk);
+      return;
+    }
+    // The line that began in earlier chunks.
+    const firstLength = this.partialBytes + first;
+    if (firstLength > max) return this.tooLarge();
+    if (this.partialBytes > 0) {
+      this.partial.push(chunk.subarray(0, first));
+      this.push(Buffer.concat(this.partial, firstLength));
+      this.partial = [];
+      this.partialBytes = 0;
+    } else if (first > 0) {
+      this.push(chunk.subarray(0, first));
+    }
+    // The lines wholly inside this chunk: one piece, decoded in one call when drained (a `\n`
+    // byte never splits a UTF-8 character), then split; one decode per line costs more than the parse.
+    const last = chunk.lastIndexOf(LF);
+    if (last - first - 1 > max) {
+      // Rare (this chunk's lines span more than the limit): each line is measured in the bytes it
+      // has on the wire, as lines split across chunks are (decoding turns a bad byte into three).
+      for (let start = first + 1; start <= last; ) {
+        const newline = chunk.indexOf(LF, start);
+        if (newline - start > max) return this.tooLarge();
+        if (newline > start) this.push(chunk.subarray(start, newline));
+        start = newline + 1;
+      }
+    } else if (last > first) {
+      this.push(chunk.subarray(first + 1, last));
+    }
+    if (last + 1 < chunk.length) {
+      this.partialBytes = chunk.length - last - 1;
+      if (this.partialBytes > max) return this.tooLarge();
+      this.partial.push(chunk.subarray(last + 1));
+    }
   }
 
   /** The parsed message, or undefined (logged) for a line that is not a JSON-RPC object. */
@@ -623,8 +580,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private end(): void {
     // A last line without its `\n` is still a message (a writer may end without one).
-    if (!this.stopped && !this.splitter.end()) this.tooLarge();
-    this.releaseHeld();
+    if (this.partialBytes > 0 && !this.stopped) this.read(Buffer.from([LF]));
     if (this.inFlight.length > 0) this.closeAfterFlight = true;
     else this.fireClose();
   }

@@ -146,12 +146,6 @@ export interface AcpClientOptions {
    * does not hold the caller's thread. Unset, or where the worker cannot start: on this thread.
    */
   lineWorker?: string;
-  /**
-   * Where the line worker runs, it reads the agent's stdout itself, so the agent's bytes never
-   * reach the caller's thread (not on Windows). False: the caller's thread reads them and posts
-   * them to the worker (a test of that path).
-   */
-  lineWorkerReadsOutput?: boolean;
 }
 
 /** One replay, as {@link AcpClientOptions.replays} hears it. */

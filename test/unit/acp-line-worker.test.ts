@@ -1,14 +1,10 @@
-// The line worker (src/acp/lineWorker.ts): the agent's output read and parsed off the client's
-// thread, text chunks of one message merged. Real replays from the reference agent over its pipes,
-// each on the worker (reading the agent's stdout itself, or parsing what the client read) and on
-// the fallback path (no worker, a worker script that cannot start, a worker that stops mid-replay):
-// the timeline, the update log read back and a kept copy must be the same.
+// The line worker (src/acp/lineWorker.ts): the agent's output parsed off the client's thread, text
+// chunks of one message merged. Real replays from the reference agent over its pipes, each on the
+// worker and on the fallback path (no worker, a worker script that cannot start, a worker that
+// stops mid-replay): the timeline, the update log read back and a kept copy must be the same.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { type Socket, connect } from 'node:net';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -19,9 +15,7 @@ import { Timeline } from '../../src/transcript/timeline';
 import { UpdateLog } from '../../src/transcript/updateLog';
 import { seedStore, type SeedResult } from '../agent/seed';
 import { DEEP_AGENT_NODE_FLAGS, writeDeepSession } from '../hostile/deep';
-import type { FromLineWorker } from '../../src/acp/lineWorker';
-import type { AgentDisconnectedError } from '../../src/acp/errors';
-import { CapturingLog, LINE_WORKER, isRunning, referenceAgent, rejection, scriptedAgent, startClient, tempDir, waitFor, within } from './acp-helpers';
+import { CapturingLog, LINE_WORKER, referenceAgent, scriptedAgent, startClient, tempDir } from './acp-helpers';
 
 async function seeded(t: { after(fn: () => void): void }): Promise<{ store: string; folder: string; seed: SeedResult }> {
   const store = tempDir(t, 'line-worker-store-');
@@ -43,8 +37,6 @@ interface Received {
   log: CapturingLog;
   /** How many updates had been handed on when the log first spoke of the line worker (-1: never). */
   beforeWorkerLog: number;
-  /** Where the client read the agent's output. */
-  readOn: 'worker' | 'host';
 }
 
 /** Replays `sessionId` through a client started with `lineWorker` (undefined: the fallback path). */
@@ -56,12 +48,11 @@ async function receive(
   lineWorker: string | undefined,
   flags: string[] = [],
   nodeFlags: string[] = [],
-  lineWorkerReadsOutput = true,
 ): Promise<Received> {
   const dir = tempDir(t, 'line-worker-out-');
   const log = new CapturingLog();
   const agent = referenceAgent(store, flags);
-  const { client } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { log, lineWorker, lineWorkerReadsOutput });
+  const { client } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { log, lineWorker });
   let beforeWorkerLog = -1;
   const updates: SessionUpdate[] = [];
   const timeline = new Timeline();
@@ -79,7 +70,7 @@ async function receive(
   assert.ok(meta, 'the kept copy was written');
   const { meta: read } = await readKeptMeta(join(dir, 'kept.gz'));
   const kept = gunzipSync(readFileSync(join(dir, 'kept.gz')).subarray(0, read.bodyBytes)).toString('utf8');
-  return { updates, timeline, logged: [...updateLog], loggedCount: updateLog.length, kept, keptUpdates: read.updates, log, beforeWorkerLog, readOn: client.readOn };
+  return { updates, timeline, logged: [...updateLog], loggedCount: updateLog.length, kept, keptUpdates: read.updates, log, beforeWorkerLog };
 }
 
 /** A worker script that hands `after` pieces to the real worker, then ends its thread (as a crash would). */
@@ -96,25 +87,20 @@ await import(${JSON.stringify(pathToFileURL(LINE_WORKER).href)});
   return path;
 }
 
-test('on the line worker, reading the output itself or parsing what the client read, a long replay builds the timeline, update log and kept copy of the fallback path, with text chunks of one message merged', async (t) => {
+test('on the line worker, a long replay builds the timeline, update log and kept copy of the fallback path, with text chunks of one message merged', async (t) => {
   const { store, folder, seed } = await seeded(t);
   for (const sessionId of [seed.special.long, seed.special.compactions, seed.special.hostile]) {
     const inline = await receive(t, store, folder, sessionId, undefined);
-    assert.equal(inline.readOn, 'host');
-    for (const readsOutput of [true, false]) {
-      const worker = await receive(t, store, folder, sessionId, LINE_WORKER, [], [], readsOutput);
-      const on = `${sessionId}, the output read ${readsOutput ? 'by the worker' : 'by the client'}`;
-      assert.equal(worker.readOn, readsOutput && process.platform !== 'win32' ? 'worker' : 'host', `${on}: where it was read`);
-      assert.deepEqual(worker.timeline.entities, inline.timeline.entities, `${on}: the timeline`);
-      assert.deepEqual(worker.logged, inline.logged, `${on}: the update log read back holds every update as sent`);
-      assert.equal(worker.loggedCount, inline.updates.length, `${on}: the update log counts each chunk`);
-      assert.equal(worker.kept, inline.kept, `${on}: the kept copy holds every line as sent`);
-      assert.equal(worker.keptUpdates, inline.keptUpdates, `${on}: the kept copy's trailer counts each line`);
-      assert.equal(inline.keptUpdates, inline.updates.length);
-      assert.ok(!worker.log.text().includes('line worker'), `${on}: the worker ran: no fallback was logged`);
-      if (sessionId === seed.special.long) {
-        assert.ok(worker.updates.length < inline.updates.length, `${on}: chunks were merged (${worker.updates.length} updates handed on for ${inline.updates.length} lines)`);
-      }
+    const worker = await receive(t, store, folder, sessionId, LINE_WORKER);
+    assert.deepEqual(worker.timeline.entities, inline.timeline.entities, `${sessionId}: the timeline`);
+    assert.deepEqual(worker.logged, inline.logged, `${sessionId}: the update log read back holds every update as sent`);
+    assert.equal(worker.loggedCount, inline.updates.length, `${sessionId}: the update log counts each chunk`);
+    assert.equal(worker.kept, inline.kept, `${sessionId}: the kept copy holds every line as sent`);
+    assert.equal(worker.keptUpdates, inline.keptUpdates, `${sessionId}: the kept copy's trailer counts each line`);
+    assert.equal(inline.keptUpdates, inline.updates.length);
+    assert.ok(!worker.log.text().includes('line worker'), 'the worker ran: no fallback was logged');
+    if (sessionId === seed.special.long) {
+      assert.ok(worker.updates.length < inline.updates.length, `chunks were merged (${worker.updates.length} updates handed on for ${inline.updates.length} lines)`);
     }
   }
 });
@@ -143,11 +129,11 @@ test('a line worker that cannot start leaves the parsing to the client, with one
   assert.match(told[0], /parsed on the extension host's thread: its line worker could not start/);
 });
 
-test('a line worker that stops mid-replay, where the client reads the output: the pieces it held are parsed by the client in their place, every update once, in order', async (t) => {
+test('a line worker that stops mid-replay: the pieces it held are parsed by the client in their place, every update once, in order', async (t) => {
   const { store, folder, seed } = await seeded(t);
   const inline = await receive(t, store, folder, seed.special.long, undefined);
   // The agent pauses between updates, so the replay comes in many pieces and the stop falls inside it.
-  const stopped = await receive(t, store, folder, seed.special.long, stoppingWorker(t, 40), ['--replay-delay', '1'], [], false);
+  const stopped = await receive(t, store, folder, seed.special.long, stoppingWorker(t, 40), ['--replay-delay', '1']);
   assert.ok(
     stopped.beforeWorkerLog > 0 && stopped.beforeWorkerLog < inline.updates.length,
     `the worker stopped after ${stopped.beforeWorkerLog} of ${inline.updates.length} updates`,
@@ -196,82 +182,4 @@ test('on the line worker, bad lines, responses and requests between updates keep
   assert.deepEqual(results[1], results[0]);
   assert.deepEqual(results[0].texts, ['one two three four']);
   assert.equal(results[0].warnings.length, 3, results[0].warnings.join('\n'));
-});
-
-/** A worker script that posts `after` pieces of the output it reads, then ends its thread (as a crash would). */
-function stoppingReader(t: { after(fn: () => void): void }, after: number): string {
-  const path = join(tempDir(t, 'line-worker-script-'), 'stopping-reader.mjs');
-  writeFileSync(
-    path,
-    `import { parentPort } from 'node:worker_threads';
-let pieces = 0;
-const post = parentPort.postMessage.bind(parentPort);
-parentPort.postMessage = (message, transfer) => {
-  if (message?.kind === 'piece' && ++pieces > ${after}) process.exit(3);
-  return post(message, transfer);
-};
-await import(${JSON.stringify(pathToFileURL(LINE_WORKER).href)});
-`,
-  );
-  return path;
-}
-
-test('a line worker that reads the output and stops mid-replay: the load fails, the connection ends saying why in one line, and the agent is stopped', async (t) => {
-  const { store, folder, seed } = await seeded(t);
-  const log = new CapturingLog();
-  const { client } = await startClient(t, referenceAgent(store, ['--replay-delay', '1']), { log, lineWorker: stoppingReader(t, 40) });
-  // On Windows the client reads the output (a socket cannot be an agent's stdout there): the test above covers that path.
-  assert.equal(client.readOn, process.platform === 'win32' ? 'host' : 'worker');
-  if (client.readOn === 'host') return;
-  const pid = client.pid!;
-  const disconnected = new Promise<AgentDisconnectedError>((resolve) => client.onDidDisconnect(resolve));
-  let updates = 0;
-  const failure = await within(rejection(client.loadSession(seed.special.long, folder, () => updates++)), 30_000, 'the load failed');
-  assert.ok(updates > 0, `updates before the stop arrived (${updates})`);
-  assert.match(String((failure as Error).message), /reference/, 'the load failed with the connection');
-  await within(disconnected, 30_000, 'the connection ended');
-  const told = log.entries.map((e) => e.message).filter((l) => l.includes('line worker'));
-  assert.equal(told.length, 1, told.join('\n'));
-  assert.match(told[0], /line worker stopped \(.*\): what the agent writes from now on cannot be read, and the connection ends/);
-  await waitFor(() => !isRunning(pid), 'the agent was stopped');
-});
-
-test('the line worker reads the output only from the connection that brings its token: a stranger is closed, and nobody connects after the owner', async (t) => {
-  const worker = new Worker(LINE_WORKER);
-  t.after(() => worker.terminate());
-  const messages: FromLineWorker[] = [];
-  worker.on('message', (message: FromLineWorker) => messages.push(message));
-  const path = join(tempDir(t, 'line-worker-socket-'), 'out');
-  const token = randomBytes(32);
-  worker.postMessage({ kind: 'listen', path, token, maxLineBytes: 1 << 20, merge: true });
-  await waitFor(() => messages.some((m) => m.kind === 'listening'), 'the worker listens');
-  const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const line = (text: string) => `${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } })}\n`;
-
-  const stranger = connect(path);
-  stranger.on('error', () => undefined);
-  stranger.write(Buffer.alloc(32, 7));
-  stranger.write(line('from a stranger'));
-  await within(closed(stranger), 10_000, 'the worker closed the stranger\'s connection');
-
-  const owner = connect(path);
-  owner.write(token);
-  owner.write(line('from the agent'));
-  await waitFor(() => messages.some((m) => m.kind === 'parsed'), 'the owner\'s line was parsed');
-  const late = connect(path);
-  const refused = await new Promise<string>((resolve) => {
-    late.once('error', (error: NodeJS.ErrnoException) => resolve(String(error.code)));
-    late.once('connect', () => late.once('close', () => resolve('closed')));
-  });
-  assert.ok(refused === 'ECONNREFUSED' || refused === 'ENOENT' || refused === 'closed', `a later connection is refused (${refused})`);
-  owner.end();
-  await waitFor(() => messages.some((m) => m.kind === 'end'), 'the output\'s end was told');
-
-  const pieces = messages.filter((m): m is Extract<FromLineWorker, { kind: 'piece' }> => m.kind === 'piece');
-  const texts = pieces.map((m) => Buffer.from(m.bytes).toString('utf8'));
-  assert.deepEqual(texts, [line('from the agent').trimEnd()], 'only the owner\'s line came, as its bytes');
-  const parsed = messages.find((m) => m.kind === 'parsed') as Extract<FromLineWorker, { kind: 'parsed' }>;
-  assert.equal(parsed.id, pieces[0].id);
-  assert.equal(parsed.entries.length, 1);
-  assert.deepEqual(messages.at(-1), { kind: 'end' });
 });

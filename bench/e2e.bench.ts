@@ -122,6 +122,20 @@ async function transcriptFrame(page: Page): Promise<Frame> {
   }, 20);
 }
 
+/** The centre of `row` once its box held still for two frames and the row titled `title` is what is under it. */
+async function heldStill(page: Page, row: ReturnType<Page['locator']>, title: string): Promise<{ x: number; y: number }> {
+  return poll(`the row "${title}" held still under the pointer`, 30_000, async () => {
+    const before = await row.boundingBox();
+    if (!before) return undefined;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const box = await row.boundingBox();
+    if (!box || box.x !== before.x || box.y !== before.y || box.width !== before.width || box.height !== before.height) return undefined;
+    const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    const hit = await page.evaluate(({ x, y, title }) => (document.elementFromPoint(x, y)?.closest('.monaco-list-row')?.textContent ?? '').includes(title), { ...at, title });
+    return hit ? at : undefined;
+  });
+}
+
 async function closeEditors(page: Page): Promise<void> {
   await page.keyboard.press('F1');
   await page.locator('.quick-input-widget input').fill('>View: Close All Editors');
@@ -361,15 +375,19 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   if (hostProfileFile) await inspector.startProfile();
   // The click: the mouse at the row's centre, found before the clock starts (Playwright's
   // click() would first check the row is visible, still for two frames and hit, on the clock).
-  const rowBox = await row.boundingBox();
-  if (!rowBox) throw new Error(`e2e: the row "${c.title}" has no box to click`);
+  // The tree redraws while lists and sections come in (a kept copy put in place by the open
+  // before, another agent's listing): the point is taken once the row held still for two frames
+  // and the row is what is under it, so the click cannot land on the row or header that moved there.
+  const rowAt = await heldStill(page, row, c.title);
   const hostPid = await inspector.pid();
   const cpu0 = hostCpuMs(hostPid);
   const agent0 = agentCpuMs();
   const machine0 = machineCpuMs();
   const t0 = Date.now();
-  await page.mouse.click(rowBox.x + rowBox.width / 2, rowBox.y + rowBox.height / 2);
-  const frame = await transcriptFrame(page);
+  await page.mouse.click(rowAt.x, rowAt.y);
+  const frame = await transcriptFrame(page).catch(async (error: Error) => {
+    throw new Error(`${error.message}; under the click now: ${await page.evaluate(({ x, y }) => (document.elementFromPoint(x, y)?.closest('.monaco-list-row')?.textContent ?? 'is gone').replace(/\s+/g, ' ').trim(), rowAt)}; selected rows: ${JSON.stringify(await page.locator('.monaco-list-row.selected').allInnerTexts().catch(() => []))}`);
+  });
   // Where the transcript's frame is on the page (for the click on its title), asked while its first row is awaited.
   const frameBox = frame.frameElement().then((element) => element.boundingBox());
   // First screen: the first row on screen, timed inside the webview in the frame it shows.

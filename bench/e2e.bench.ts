@@ -131,9 +131,13 @@ async function heldStill(page: Page, row: ReturnType<Page['locator']>, title: st
     const box = await row.boundingBox();
     if (!box || box.x !== before.x || box.y !== before.y || box.width !== before.width || box.height !== before.height) return undefined;
     const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-    const hit = await page.evaluate(({ x, y, title }) => (document.elementFromPoint(x, y)?.closest('.monaco-list-row')?.textContent ?? '').includes(title), { ...at, title });
-    return hit ? at : undefined;
+    return (await rowTextAt(page, at))?.includes(title) ? at : undefined;
   });
+}
+
+/** The text of the list row under `at` on the page (undefined: none there). */
+function rowTextAt(page: Page, at: { x: number; y: number }): Promise<string | undefined> {
+  return page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest('.monaco-list-row')?.textContent?.replace(/\s+/g, ' ').trim(), at);
 }
 
 async function closeEditors(page: Page): Promise<void> {
@@ -386,7 +390,9 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   const t0 = Date.now();
   await page.mouse.click(rowAt.x, rowAt.y);
   const frame = await transcriptFrame(page).catch(async (error: Error) => {
-    throw new Error(`${error.message}; under the click now: ${await page.evaluate(({ x, y }) => (document.elementFromPoint(x, y)?.closest('.monaco-list-row')?.textContent ?? 'is gone').replace(/\s+/g, ' ').trim(), rowAt)}; selected rows: ${JSON.stringify(await page.locator('.monaco-list-row.selected').allInnerTexts().catch(() => []))}`);
+    const under = (await rowTextAt(page, rowAt)) ?? 'no row';
+    const selected = await page.locator('.monaco-list-row.selected').allInnerTexts().catch(() => []);
+    throw new Error(`${error.message}; under the click now: ${under}; selected rows: ${JSON.stringify(selected)}`);
   });
   // Where the transcript's frame is on the page (for the click on its title), asked while its first row is awaited.
   const frameBox = frame.frameElement().then((element) => element.boundingBox());

@@ -96,6 +96,24 @@ export interface Workbench {
 /** A hang guard for waits on the workbench, not a speed limit (a loaded machine is slow). */
 export const HANG_GUARD_MS = 120_000;
 
+interface MenuCount { __acpMenus: { opened: number; closed: number } }
+
+/** In the page: counts context menus opened and closed from now on (the observer is set up once). */
+function countMenus(): void {
+  const w = window as unknown as MenuCount & { __acpMenuObserver?: MutationObserver };
+  w.__acpMenus = { opened: 0, closed: 0 };
+  const view = document.querySelector('.context-view');
+  if (w.__acpMenuObserver || !view) return;
+  const isMenu = (n: Node) => n instanceof HTMLElement && (n.matches('.monaco-menu') || n.querySelector('.monaco-menu') !== null);
+  w.__acpMenuObserver = new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) if (isMenu(n)) w.__acpMenus.opened++;
+      for (const n of r.removedNodes) if (isMenu(n)) w.__acpMenus.closed++;
+    }
+  });
+  w.__acpMenuObserver.observe(view, { childList: true, subtree: true });
+}
+
 /** The repository root: the nearest folder above this (bundled) file with our package.json. */
 export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -448,9 +466,16 @@ export function useWorkbench(
     row: (title) => fixture.pane.locator('.monaco-list-row', { has: fixture.page.locator('.label-name', { hasText: title }) }),
     rowWithText: (text) => fixture.pane.locator('.monaco-list-row', { hasText: text }),
     async contextMenu(row, item) {
+      await fixture.page.evaluate(countMenus);
       await row.click({ button: 'right' });
       const menu = fixture.page.locator('.context-view .monaco-menu');
-      await fixture.until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
+      await fixture.until('the context menu shows and has the keyboard focus', async () => {
+        if ((await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false))) return true;
+        const { opened, closed } = await fixture.page.evaluate(() => (window as unknown as MenuCount).__acpMenus);
+        // VS Code's tree view takes the focus back when a redraw ends, and a menu closes on losing it.
+        if (opened > 0 && closed >= opened) throw new Error(`the context menu on "${(await row.innerText()).trim()}" opened and closed by itself: the view redrew as it opened and took the focus back. Wait for the previous step's redraw before this right-click.`);
+        return false;
+      });
       const escaped = item.replace(/[.*+?^$(){}|[\]\\]/g, '\\$&');
       const entry = menu.locator('.action-item', { hasText: new RegExp(`^${escaped}$`) }).first();
       await entry.waitFor({ timeout: HANG_GUARD_MS });

@@ -73,6 +73,8 @@ test('Mark All as Read on a folder\'s row clears the unread sessions of that fol
 
 test('under Show Only Unread a pinned unread session comes first, and a pinned read one is hidden', async () => {
   await ui.contextMenu(row(plan(10)).first(), 'Pin');
+  // The next right-click lands once this redraw is done: a menu opened as the view redraws closes.
+  await until('the pinned session comes first in its folder', async () => (await sessionTitles(4)).find((t) => t.startsWith('Plan')) === plan(10));
   await ui.contextMenu(row(plan(11)).first(), 'Pin');
   await until('both pinned sessions come first in their folder', async () => JSON.stringify((await sessionTitles(4)).filter((t) => t.startsWith('Plan')).slice(0, 2)) === JSON.stringify([plan(10), plan(11)]));
   await updateElsewhere(plan(10));

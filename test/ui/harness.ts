@@ -409,6 +409,8 @@ export interface WorkbenchFixture extends WorkbenchPaths {
    * click can land while the menu still moves); resolves once the menu closed.
    */
   contextMenu(row: Locator, item: string): Promise<void>;
+  /** The entries of `row`'s context menu, top to bottom; the menu is closed again (Escape) before it resolves. */
+  menuEntries(row: Locator): Promise<string[]>;
 }
 
 /** The Search view's pane in the ACP Sessions container, expanded. */
@@ -466,16 +468,7 @@ export function useWorkbench(
     row: (title) => fixture.pane.locator('.monaco-list-row', { has: fixture.page.locator('.label-name', { hasText: title }) }),
     rowWithText: (text) => fixture.pane.locator('.monaco-list-row', { hasText: text }),
     async contextMenu(row, item) {
-      await fixture.page.evaluate(countMenus);
-      await row.click({ button: 'right' });
-      const menu = fixture.page.locator('.context-view .monaco-menu');
-      await fixture.until('the context menu shows and has the keyboard focus', async () => {
-        if ((await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false))) return true;
-        const { opened, closed } = await fixture.page.evaluate(() => (window as unknown as MenuCount).__acpMenus);
-        // VS Code's tree view takes the focus back when a redraw ends, and a menu closes on losing it.
-        if (opened > 0 && closed >= opened) throw new Error(`the context menu on "${(await row.innerText()).trim()}" opened and closed by itself: the view redrew as it opened and took the focus back. Wait for the previous step's redraw before this right-click.`);
-        return false;
-      });
+      const menu = await openMenu(row);
       const escaped = item.replace(/[.*+?^$(){}|[\]\\]/g, '\\$&');
       const entry = menu.locator('.action-item', { hasText: new RegExp(`^${escaped}$`) }).first();
       await entry.waitFor({ timeout: HANG_GUARD_MS });
@@ -485,8 +478,30 @@ export function useWorkbench(
         return false;
       });
       await fixture.page.keyboard.press('Enter');
-      await fixture.until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
+      await menuClosed(menu);
+    },
+    async menuEntries(row) {
+      const menu = await openMenu(row);
+      const entries = (await menu.locator('.action-item .action-label').allInnerTexts()).map((e) => e.trim()).filter(Boolean);
+      await fixture.page.keyboard.press('Escape');
+      await menuClosed(menu);
+      return entries;
     },
   };
+  /** Right-clicks `row` and resolves with its menu once it shows and has the keyboard focus. */
+  async function openMenu(row: Locator): Promise<Locator> {
+    await fixture.page.evaluate(countMenus);
+    await row.click({ button: 'right' });
+    const menu = fixture.page.locator('.context-view .monaco-menu');
+    await fixture.until('the context menu shows and has the keyboard focus', async () => {
+      if ((await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false))) return true;
+      const { opened, closed } = await fixture.page.evaluate(() => (window as unknown as MenuCount).__acpMenus);
+      // VS Code's tree view takes the focus back when a redraw ends, and a menu closes on losing it.
+      if (opened > 0 && closed >= opened) throw new Error(`the context menu on "${(await row.innerText()).trim()}" opened and closed by itself: the view redrew as it opened and took the focus back. Wait for the previous step's redraw before this right-click.`);
+      return false;
+    });
+    return menu.first();
+  }
+  const menuClosed = (menu: Locator) => fixture.until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.isVisible().catch(() => false)));
   return fixture;
 }

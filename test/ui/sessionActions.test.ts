@@ -333,17 +333,6 @@ test('Export Sessions… writes each session as Markdown and as its replay, and 
   await ui.wb.screenshot('export-reopened');
 });
 
-/** The entries of a row's context menu, read once the menu holds the keyboard focus; Escape closes it. */
-async function menuEntries(row: Locator): Promise<string[]> {
-  await row.click({ button: 'right' });
-  const menu = ui.page.locator('.context-view .monaco-menu');
-  await until('the context menu shows and has the keyboard focus', async () => (await menu.count()) > 0 && (await menu.first().evaluate((m) => m.contains(document.activeElement)).catch(() => false)));
-  const entries = (await menu.first().locator('.action-item .action-label').allInnerTexts()).map((e) => e.trim()).filter(Boolean);
-  await ui.page.keyboard.press('Escape');
-  await until('the context menu closed', async () => (await menu.count()) === 0 || !(await menu.first().isVisible().catch(() => false)));
-  return entries;
-}
-
 /** Clicks a session's row (which opens its transcript) and waits until it is selected and its transcript shows. */
 async function selectSession(row: Locator, title: string): Promise<void> {
   await row.click();
@@ -355,8 +344,8 @@ test('Resume in Terminal is not offered for a session whose id is not a plain to
   await ui.wb.closeEditors();
   await ui.wb.runCommand('Notifications: Clear All Notifications');
   // The menu of an ordinary id offers it: the check below is of the id, not of the agent.
-  assert.ok((await menuEntries(ui.row(OTHER_TITLE))).includes('Resume in Terminal'), 'offered for a plain id');
-  const entries = await menuEntries(ui.row(DASH_TITLE));
+  assert.ok((await ui.menuEntries(ui.row(OTHER_TITLE))).includes('Resume in Terminal'), 'offered for a plain id');
+  const entries = await ui.menuEntries(ui.row(DASH_TITLE));
   assert.ok(entries.includes('Copy Link'), `the menu is the session's: ${entries.join(', ')}`);
   assert.ok(!entries.includes('Resume in Terminal'), `not offered for the id "${DASH}": ${entries.join(', ')}`);
 
@@ -376,7 +365,7 @@ test('Pin is not offered on an archived session, where pins order nothing, and f
   await archivedSection.click();
   const archivedRow = ui.row(ARCHIVED_TITLE);
   await archivedRow.waitFor({ timeout: HANG_GUARD_MS });
-  const entries = await menuEntries(archivedRow);
+  const entries = await ui.menuEntries(archivedRow);
   assert.ok(entries.includes('Unarchive'), `the menu is the archived session's: ${entries.join(', ')}`);
   assert.ok(!entries.includes('Pin'), `Pin is not offered in Archived: ${entries.join(', ')}`);
 
@@ -396,7 +385,7 @@ test('Pin is not offered on an archived session, where pins order nothing, and f
   await contextMenu(ui.row(OTHER_TITLE), 'Archive');
   const moved = ui.pane.locator('.monaco-list-row[aria-label*="archived session"]', { has: ui.page.locator('.label-name', { hasText: OTHER_TITLE }) });
   await until('the pinned session is in Archived, still pinned', async () => /pinned/.test((await moved.getAttribute('aria-label').catch(() => null)) ?? ''));
-  const pinnedEntries = await menuEntries(moved);
+  const pinnedEntries = await ui.menuEntries(moved);
   assert.ok(pinnedEntries.includes('Unpin') && !pinnedEntries.includes('Pin'), pinnedEntries.join(', '));
   await contextMenu(moved, 'Unpin');
   await until('the archived session is unpinned', async () => !/pinned/.test((await moved.getAttribute('aria-label').catch(() => null)) ?? 'pinned'));

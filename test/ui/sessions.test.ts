@@ -122,31 +122,8 @@ test('the inline Unarchive action in Archived moves a session back to Active', a
   assert.equal((await readSession(ui.store, 's-spike'))?.archived, false);
 });
 
-/**
- * Runs an action from a row's context menu, chosen by keyboard: a mouse click on a menu that has
- * just opened is at times taken for the end of the right-click and ignored, leaving the menu open.
- * Waits until the menu has closed (it closes when the action runs), so what follows waits for the
- * action only.
- */
-async function contextMenuAction(target: Locator, action: string): Promise<void> {
-  await target.waitFor({ timeout: HANG_GUARD_MS });
-  await target.click({ button: 'right' });
-  const menu = ui.page.locator('.monaco-menu');
-  const item = menu.locator('.action-item', { hasText: action });
-  await item.waitFor({ timeout: HANG_GUARD_MS });
-  // The menu lives in a shadow root: its focused item is that root's activeElement.
-  const focused = () => item.evaluate((e) => e.contains((e.getRootNode() as Document | ShadowRoot).activeElement));
-  await until(`"${action}" is the focused menu item`, async () => {
-    if (await focused()) return true;
-    await ui.page.keyboard.press('ArrowDown');
-    return focused();
-  });
-  await ui.page.keyboard.press('Enter');
-  await menu.waitFor({ state: 'detached', timeout: HANG_GUARD_MS });
-}
-
 test('Delete… in the context menu asks in a modal naming the session, then removes it', async () => {
-  await contextMenuAction(row('Fix the flaky test'), 'Delete…');
+  await ui.contextMenu(row('Fix the flaky test'), 'Delete…');
   const dialog = await ui.dialog(/Delete the session "Fix the flaky test"\?/);
   await ui.wb.screenshot('sessions-delete-confirmation');
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();

@@ -31,7 +31,7 @@ export class FileReducer {
   private waiter: { resolve(done: FileReduced): void; reject(error: Error): void; onProgress(progress: ReductionProgress, toolCalls: SessionUpdate[]): void } | undefined;
   private request: FileReductionRequest | undefined;
   private settled = false;
-  /** The reduced replay, its file included, is the caller's. */
+  /** The reduced replay, its files included, is the caller's. */
   private handedOver = false;
 
   constructor(script: string) {
@@ -51,7 +51,7 @@ export class FileReducer {
 
   /**
    * Reads the file as `request` says; `onProgress` hears how far it is. Resolves with the reduced
-   * replay (its file is the caller's now); rejects with {@link FileWorkerStopped} where the worker
+   * replay (its file, and `updatesTo`, are the caller's now); rejects with {@link FileWorkerStopped} where the worker
    * could not do it, or with the file's problem. Either way, what the worker wrote is gone then.
    */
   read(request: FileReductionRequest, onProgress: (progress: ReductionProgress, toolCalls: SessionUpdate[]) => void): Promise<FileReduced> {
@@ -73,9 +73,9 @@ export class FileReducer {
     this.worker = undefined;
     if (!worker) return;
     this.fail(new FileWorkerStopped('it was stopped'));
-    const path = this.handedOver ? undefined : this.request?.spec.path;
+    const paths = this.handedOver ? [] : [this.request?.spec.path, this.request?.updatesTo];
     void worker.terminate().finally(() => {
-      if (path) rmSync(path, { force: true });
+      for (const path of paths) if (path) rmSync(path, { force: true });
     });
   }
 
@@ -93,7 +93,7 @@ export class FileReducer {
         this.stop();
         return;
       case 'failed':
-        this.fail(new Error(message.message));
+        this.fail(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}));
         this.stop();
         return;
     }

@@ -39,9 +39,19 @@ export function writeReplay(header: Omit<ReplayHeader, 'format' | 'version' | 'u
 
 /** The file's lines (each with its newline), for a writer that does not hold the whole text: `count` updates follow the header. */
 export function* replayLines(header: Omit<ReplayHeader, 'format' | 'version' | 'updates'>, updates: Iterable<SessionUpdate>, count: number): Generator<string> {
+  yield replayHeaderLine(header, count);
+  for (const update of updates) yield replayUpdateLine(header.sessionId, update);
+}
+
+/** The header line (with its newline), `count` updates to follow. */
+export function replayHeaderLine(header: Omit<ReplayHeader, 'format' | 'version' | 'updates'>, count: number): string {
   const head: ReplayHeader = { format: REPLAY_FORMAT, version: REPLAY_VERSION, ...header, updates: count };
-  yield JSON.stringify(head) + '\n';
-  for (const update of updates) yield JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: header.sessionId, update } }) + '\n';
+  return JSON.stringify(head) + '\n';
+}
+
+/** One update's line (with its newline): the `session/update` notification it came in. */
+export function replayUpdateLine(sessionId: string, update: SessionUpdate): string {
+  return JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } }) + '\n';
 }
 
 export class ReplayFileError extends Error {

@@ -293,6 +293,8 @@ suite('Kept copies: ahead of the agent, the budget, the agent\'s count and Expor
     const gone = result.written.find((w) => w.sessionId === 'gone');
     assert.ok(gone, 'the Kept Here session is exported');
     assert.equal(gone.fromCopy, true);
+    // Read in a worker of its own (on the host's thread where the line worker is off).
+    assert.equal(gone.rowsFrom, process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? 'host' : 'worker');
     assert.equal(result.written.find((w) => w.sessionId === 'stays')?.fromCopy, undefined);
     assert.equal(received(agent, 'session/load', 'gone'), loadsBefore, 'no agent was asked for it');
     assert.match(readFileSync(gone.markdown, 'utf8'), /the pelican flew over/);

@@ -13,7 +13,7 @@ import { EntityStore } from '../../src/transcript/entityStore';
 import type { FileReductionRequest } from '../../src/transcript/fileReduction';
 import { FileReducer, FileWorkerStopped } from '../../src/transcript/fileReducer';
 import type { Entity } from '../../src/transcript/model';
-import { writeReplay } from '../../src/transcript/replayFile';
+import { replayHeaderLine, writeReplay } from '../../src/transcript/replayFile';
 import { collectReplay, openReplay } from '../../src/transcript/replayReader';
 import { adoptReduced, reductionSpec, type ReductionProgress } from '../../src/transcript/replayReduction';
 import { Timeline } from '../../src/transcript/timeline';
@@ -63,8 +63,8 @@ function rowsOf(timeline: Timeline): Entity[] {
   return rows;
 }
 
-function request(kind: 'kept' | 'export', path: string, spillDir: string, sessionId = SESSION): FileReductionRequest {
-  return { kind, path, agentName: AGENT, sessionId, ...LIMITS, spec: { ...reductionSpec(spillDir, 'entities'), progressMs: 0 } };
+function request(kind: 'kept' | 'export', path: string, spillDir: string, sessionId = SESSION, updatesTo?: string): FileReductionRequest {
+  return { kind, path, agentName: AGENT, sessionId, ...LIMITS, spec: { ...reductionSpec(spillDir, 'entities'), progressMs: 0 }, ...(updatesTo ? { updatesTo } : {}) };
 }
 
 function spillFiles(dir: string): string[] {
@@ -100,6 +100,41 @@ test('a kept copy read in the worker: its rows are the host\'s read of the same 
   t.after(() => timeline.rows.dispose());
   assert.equal(timeline.updateCount, updates.length);
   assert.deepEqual(rowsOf(timeline), hostRows(read));
+});
+
+test('a kept copy read for Export Sessions…: the worker writes its updates\' lines, which after the header are byte for byte the file the host writes from its own read', async (t) => {
+  const root = tempDir(t);
+  const spillDir = tempDir(t);
+  const updates = session(300);
+  // A line the copy holds that is no update of this session: left out of both.
+  const path = keptPath(root, AGENT, SESSION);
+  const writer = new KeptWriter(path);
+  for (const [i, update] of updates.entries()) {
+    writer.push(lineOf(update));
+    if (i === 7) writer.push(lineOf(update, 'someone-else'));
+  }
+  assert.ok(await writer.finish({ agentName: AGENT, sessionId: SESSION, cwd: HEADER.cwd, title: HEADER.title }, async () => true));
+  const read = await collectReplay(await openKept(path, LIMITS.maxLineBytes));
+  assert.equal(read.length, updates.length);
+  const updatesTo = join(spillDir, 'export-lines');
+  const done = await new FileReducer(LINE_WORKER).read(request('kept', path, spillDir, SESSION, updatesTo), () => undefined);
+  assert.deepEqual(done.counts, { updates: updates.length, skipped: 1, tooLong: 0 });
+  const timeline = adoptReduced(done.reduced);
+  t.after(() => timeline.rows.dispose());
+  assert.deepEqual(rowsOf(timeline), hostRows(read));
+  const written = replayHeaderLine(HEADER, done.counts.updates) + readFileSync(updatesTo, 'utf8');
+  assert.equal(written, writeReplay(HEADER, read));
+});
+
+test('a kept copy\'s updates that cannot be written (their folder is gone) fail with the system\'s code, and the rows\' file goes too', async (t) => {
+  const root = tempDir(t);
+  const spillDir = tempDir(t);
+  const path = await writeKept(root, session(20));
+  await assert.rejects(
+    new FileReducer(LINE_WORKER).read(request('kept', path, spillDir, SESSION, join(spillDir, 'no-such-folder', 'lines')), () => undefined),
+    (error: NodeJS.ErrnoException) => !(error instanceof FileWorkerStopped) && error.code === 'ENOENT',
+  );
+  assert.deepEqual(spillFiles(spillDir), []);
 });
 
 test('an exported file read in the worker: its rows and counts are the host\'s read, a line of another session and an over-long line left out and counted', async (t) => {
@@ -139,7 +174,8 @@ test('a damaged kept copy fails with the file\'s problem (not the worker\'s), an
   // A byte in the middle of the compressed body: gzip's stream or its check fails.
   bytes[Math.floor(bytes.length / 2)] ^= 0xff;
   writeFileSync(path, bytes);
-  await assert.rejects(new FileReducer(LINE_WORKER).read(request('kept', path, spillDir), () => undefined), (error: Error) => !(error instanceof FileWorkerStopped) && /damaged|invalid|check/i.test(error.message));
+  // Read for an export too: the updates' lines written so far go with the rows.
+  await assert.rejects(new FileReducer(LINE_WORKER).read(request('kept', path, spillDir, SESSION, join(spillDir, 'export-lines')), () => undefined), (error: Error) => !(error instanceof FileWorkerStopped) && /damaged|invalid|check/i.test(error.message));
   assert.deepEqual(spillFiles(spillDir), []);
 });
 
@@ -165,11 +201,11 @@ test('a read stopped half-way (the tab closed) rejects, and its file is removed 
   const path = await writeKept(root, session(3000));
   const reducer = new FileReducer(LINE_WORKER);
   let stopped = false;
-  const reading = reducer.read(request('kept', path, spillDir), () => {
+  const reading = reducer.read(request('kept', path, spillDir, SESSION, join(spillDir, 'export-lines')), () => {
     if (stopped) return;
     stopped = true;
-    // The worker's file exists by its first progress.
-    assert.equal(spillFiles(spillDir).length, 1);
+    // The worker's files (the rows, the updates' lines of an export) exist by its first progress.
+    assert.equal(spillFiles(spillDir).length, 2);
     reducer.stop();
   });
   await assert.rejects(reading, FileWorkerStopped);

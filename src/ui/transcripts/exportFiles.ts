@@ -1,8 +1,9 @@
 // Export Sessions…' writing of one session: its replay comes from an open tab's update log, or
 // from a `session/load` whose updates go straight into a timeline and an update log kept on disk
-// (as an open tab keeps them), so no session is ever whole on the heap; both files are written
-// asynchronously a piece at a time, and a failure names its cause (a full disk, a read-only folder).
-import { promises as fs } from 'node:fs';
+// (as an open tab keeps them), or from a kept copy read in a worker of its own, so no session is
+// ever whole on the heap; both files are written asynchronously a piece at a time, and a failure
+// names its cause (a full disk, a read-only folder).
+import { createReadStream, promises as fs, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionInfo, SessionUpdate } from '../../acp/types';
@@ -12,9 +13,10 @@ import { openKept } from '../../keep/keptFile';
 import type { KeptCopy } from '../../keep/keptStore';
 import { sessionLabel } from '../../sessions/format';
 import { EntityStore } from '../../transcript/entityStore';
+import { FileReducer, FileWorkerStopped } from '../../transcript/fileReducer';
 import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../../transcript/replayReduction';
 import { timelineMarkdownChunks } from '../../transcript/export';
-import { exportFileStem, replayLines, type ReplayHeader } from '../../transcript/replayFile';
+import { exportFileStem, replayHeaderLine, replayLines, type ReplayHeader } from '../../transcript/replayFile';
 import { SpillFile } from '../../transcript/spillFile';
 import { Timeline } from '../../transcript/timeline';
 import { UpdateLog } from '../../transcript/updateLog';
@@ -26,7 +28,8 @@ const WRITE_BYTES = 1 << 20;
 
 /** A session's replay, applied to its timeline, ready to write; `dispose` removes what it kept. */
 interface Replay {
-  updates: Iterable<SessionUpdate>;
+  /** The updates, or a file of their lines as an exported replay holds them (the line worker wrote it). */
+  updates: Iterable<SessionUpdate> | { linesFile: string };
   count: number;
   timeline: Timeline;
   dispose(): void;
@@ -42,7 +45,7 @@ interface Replay {
  * from a `session/load`, closed after. A failure removes the two files of this session.
  */
 export async function exportSession(deps: CommandContext, panels: TranscriptPanels | undefined, folder: string, agent: string, session: SessionInfo, token: vscode.CancellationToken, kept?: KeptSource): Promise<{ markdown: string; replay: string; rowsFrom: 'worker' | 'host' } | undefined> {
-  const replay = kept ? await replayOfCopy(panels, kept, token) : await replayOf(deps, panels, agent, session, token);
+  const replay = kept ? await replayOfCopy(deps, panels, kept, token) : await replayOf(deps, panels, agent, session, token);
   try {
     if (token.isCancellationRequested) return undefined;
     return { ...(await writeFiles(folder, agent, session, replay)), rowsFrom: replay.rowsFrom };
@@ -57,9 +60,22 @@ export interface KeptSource {
   maxLineBytes: number;
 }
 
-/** The copy's updates, a slice at a time, into a timeline and an update log (as a load would give them). */
-async function replayOfCopy(panels: TranscriptPanels | undefined, kept: KeptSource, token: vscode.CancellationToken): Promise<Replay> {
+/**
+ * The copy read in a worker of its own where the line worker runs: its rows and its updates'
+ * lines come back as files, this thread reads none of the copy. Else (or where that worker cannot
+ * start: the log says so) on this thread, a slice at a time, into a timeline and an update log.
+ */
+async function replayOfCopy(deps: CommandContext, panels: TranscriptPanels | undefined, kept: KeptSource, token: vscode.CancellationToken): Promise<Replay> {
   const spillDir = panels?.options.spillDir;
+  const lineWorker = panels?.options.lineWorker;
+  if (lineWorker && spillDir) {
+    try {
+      return await copyInWorker(lineWorker, spillDir, kept, token);
+    } catch (error) {
+      if (!(error instanceof FileWorkerStopped) || token.isCancellationRequested) throw error;
+      deps.log.warn(`Export Sessions… reads the kept copy of ${kept.copy.meta.sessionId} on the extension host's thread: its worker could not read it (${error.message}).`);
+    }
+  }
   const spill = (tag: string) => (spillDir ? SpillFile.create(spillDir, tag) : undefined);
   const timeline = new Timeline(undefined, new EntityStore(spill('entities')));
   const log = new UpdateLog(spill('updates'));
@@ -85,6 +101,27 @@ async function replayOfCopy(panels: TranscriptPanels | undefined, kept: KeptSour
     throw error;
   }
   return { updates: log, count: log.length, timeline, dispose, rowsFrom: 'host' };
+}
+
+async function copyInWorker(lineWorker: string, spillDir: string, kept: KeptSource, token: vscode.CancellationToken): Promise<Replay> {
+  const reducer = new FileReducer(lineWorker);
+  const cancelled = token.onCancellationRequested(() => reducer.stop());
+  const { meta, path } = kept.copy;
+  const linesFile = SpillFile.newPath(spillDir, 'export');
+  try {
+    // A copy's size is checked against its trailer, not against the exported files' limit.
+    const request = { kind: 'kept' as const, path, agentName: meta.agentName, sessionId: meta.sessionId, maxFileBytes: Number.MAX_SAFE_INTEGER, maxLineBytes: kept.maxLineBytes };
+    const done = await reducer.read({ ...request, spec: reductionSpec(spillDir, 'entities'), updatesTo: linesFile }, () => undefined);
+    const timeline = adoptReduced(done.reduced);
+    const dispose = () => {
+      timeline.rows.dispose();
+      rmSync(linesFile, { force: true });
+    };
+    return { updates: { linesFile }, count: done.counts.updates, timeline, dispose, rowsFrom: 'worker' };
+  } finally {
+    cancelled.dispose();
+    reducer.stop();
+  }
 }
 
 async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefined, agent: string, session: SessionInfo, token: vscode.CancellationToken): Promise<Replay> {
@@ -154,7 +191,12 @@ async function writeFiles(folder: string, agent: string, session: SessionInfo, r
     try {
       const markdownHeader = { title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true };
       await writeAll(md, timelineMarkdownChunks(markdownHeader, timeline.rows, timeline.state));
-      await writeAll(nd, replayLines(header, replay.updates, replay.count));
+      if ('linesFile' in replay.updates) {
+        await nd.write(replayHeaderLine(header, replay.count));
+        for await (const chunk of createReadStream(replay.updates.linesFile, { highWaterMark: WRITE_BYTES })) await nd.write(chunk as Buffer);
+      } else {
+        await writeAll(nd, replayLines(header, replay.updates, replay.count));
+      }
       if (replay.current?.() === false) throw new Error(vscode.l10n.t('its tab was closed or opened again while it was written; export it again'));
     } catch (error) {
       // Half a file would pass for the session: this session's two files go.

@@ -4,10 +4,12 @@
 // read back is what the transcript was given, in order, and nothing another session was sent.
 // Real agents over real pipes through the real NDJSON reader and client; a real spill file.
 import assert from 'node:assert/strict';
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SessionUpdate } from '../../src/acp/types';
+import { Problems, sessionUpdateOfLine } from '../../src/acp/validate';
 import { SpillFile } from '../../src/transcript/spillFile';
 import { UpdateLog, type Unkept } from '../../src/transcript/updateLog';
 import { storedSession, writeAll } from '../agent/fixtures';
@@ -72,6 +74,7 @@ test('a replay logged as the agent\'s lines reads back as the checked updates th
     assert.deepEqual(read, delivered, `${sessionId}: read back as delivered`);
     for (let i = 0; i < read.length; i++) assert.equal(JSON.stringify(read[i]), JSON.stringify(delivered[i]), `${sessionId} update ${i}: keys in the same order`);
     assert.ok(read.every((u) => !JSON.stringify(u).includes(sessionId === 's1' ? 's2' : 's1')), `${sessionId}: nothing of the other session`);
+    assert.deepEqual(exportedUpdates(log, sessionId), delivered, `${sessionId}: its export's lines read back as delivered`);
   }
 });
 
@@ -127,6 +130,44 @@ test('lines the client fixed are logged as the fixed updates, the others as the 
   for (const line of [...clean, notUtf8]) assert.ok(file.includes(Buffer.from(line)), `kept as the agent's bytes: ${line}`);
   for (const line of [...fixed, ...notDelivered]) assert.ok(!file.includes(Buffer.from(line)), `not kept as sent: ${line}`);
   assert.ok(!file.includes(Buffer.from('"title":4')), 'no fixed field is in the file');
+  // As Export Sessions… writes them: the agent's lines as it sent them, the fixed updates encoded,
+  // bytes that were not UTF-8 as the client read them; each line reads back as delivered.
+  const exported = Buffer.concat([...log.lines('s')].map((line) => (typeof line === 'string' ? Buffer.from(line) : line)));
+  assert.ok(isUtf8(exported), 'the export is UTF-8 text');
+  for (const line of clean) assert.ok(exported.includes(Buffer.from(line + '\n')), `exported as the agent's bytes: ${line}`);
+  assert.ok(!exported.includes(Buffer.from('"title":4')), 'no fixed field is exported');
+  assert.deepEqual(exportedUpdates(log, 's'), delivered);
+});
+
+/** The updates an export of `log` reads back as, line by line (checked as any line is). */
+function exportedUpdates(log: UpdateLog, sessionId: string): SessionUpdate[] {
+  const text = Buffer.concat([...log.lines(sessionId)].map((line) => (typeof line === 'string' ? Buffer.from(line) : line))).toString('utf8');
+  assert.ok(text.endsWith('\n'), 'every line ends with its newline');
+  return text.slice(0, -1).split('\n').map((line) => {
+    const update = sessionUpdateOfLine(line, new Problems());
+    assert.ok(update, `an exported line is a session/update: ${line.slice(0, 200)}`);
+    return update;
+  });
+}
+
+test('an export\'s lines stop at the count its header gave, even inside an agent\'s merged lines; updates pushed after it are not in it', (t) => {
+  const { log } = spilledLog(t);
+  const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }) as SessionUpdate;
+  const lineOf = (update: SessionUpdate) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } });
+  log.push(chunk('one'), Buffer.from(lineOf(chunk('one'))));
+  // Kept as the checked update (no line came with it), encoded when exported.
+  log.push({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'two' } } as SessionUpdate);
+  // Consecutive chunks the client merged: one record of their two lines.
+  log.push(chunk('threefour'), Buffer.from(`${lineOf(chunk('three'))}\n${lineOf(chunk('four'))}`));
+  assert.equal(log.length, 4);
+  const header = log.length;
+  log.push(chunk('five'), Buffer.from(lineOf(chunk('five'))));
+  const text = (pieces: Iterable<Uint8Array>) => Buffer.concat([...pieces]).toString('utf8');
+  assert.equal(text(log.lines('s', header)), [lineOf(chunk('one')), JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'two' } } } }), lineOf(chunk('three')), lineOf(chunk('four'))].join('\n') + '\n');
+  assert.equal(text(log.lines('s', 3)).split('\n').length - 1, 3, 'cut inside the merged record');
+  assert.ok(text(log.lines('s', 3)).endsWith(`${lineOf(chunk('three'))}\n`));
+  assert.equal(text(log.lines('s')).split('\n').length - 1, 5, 'all five without a count');
+  assert.equal(text(new UpdateLog().lines('s')), '', 'an empty log exports no line');
 });
 
 test('a logged line is checked again when read: fields of the wrong type are dropped, and a line that is no session/update is an error', (t) => {

@@ -6,7 +6,7 @@
 import { createReadStream, promises as fs, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionInfo, SessionUpdate } from '../../acp/types';
+import type { SessionInfo } from '../../acp/types';
 import { messageOf } from '../../acp/errors';
 import { linesIn } from '../../acp/lineParse';
 import { openKept } from '../../keep/keptFile';
@@ -16,7 +16,7 @@ import { EntityStore } from '../../transcript/entityStore';
 import { FileReducer, FileWorkerStopped } from '../../transcript/fileReducer';
 import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay } from '../../transcript/replayReduction';
 import { timelineMarkdownChunks } from '../../transcript/export';
-import { exportFileStem, replayHeaderLine, replayLines, type ReplayHeader } from '../../transcript/replayFile';
+import { exportFileStem, replayHeaderLine, type ReplayHeader } from '../../transcript/replayFile';
 import { SpillFile } from '../../transcript/spillFile';
 import { Timeline } from '../../transcript/timeline';
 import { UpdateLog } from '../../transcript/updateLog';
@@ -28,8 +28,8 @@ const WRITE_BYTES = 1 << 20;
 
 /** A session's replay, applied to its timeline, ready to write; `dispose` removes what it kept. */
 interface Replay {
-  /** The updates, or a file of their lines as an exported replay holds them (the line worker wrote it). */
-  updates: Iterable<SessionUpdate> | { linesFile: string };
+  /** The updates kept as they came, or a file of their lines as an exported replay holds them (the line worker wrote it). */
+  updates: UpdateLog | { linesFile: string };
   count: number;
   timeline: Timeline;
   dispose(): void;
@@ -191,11 +191,13 @@ async function writeFiles(folder: string, agent: string, session: SessionInfo, r
     try {
       const markdownHeader = { title: sessionLabel({ sessionId: session.sessionId, title }), agentName: agent, sessionId: session.sessionId, cwd: session.cwd, updatedAt: session.updatedAt ?? undefined, archived: session.archived === true };
       await writeAll(md, timelineMarkdownChunks(markdownHeader, timeline.rows, timeline.state));
+      await nd.write(replayHeaderLine(header, replay.count));
       if ('linesFile' in replay.updates) {
-        await nd.write(replayHeaderLine(header, replay.count));
         for await (const chunk of createReadStream(replay.updates.linesFile, { highWaterMark: WRITE_BYTES })) await nd.write(chunk as Buffer);
       } else {
-        await writeAll(nd, replayLines(header, replay.updates, replay.count));
+        // The log hands its lines out a megabyte at a time; as many as the header says (an open
+        // tab's live updates since are not in it).
+        for (const piece of replay.updates.lines(session.sessionId, replay.count)) await nd.write(piece);
       }
       if (replay.current?.() === false) throw new Error(vscode.l10n.t('its tab was closed or opened again while it was written; export it again'));
     } catch (error) {

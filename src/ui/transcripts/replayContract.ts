@@ -3,13 +3,14 @@
 // show instead of an agent's session, and what it tells: the facts the tree learns, and an open
 // tab's updates and rows for an export.
 import type * as vscode from 'vscode';
-import type { ForkPoint, SessionInfo, SessionUpdate } from '../../acp/types';
+import type { ForkPoint, SessionInfo } from '../../acp/types';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type { WebviewFeed } from '../../transcript/feed';
 import type { FileReductionRequest } from '../../transcript/fileReduction';
 import type { Entity, Usage } from '../../transcript/model';
 import type { OpenedReplay } from '../../transcript/replayReader';
 import type { Timeline } from '../../transcript/timeline';
+import type { UpdateLog } from '../../transcript/updateLog';
 import type { HostParts } from './hostParts';
 import type { PageWait } from './transcriptHeader';
 
@@ -37,7 +38,7 @@ export interface ExportedSource extends Pick<OpenedReplay, 'header' | 'slices' |
 
 /** An open tab's updates and rows, for an export (see TranscriptReplay.exportSource). */
 export interface OpenExportSource {
-  updates: Iterable<SessionUpdate>;
+  updates: UpdateLog;
   /** How many updates there were when it was asked for. */
   count: number;
   timeline: Timeline;

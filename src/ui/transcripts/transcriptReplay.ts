@@ -456,12 +456,11 @@ export class TranscriptReplay {
    * the updates received and the rows already made of them, both read as they are written.
    */
   exportSource(): OpenExportSource | undefined {
-    const updates = this.receivedUpdates();
-    if (!updates) return undefined;
+    if (!this.receivedUpdates()) return undefined;
     const { timeline } = this;
     const log = this.updates;
     return {
-      updates,
+      updates: log,
       count: log.length,
       timeline,
       rowsFrom: this.rowsFrom ?? 'host',

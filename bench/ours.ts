@@ -8,6 +8,7 @@ import { AcpClient } from '../src/acp/client';
 import { linesIn } from '../src/acp/lineParse';
 import { Timeline } from '../src/transcript/timeline';
 import { adoptReduced, reductionSpec, type ReducedReplay } from '../src/transcript/replayReduction';
+import { UpdateLog } from '../src/transcript/updateLog';
 
 /**
  * The line worker as the extension starts it (out/src/transcript/lineWorkerMain.mjs, built beside the
@@ -97,14 +98,18 @@ export async function ourReducedIngest(agentScript: string, file: string, sessio
         else preview.apply(update, count);
       },
       undefined,
-      { reduce: { ...reductionSpec(dir, 'bench'), previewRows: 200 } },
+      { reduce: { ...reductionSpec(dir, 'bench', true), previewRows: 200 } },
     );
     if (!result.reduced) throw new Error('ours (reduced): the worker handed nothing over');
     const timeline = adoptReduced(result.reduced as ReducedReplay);
+    // The update log the worker kept (a tab's, for Export Sessions…), taken over as a tab does.
+    const log = UpdateLog.adopt((result.reduced as ReducedReplay).updates!);
     const ms = performance.now() - t0;
     const cpu1 = threadCpuMs();
     if (timeline.updateCount !== lines) throw new Error(`ours (reduced): applied ${timeline.updateCount} of ${lines} updates`);
+    if (log.length !== lines) throw new Error(`ours (reduced): the update log kept ${log.length} of ${lines} updates`);
     timeline.rows.dispose();
+    log.dispose();
     return { ms, hostCpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 };
   } finally {
     await client.dispose();

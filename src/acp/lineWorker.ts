@@ -35,8 +35,12 @@ export type FromLineWorker =
 
 /** One session's replay, reduced in the worker. */
 export interface LineReducer {
-  /** Applies one update; true where the host needs it whole too (the reduction's preview of its first rows). */
-  apply(update: SessionUpdate, count: number): boolean;
+  /**
+   * Applies one update; true where the host needs it whole too (the reduction's preview of its
+   * first rows). `line`: the agent's line it was parsed from, where checking left it as it was (a
+   * view, for the call only).
+   */
+  apply(update: SessionUpdate, count: number, line?: Uint8Array): boolean;
   /**
    * How far it is, where that is due (it goes to the host in order, after the piece's updates);
    * `now`: where anything came since it was last told, due or not (the output paused).
@@ -205,7 +209,7 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
     const line = bytes.subarray(entry.start, entry.end);
-    const preview = reducer.apply(update, linesIn(line));
+    const preview = reducer.apply(update, linesIn(line), problems.count === 0 ? line : undefined);
     // What the host's observer would keep of it: the line as read, or the update as the check fixed it.
     sinks.get(notification.sessionId)?.sink.push(problems.count === 0 ? line : JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: notification.sessionId, update } }));
     const kind = update.sessionUpdate;

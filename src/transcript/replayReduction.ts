@@ -12,6 +12,7 @@ import { EntityStore, type StoreImage } from './entityStore';
 import { PromptTimes } from './prompts';
 import { SpillFile } from './spillFile';
 import { Timeline, type TimelineImage, type TimelineListener } from './timeline';
+import { UpdateLog, type Unkept, type UpdateLogImage } from './updateLog';
 
 /**
  * Where a reduction keeps its rows: a new spill file at `path` (none: the worker's heap), named by
@@ -19,6 +20,12 @@ import { Timeline, type TimelineImage, type TimelineListener } from './timeline'
  */
 export interface ReductionSpec {
   path?: string;
+  /**
+   * Where the reduction keeps the replay's updates as a tab's update log does (the agent's lines,
+   * for Export Sessions…), handed over with the rows ({@link ReducedReplay.updates}): none of them
+   * passes the host's log then. A file that cannot be made keeps them on the worker's heap.
+   */
+  updatesPath?: string;
   /**
    * The host applies the updates too while the reduction has fewer rows than this (a transcript's
    * first screen, shown as it comes); after that only the worker does. None: no preview.
@@ -44,14 +51,18 @@ export interface ReductionProgress extends Pick<TimelineImage, 'compactions' | '
   created: number;
 }
 
-/** A reduction's spec with a new file in `dir` (none: the rows stay on the worker's heap). */
-export function reductionSpec(dir: string | undefined, tag: string): ReductionSpec {
-  return dir ? { path: SpillFile.newPath(dir, tag) } : {};
+/**
+ * A reduction's spec with a new file in `dir` (none: the rows stay on the worker's heap); with
+ * `keepUpdates`, a second one for its update log (see ReductionSpec.updatesPath).
+ */
+export function reductionSpec(dir: string | undefined, tag: string, keepUpdates = false): ReductionSpec {
+  if (!dir) return {};
+  return keepUpdates ? { path: SpillFile.newPath(dir, tag), updatesPath: SpillFile.newPath(dir, 'updates') } : { path: SpillFile.newPath(dir, tag) };
 }
 
 /** Removes a reduction's file after its load failed (the worker stopped, or dropped it): nothing is left behind. */
 export function discardReduction(spec: ReductionSpec): void {
-  if (spec.path) rmSync(spec.path, { force: true });
+  for (const path of [spec.path, spec.updatesPath]) if (path) rmSync(path, { force: true });
 }
 
 /** A reduced replay as the worker hands it over. */
@@ -64,6 +75,8 @@ export interface ReducedReplay {
   previewWhole: boolean;
   /** Why the rows were kept on the worker's heap, not in a file (it could not be made), for the log. */
   fileProblem?: string;
+  /** The replay's update log, where the spec asked for one ({@link UpdateLog.adopt}). */
+  updates?: UpdateLogImage;
 }
 
 /** The worker's side: one session's replay into a Timeline over a spill file. */
@@ -78,6 +91,10 @@ export class ReplayReduction implements LineReducer {
   private lastProgress = 0;
   /** Updates applied since the progress was last told. */
   private sinceProgress = 0;
+  /** The replay's updates, kept as a tab's log (see ReductionSpec.updatesPath). */
+  private readonly log: UpdateLog | undefined;
+  /** What the log could not keep, one entry per reason (see Unkept). */
+  private readonly unkept = new Map<string, Unkept>();
 
   constructor(spec: ReductionSpec) {
     this.previewRows = spec.previewRows ?? 0;
@@ -93,9 +110,23 @@ export class ReplayReduction implements LineReducer {
     }
     this.timeline = new Timeline(undefined, new EntityStore(file));
     if (this.progressMs !== undefined) this.timeline.rows.trackChanges();
+    if (spec.updatesPath) {
+      let logFile: SpillFile | undefined;
+      try {
+        logFile = SpillFile.createAt(spec.updatesPath);
+      } catch {
+        // Kept on this heap, and handed over so.
+      }
+      this.log = new UpdateLog(logFile, (unkept) => {
+        const seen = this.unkept.get(unkept.reason);
+        if (seen) seen.count += unkept.count;
+        else this.unkept.set(unkept.reason, { ...unkept });
+      });
+    }
   }
 
-  apply(update: SessionUpdate, count: number): boolean {
+  apply(update: SessionUpdate, count: number, line?: Uint8Array): boolean {
+    this.log?.push(update, line);
     // The preview ends for good at its first update past the bound (a later row count below it, after a plan left, does not bring it back).
     const preview = this.previewWhole && this.timeline.rows.length < this.previewRows;
     if (!preview) this.previewWhole = false;
@@ -129,11 +160,13 @@ export class ReplayReduction implements LineReducer {
     const rows = this.timeline.rows.image();
     const result: ReducedReplay = { timeline, rows, times, previewWhole: this.previewWhole };
     if (this.fileProblem) result.fileProblem = this.fileProblem;
+    if (this.log) result.updates = this.log.release([...this.unkept.values()]);
     return { result, transfer: [rows.keyNumbers.buffer, rows.kinds.buffer, rows.offsets.buffer, rows.lengths.buffer] as ArrayBuffer[] };
   }
 
   dispose(): void {
     this.timeline.rows.dispose();
+    this.log?.dispose();
   }
 }
 

@@ -40,6 +40,14 @@ export function onSpillWriteError(listener: (failure: SpillWriteFailure) => void
   return { dispose: () => failureListeners.delete(listener) };
 }
 
+/**
+ * Tells the listeners of a failed write another thread's file had (the line worker's, whose
+ * listeners are not this thread's): the user hears of a full disk wherever the write was.
+ */
+export function tellSpillWriteError(failure: SpillWriteFailure): void {
+  tell(failure);
+}
+
 /** Tells every listener of `failure`, after the current call returns. */
 function tell(failure: SpillWriteFailure): void {
   queueMicrotask(() => {

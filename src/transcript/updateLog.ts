@@ -11,12 +11,14 @@
 // past what a file on a full disk keeps in memory) costs that update alone: it is counted and
 // told (`onUnkept`), and every later push works. Plain Node, no `vscode`.
 import { isUtf8 } from 'node:buffer';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { SessionUpdate } from '../acp/types';
 import { linesIn } from '../acp/lineParse';
 import { MAX_UPDATE_DEPTH, nestsDeeperThan, Problems, sessionUpdateOfLine } from '../acp/validate';
 import { replayUpdateLine } from './replayFile';
-import { SpillFileFullError, type SpillFile } from './spillFile';
+import { SpillFile, SpillFileFullError, tellSpillWriteError } from './spillFile';
 
 /**
  * Updates without a line wait in memory until this many are written at once: enough to make the
@@ -46,6 +48,24 @@ export interface Unkept {
   diskFull: boolean;
 }
 
+/**
+ * A log handed from one thread to another (the line worker's reduction of a replay, to the tab
+ * that shows it): see {@link UpdateLog.release} and {@link UpdateLog.adopt}.
+ */
+export interface UpdateLogImage {
+  /** Its file, every record written (none: the updates travel in `memory`). */
+  file?: { path: string; size: number };
+  memory?: SessionUpdate[];
+  /** The updates kept. */
+  count: number;
+  /** What could not be kept there, as `onUnkept` heard it. */
+  unkept: Unkept[];
+  /** Updates lost to the disk there: iterating the adopted log names it, as it would have there. */
+  lost?: { count: number; message: string };
+  /** Its file's first failed write there (its updates then travel in `memory`): told here as this thread's own. */
+  writeFailure?: { path: string; code?: string; message: string };
+}
+
 export class UpdateLog implements Iterable<SessionUpdate> {
   private readonly memory: SessionUpdate[] = [];
   private pending: SessionUpdate[] = [];
@@ -59,6 +79,80 @@ export class UpdateLog implements Iterable<SessionUpdate> {
     /** Told each time updates could not be kept (never throws into the push). */
     private readonly onUnkept?: (unkept: Unkept) => void,
   ) {}
+
+  /**
+   * A log another thread kept ({@link release}): its file is this one's now (appended to, removed
+   * on dispose), and what it could not keep is told to `onUnkept` here. A file that cannot be
+   * opened any more costs its updates: iterating says so.
+   */
+  static adopt(image: UpdateLogImage, onUnkept?: (unkept: Unkept) => void): UpdateLog {
+    let file: SpillFile | undefined;
+    let lost = image.lost;
+    let count = image.count;
+    if (image.file) {
+      try {
+        file = SpillFile.adopt(image.file.path, image.file.size);
+      } catch (error) {
+        rmSync(image.file.path, { force: true });
+        lost = { count: count + (lost?.count ?? 0), message: `its file could not be opened again (${(error as Error)?.message ?? error})` };
+        count = 0;
+      }
+    }
+    if (image.writeFailure) {
+      const { path, code, message } = image.writeFailure;
+      tellSpillWriteError({ dir: dirname(path), path, error: Object.assign(new Error(message), code ? { code } : {}) });
+    }
+    const log = new UpdateLog(file, onUnkept);
+    if (!image.file) for (const update of image.memory ?? []) log.memory.push(update);
+    log.count = count;
+    if (lost) log.lostToDisk = { count: lost.count, error: new Error(lost.message) };
+    for (const unkept of image.unkept) log.lose(unkept.count, unkept.reason, unkept.diskFull);
+    if (lost && !image.unkept.some((unkept) => unkept.diskFull)) log.lose(lost.count, lost.message, true);
+    return log;
+  }
+
+  /** Removes the file of a log handed over that nobody adopts (its load was dropped). */
+  static discard(image: UpdateLogImage): void {
+    if (image.file) rmSync(image.file.path, { force: true });
+  }
+
+  /**
+   * Hands this log to another thread ({@link adopt}): what waits is written and its file left
+   * where it is (closed here); `unkept` is what `onUnkept` heard. Where a write of the file failed
+   * (a full disk), what the file kept in memory travels as updates instead, and the failure is
+   * told where the log is taken over; updates lost to the disk are lost there too, and said so.
+   * This log holds nothing after.
+   */
+  release(unkept: Unkept[]): UpdateLogImage {
+    this.write();
+    const image: UpdateLogImage = { count: this.count, unkept };
+    if (this.lostToDisk) image.lost = { count: this.lostToDisk.count, message: this.lostToDisk.error.message };
+    if (!this.file) {
+      image.memory = this.memory.slice(0, this.count);
+    } else {
+      this.file.flush();
+      const failure = this.file.writeError;
+      const released = failure ? undefined : this.file.release();
+      if (released) {
+        image.file = released;
+      } else {
+        image.writeFailure = { path: this.file.path, message: failure?.message ?? 'its file could not be written', ...(failure?.code ? { code: failure.code } : {}) };
+        try {
+          // What the file kept in memory, read back as the updates (the file goes). Throws where
+          // updates were lost to the disk: not whole, as iterating the adopted log will say.
+          image.memory = [...this];
+        } catch (error) {
+          image.lost ??= { count: this.count, message: (error as Error)?.message ?? String(error) };
+          image.count = 0;
+        }
+        this.file.dispose();
+      }
+    }
+    this.memory.length = 0;
+    this.pending = [];
+    this.count = 0;
+    return image;
+  }
 
   /** The updates kept: what iterating yields. */
   get length(): number {
@@ -156,12 +250,13 @@ export class UpdateLog implements Iterable<SessionUpdate> {
    * until the next record is read). Those pushed while reading are not included.
    */
   private *records(count = this.count): Generator<{ updates: SessionUpdate[] } | { line: Uint8Array }> {
+    this.write();
+    // Lost here, or where this log was kept before it was handed over (see adopt).
+    if (this.lostToDisk) throw new Error(`${this.lostToDisk.count} of this transcript's updates could not be kept: ${this.lostToDisk.error.message}`);
     if (!this.file) {
       yield { updates: this.memory.slice(0, count) };
       return;
     }
-    this.write();
-    if (this.lostToDisk) throw new Error(`${this.lostToDisk.count} of this transcript's updates could not be kept: ${this.lostToDisk.error.message}`);
     const file = this.file;
     const end = file.size;
     let yielded = 0;

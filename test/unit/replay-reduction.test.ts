@@ -15,6 +15,7 @@ import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type
 import { EntityStore } from '../../src/transcript/entityStore';
 import { SpillFile } from '../../src/transcript/spillFile';
 import { Timeline } from '../../src/transcript/timeline';
+import { UpdateLog } from '../../src/transcript/updateLog';
 import { seedStore } from '../agent/seed';
 import { DEEP_AGENT_NODE_FLAGS, writeDeepSession } from '../hostile/deep';
 import { CapturingLog, LINE_WORKER, referenceAgent, startClient, tempDir } from './acp-helpers';
@@ -55,7 +56,7 @@ async function reduced(
   store: string,
   folder: string,
   sessionId: string,
-  { worker = LINE_WORKER, nodeFlags = [] as string[] } = {},
+  { worker = LINE_WORKER, nodeFlags = [] as string[], keepUpdates = false } = {},
 ) {
   const lines: string[] = [];
   const dir = tempDir(t, 'reduction-spill-');
@@ -63,13 +64,13 @@ async function reduced(
   const { client, log } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { lineWorker: worker, replays: lineCollector(lines) });
   await until('the line worker runs', () => client.parsedOn === 'worker');
   let handedOn = 0;
-  const spec = reductionSpec(dir, 'test');
+  const spec = reductionSpec(dir, 'test', keepUpdates);
   const result = await client.loadSession(sessionId, folder, (_update, _line, reduced) => reduced || handedOn++, undefined, { reduce: spec });
   assert.ok(result.reduced, 'the worker handed its reduction over');
   assert.equal(handedOn, 0, 'no update of the replay reached the listener: the worker applied them all');
   const timeline = adoptReduced(result.reduced as ReducedReplay);
   t.after(() => timeline.rows.dispose());
-  return { timeline, lines, log, dir, spec };
+  return { timeline, lines, log, dir, spec, handed: result.reduced as ReducedReplay };
 }
 
 async function until(what: string, condition: () => boolean): Promise<void> {
@@ -93,6 +94,32 @@ test('a replay reduced in the line worker is the timeline the client builds itse
     assert.deepEqual(there.lines, here.lines, `${sessionId}: the observer (a kept copy) got every line as sent`);
     assert.equal(readdirSync(there.dir).length, 1, 'the rows are in one file, adopted by this thread');
     assert.ok(!there.log.entries.some((e) => e.level === 'warn' || e.level === 'error'), there.log.entries.map((e) => e.message).join('\n'));
+  }
+});
+
+test('a tab\'s update log kept in the worker reads back, once taken over, as the updates the client delivers on its own thread (what the check fixed included), and live updates append to it', async (t) => {
+  const { store, folder, seed } = await seeded(t);
+  await writeDeepSession(store, 'deep', folder, { info: true });
+  const cases: [string, string[]][] = [[seed.special.hostile, []], [seed.special.long, []], ['deep', DEEP_AGENT_NODE_FLAGS]];
+  for (const [sessionId, nodeFlags] of cases) {
+    const agent = referenceAgent(store);
+    const { client } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { lineWorker: undefined });
+    const delivered: SessionUpdate[] = [];
+    await client.loadSession(sessionId, folder, (update) => delivered.push(update), undefined, { reduce: {} });
+    const there = await reduced(t, store, folder, sessionId, { nodeFlags, keepUpdates: true });
+    const image = there.handed.updates;
+    assert.ok(image?.file, `${sessionId}: the worker kept the log in a file`);
+    assert.deepEqual(image.unkept, []);
+    assert.equal(readdirSync(there.dir).length, 2, `${sessionId}: the rows and the update log, a file each`);
+    const log = UpdateLog.adopt(image);
+    t.after(() => log.dispose());
+    assert.equal(log.length, delivered.length, `${sessionId}: every update kept`);
+    assert.deepEqual([...log], delivered, `${sessionId}: read back as delivered`);
+    const live = { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'live, after the replay' } } as SessionUpdate;
+    log.push(live);
+    const after = [...log];
+    assert.equal(after.length, delivered.length + 1);
+    assert.deepEqual(after.at(-1), live, `${sessionId}: a live update follows the replay`);
   }
 });
 
@@ -144,10 +171,11 @@ await import(${JSON.stringify(pathToFileURL(LINE_WORKER).href)});
   const agent = referenceAgent(store);
   const { client, log } = await startClient(t, agent, { lineWorker: script });
   await until('the line worker runs', () => client.parsedOn === 'worker');
-  const spec = reductionSpec(dir, 'test');
+  // With a tab's update log kept there too.
+  const spec = reductionSpec(dir, 'test', true);
   await assert.rejects(client.loadSession(seed.special.long, folder, () => undefined, undefined, { reduce: spec }), /line worker stopped/);
   discardReduction(spec);
-  assert.deepEqual(readdirSync(dir), [], 'the file the worker began is removed');
+  assert.deepEqual(readdirSync(dir), [], 'the files the worker began (the rows, the update log) are removed');
   assert.ok(log.entries.some((e) => e.message.includes('parsed on the extension host\'s thread')), 'the fallback is logged');
   // The client goes on without the worker: the next load is applied here, whole.
   const timeline = new Timeline();
@@ -162,10 +190,10 @@ test('a load that fails (-32002) drops its reduction: no file is left, the clien
   const dir = tempDir(t, 'reduction-spill-');
   const { client } = await startClient(t, referenceAgent(store), { lineWorker: LINE_WORKER });
   await until('the line worker runs', () => client.parsedOn === 'worker');
-  const spec = reductionSpec(dir, 'test');
+  const spec = reductionSpec(dir, 'test', true);
   await assert.rejects(client.loadSession('no-such-session', folder, () => undefined, undefined, { reduce: spec }));
   discardReduction(spec);
-  await until('the worker dropped the file', () => readdirSync(dir).length === 0);
+  await until('the worker dropped the files (the rows, the update log)', () => readdirSync(dir).length === 0);
   const next = await client.loadSession(seed.special.long, folder, () => undefined, undefined, { reduce: reductionSpec(dir, 'test') });
   assert.ok(next.reduced, 'the next load is reduced');
   const timeline = adoptReduced(next.reduced as ReducedReplay);

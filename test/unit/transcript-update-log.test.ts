@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SessionUpdate } from '../../src/acp/types';
 import { Problems, sessionUpdateOfLine } from '../../src/acp/validate';
-import { SpillFile } from '../../src/transcript/spillFile';
+import { onSpillWriteError, SpillFile, type SpillWriteFailure } from '../../src/transcript/spillFile';
 import { UpdateLog, type Unkept } from '../../src/transcript/updateLog';
 import { storedSession, writeAll } from '../agent/fixtures';
 import { DEEP_AGENT_NODE_FLAGS, DEEP_LEVELS, deepJson, writeDeepSession } from '../hostile/deep';
 import { referenceAgent, scriptedAgent, startClient, tempDir } from './acp-helpers';
+import { fullDisk } from './fullDisk';
 
 const CWD = '/work/project-a';
 
@@ -168,6 +169,53 @@ test('an export\'s lines stop at the count its header gave, even inside an agent
   assert.ok(text(log.lines('s', 3)).endsWith(`${lineOf(chunk('three'))}\n`));
   assert.equal(text(log.lines('s')).split('\n').length - 1, 5, 'all five without a count');
   assert.equal(text(new UpdateLog().lines('s')), '', 'an empty log exports no line');
+});
+
+test('a log handed to another thread and taken over there goes on as one log; from a full disk its updates travel instead and the failure is told there, and what the disk lost is said', async (t) => {
+  const chunk = (text: string) => ({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }) as SessionUpdate;
+  const lineOf = (update: SessionUpdate) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } }));
+  // A file on a disk with room, and the heap: both hand every update over.
+  for (const there of [spilledLog(t).log, new UpdateLog()]) {
+    there.push(chunk('one'), lineOf(chunk('one')));
+    there.push(chunk('two'));
+    const image = there.release([]);
+    assert.equal(there.length, 0, 'the log that let go holds nothing');
+    const here = UpdateLog.adopt(image);
+    t.after(() => here.dispose());
+    here.push(chunk('three'), lineOf(chunk('three')));
+    assert.deepEqual([...here], [chunk('one'), chunk('two'), chunk('three')]);
+  }
+  const told: SpillWriteFailure[] = [];
+  const watch = onSpillWriteError((failure) => told.push(failure));
+  t.after(() => watch.dispose());
+  const disk = fullDisk(t, '/dev/full');
+  const full = new UpdateLog(disk.create('updates'));
+  const sent = Array.from({ length: 10 }, (_, i) => chunk(`chunk ${i}`));
+  for (const update of sent) full.push(update, lineOf(update));
+  const image = full.release([]);
+  assert.equal(image.file, undefined, 'no file goes over');
+  assert.match(image.writeFailure?.message ?? '', /ENOSPC|no space/i);
+  await Promise.resolve();
+  // Told by the adopting thread (here the same one as the writer's, so cleared first).
+  told.length = 0;
+  const here = UpdateLog.adopt(image);
+  t.after(() => here.dispose());
+  await Promise.resolve();
+  assert.ok(told.some((failure) => failure.dir === disk.dir && failure.error.code === 'ENOSPC'), `the full disk is told where the log is taken over: ${JSON.stringify(told)}`);
+  assert.deepEqual([...here], sent, 'every update came over');
+  // Past what the file keeps in memory once a write failed: lost, and said where it is taken over.
+  const file = disk.create('lossy', { keepBytes: 1024 });
+  const lossy = new UpdateLog(file);
+  for (const update of sent.slice(0, 3)) lossy.push(update, lineOf(update));
+  file.flush();
+  for (let i = 0; i < 40; i++) lossy.push(chunk(`later ${i}`), lineOf(chunk(`later ${i}`)));
+  const lossyImage = lossy.release([]);
+  assert.ok(lossyImage.lost && lossyImage.lost.count > 0, JSON.stringify(lossyImage.lost));
+  const heard: Unkept[] = [];
+  const lossyHere = UpdateLog.adopt(lossyImage, (unkept) => heard.push(unkept));
+  t.after(() => lossyHere.dispose());
+  assert.throws(() => [...lossyHere], /updates could not be kept/);
+  assert.ok(heard.some((unkept) => unkept.diskFull), JSON.stringify(heard));
 });
 
 test('a logged line is checked again when read: fields of the wrong type are dropped, and a line that is no session/update is an error', (t) => {

@@ -131,12 +131,12 @@ async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefin
   // is never whole on the heap, nor reduced again on this thread); the tab keeps them.
   const open = panels?.exportSourceOf(agent, session.sessionId);
   if (open) return { ...open, dispose: () => undefined };
-  // Reduced in the line worker where it runs, its rows in a file taken over at the answer (as
-  // the survey's loads are); else here, as the updates come. The log keeps every line either way.
+  // Reduced in the line worker where it runs, its rows and its update log in files taken over at
+  // the answer (as the survey's loads are); else here, as the updates come.
   let onHost: Timeline | undefined;
   let reduced: Timeline | undefined;
-  const log = new UpdateLog(spill('updates'));
-  const spec = reductionSpec(spillDir, 'entities');
+  let log = new UpdateLog(spill('updates'));
+  const spec = reductionSpec(spillDir, 'entities', true);
   const dispose = () => {
     onHost?.rows.dispose();
     reduced?.rows.dispose();
@@ -145,10 +145,18 @@ async function replayOf(deps: CommandContext, panels: TranscriptPanels | undefin
   try {
     const client = await deps.registry.getClient(agent);
     const result = await client.loadSession(session.sessionId, session.cwd, (update, line, applied) => {
-      if (!applied) (onHost ??= new Timeline(undefined, new EntityStore(spill('entities')))).apply(update, line ? linesIn(line) : 1);
+      if (applied) return;
+      (onHost ??= new Timeline(undefined, new EntityStore(spill('entities')))).apply(update, line ? linesIn(line) : 1);
       log.push(update, line);
     }, token, { reduce: spec });
-    if (result.reduced) reduced = adoptReduced(result.reduced as ReducedReplay);
+    if (result.reduced) {
+      const { updates } = result.reduced as ReducedReplay;
+      reduced = adoptReduced(result.reduced as ReducedReplay);
+      if (updates) {
+        log.dispose();
+        log = UpdateLog.adopt(updates);
+      }
+    }
     if (client.capabilities.close) await client.closeSession(session.sessionId).catch(() => undefined);
   } catch (error) {
     discardReduction(spec);

@@ -17,7 +17,7 @@ import { adoptReduced, discardReduction, reductionSpec, type ReducedReplay, type
 import { SpillFile } from '../../transcript/spillFile';
 import { Timeline, type TimelineImage } from '../../transcript/timeline';
 import { MAX_RANGE_ROWS } from '../../transcript/feed';
-import { UpdateLog } from '../../transcript/updateLog';
+import { UpdateLog, type Unkept, type UpdateLogImage } from '../../transcript/updateLog';
 import { ChangeCollector } from '../../changes/changes';
 import { notificationText } from '../common/plainText';
 import type { ExportedSource, OpenExportSource, ReplayOwner, SessionFacts } from './replayContract';
@@ -88,6 +88,11 @@ export class TranscriptReplay {
   private fileReducer: FileReducer | undefined;
   /** Every update applied since the last reset, in order (an export of this session writes them). */
   private updates = new UpdateLog();
+  /** An update that cannot be kept costs that update (counted, logged, in the header), never the tab. */
+  private readonly onUnkept = (unkept: Unkept): void => {
+    this.unkept.add(unkept);
+    this.owner.markChanged();
+  };
   private liveSubscription: { dispose(): void } | undefined;
   private disconnectSubscription: { dispose(): void } | undefined;
   private loadCancellation: vscode.CancellationTokenSource | undefined;
@@ -222,7 +227,7 @@ export class TranscriptReplay {
       // thread applies only the first rows' updates (shown as they come), then takes the worker's
       // timeline over at the answer.
       const spec: ReductionSpec | undefined = this.owner.options.spillDir
-        ? { ...reductionSpec(this.owner.options.spillDir, 'entities'), previewRows: PREVIEW_ROWS, progressMs: PROGRESS_MS }
+        ? { ...reductionSpec(this.owner.options.spillDir, 'entities', true), previewRows: PREVIEW_ROWS, progressMs: PROGRESS_MS }
         : undefined;
       let answered = false;
       try {
@@ -316,6 +321,10 @@ export class TranscriptReplay {
    */
   private adopt(preview: Timeline, reduced: ReducedReplay, cancellation: vscode.CancellationTokenSource): void {
     this.reducing = false;
+    if (reduced.updates) {
+      if (this.loadCancellation !== cancellation || this.disposed) UpdateLog.discard(reduced.updates);
+      else this.adoptLog(reduced.updates);
+    }
     if (reduced.fileProblem) this.owner.log.warn(`Transcript of ${this.session.sessionId}: ${reduced.fileProblem}; its rows came over from the line worker's memory.`);
     if (reduced.previewWhole || this.loadCancellation !== cancellation || this.disposed) {
       if (reduced.rows.file) rmSync(reduced.rows.file.path, { force: true });
@@ -443,7 +452,8 @@ export class TranscriptReplay {
     if (late && this.replayEnd !== 'marker' && CONVERSATION_UPDATES.has(update.sessionUpdate)) this.lateUpdates += count;
     this.changes.add(update);
     // An exported file's or kept copy's tab exports from its file: nothing asks it for its updates.
-    if (!this.source) this.updates.push(update, line);
+    // What the line worker reduced, it keeps in its own log, which this tab takes over (adopt).
+    if (!this.source && !reduced) this.updates.push(update, line);
   }
 
   /** The updates of a whole replay (and the live ones since), or undefined while there is none. */
@@ -534,6 +544,15 @@ export class TranscriptReplay {
     return spillFileIn(this.owner.options.spillDir, tag, this.owner.log, this.session.sessionId);
   }
 
+  /** The line worker's log of the replay is this tab's now: live updates are appended to it. */
+  private adoptLog(image: UpdateLogImage): void {
+    // Nothing of the replay was pushed here (the worker kept it all); what was is kept after it.
+    const pushedHere = [...this.updates];
+    this.updates.dispose();
+    this.updates = UpdateLog.adopt(image, this.onUnkept);
+    for (const update of pushedHere) this.updates.push(update);
+  }
+
   private resetTimeline(): void {
     this.closeProgressFile();
     this.owner.feed.collector.clear();
@@ -541,11 +560,7 @@ export class TranscriptReplay {
     this.updates.dispose();
     this.timeline = new Timeline(this.owner.feed.collector, new EntityStore(this.spillFile('entities')));
     this.unkept.clear();
-    // An update that cannot be kept costs that update (counted, logged, in the header), never the tab.
-    this.updates = new UpdateLog(this.source ? undefined : this.spillFile('updates'), (unkept) => {
-      this.unkept.add(unkept);
-      this.owner.markChanged();
-    });
+    this.updates = new UpdateLog(this.source ? undefined : this.spillFile('updates'), this.onUnkept);
     this.times.clear();
     this.reducing = false;
     this.changes = new ChangeCollector(this.session.cwd);

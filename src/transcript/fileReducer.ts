@@ -51,8 +51,9 @@ export class FileReducer {
 
   /**
    * Reads the file as `request` says; `onProgress` hears how far it is. Resolves with the reduced
-   * replay (its file, and `updatesTo`, are the caller's now); rejects with {@link FileWorkerStopped} where the worker
-   * could not do it, or with the file's problem. Either way, what the worker wrote is gone then.
+   * replay (its file, and `updatesTo`, are the caller's now); rejects with
+   * {@link FileWorkerStopped} where the worker could not do it, or with the file's problem. Either
+   * way, what the worker wrote is gone then.
    */
   read(request: FileReductionRequest, onProgress: (progress: ReductionProgress, toolCalls: SessionUpdate[]) => void): Promise<FileReduced> {
     this.request = request;

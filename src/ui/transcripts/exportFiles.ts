@@ -112,7 +112,14 @@ async function copyInWorker(lineWorker: string, spillDir: string, kept: KeptSour
     // A copy's size is checked against its trailer, not against the exported files' limit.
     const request = { kind: 'kept' as const, path, agentName: meta.agentName, sessionId: meta.sessionId, maxFileBytes: Number.MAX_SAFE_INTEGER, maxLineBytes: kept.maxLineBytes };
     const done = await reducer.read({ ...request, spec: reductionSpec(spillDir, 'entities'), updatesTo: linesFile }, () => undefined);
-    const timeline = adoptReduced(done.reduced);
+    let timeline: Timeline;
+    try {
+      timeline = adoptReduced(done.reduced);
+    } catch (error) {
+      // The rows' file went with the failure; the lines' file is this call's to remove.
+      rmSync(linesFile, { force: true });
+      throw error;
+    }
     const dispose = () => {
       timeline.rows.dispose();
       rmSync(linesFile, { force: true });

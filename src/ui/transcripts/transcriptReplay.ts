@@ -546,8 +546,9 @@ export class TranscriptReplay {
 
   /** The line worker's log of the replay is this tab's now: live updates are appended to it. */
   private adoptLog(image: UpdateLogImage): void {
-    // Nothing of the replay was pushed here (the worker kept it all); what was is kept after it.
-    const pushedHere = [...this.updates];
+    // Nothing of the replay was pushed here (the worker kept it all); what was is kept after it
+    // (what a full disk took from it was told when it did: iterating would throw).
+    const pushedHere = this.updates.length > 0 && this.updates.unkept === 0 ? [...this.updates] : [];
     this.updates.dispose();
     this.updates = UpdateLog.adopt(image, this.onUnkept);
     for (const update of pushedHere) this.updates.push(update);

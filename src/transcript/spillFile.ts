@@ -12,8 +12,13 @@ import { ownerTag, removeStaleSpillFiles } from './spillOwner';
 
 /** Appends are written once this many bytes wait: one system call per megabyte, not per row. */
 const WRITE_BYTES = 1 << 20;
-/** A read brings this much of what follows too: a scan (find, export, indexing) reads the file in order. */
+/** A read that goes on from the one before brings this much of what follows too: a scan (find, export, indexing) reads the file in order. */
 const READ_AHEAD_BYTES = 1 << 20;
+/**
+ * A read anywhere else brings this much (a row of its own: a compaction for the header, the
+ * rows at the End key): a megabyte each time was most of what 50 compactions cost to read.
+ */
+const READ_ALONE_BYTES = 64 << 10;
 /** Bytes handed to the thread pool and not written yet, at most: past this a write waits (the disk is behind). */
 const MAX_IN_FLIGHT_BYTES = 16 << 20;
 /** Written chunks kept to be begun again (see SpillFile.spare). */
@@ -245,7 +250,8 @@ export class SpillFile {
     }
     // Not past what is on the disk: a range kept in memory starts later.
     const end = Math.min(durable, this.kept.find((k) => k.offset > offset)?.offset ?? durable);
-    const data = Buffer.allocUnsafe(Math.max(length, Math.min(READ_AHEAD_BYTES, end - offset)));
+    const ahead = window && offset >= window.start && offset < window.start + window.data.length + READ_ALONE_BYTES ? READ_AHEAD_BYTES : READ_ALONE_BYTES;
+    const data = Buffer.allocUnsafe(Math.max(length, Math.min(ahead, end - offset)));
     const got = readAll(this.open(), data, offset);
     if (got < length) throw new Error(this.missing(`${length} bytes at ${offset} asked, ${got} there`));
     this.window = { start: offset, data: data.subarray(0, Math.min(got, end - offset)) };

@@ -5,7 +5,7 @@
 // row; the file goes on dispose, and files of hosts no longer running go at start-up.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AcpClient } from '../../src/acp/client';
@@ -18,6 +18,8 @@ import { TranscriptFind } from '../../src/transcript/find';
 import type { CompactionEntity, Entity, MessageEntity } from '../../src/transcript/model';
 import type { HostToWebview } from '../../src/transcript/protocol';
 import { writeReplay } from '../../src/transcript/replayFile';
+import { adoptReduced, ReplayReduction, reductionSpec } from '../../src/transcript/replayReduction';
+import { peekRow } from '../../src/transcript/rows';
 import { promptsOf } from '../../src/transcript/prompts';
 import { onSpillWriteError, SpillFile, type SpillWriteFailure } from '../../src/transcript/spillFile';
 import { startTimeOf } from '../../src/transcript/spillOwner';
@@ -245,6 +247,51 @@ test('rows written by the thread pool read back while their writes are under way
   spilled.apply({ sessionUpdate: 'agent_message_chunk', messageId: 'after', content: { type: 'text', text: 'y' } });
   spilled.rows.dispose();
   assert.deepEqual(readdirSync(dir), [], 'removed while a write was under way');
+});
+
+/** Bytes this process has read through system calls so far (Linux's /proc/self/io), or undefined elsewhere. */
+function bytesRead(): number | undefined {
+  try {
+    return Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+  } catch {
+    return undefined;
+  }
+}
+
+test('a row read on its own brings little of the file with it; a scan in order reads the file about once', (t) => {
+  const dir = tempDir(t, 'spill-files-');
+  // Reduced as a transcript's replay is in the line worker, and taken over as its tab does.
+  const reduction = new ReplayReduction(reductionSpec(dir, 'entities'));
+  // About 24 MB of rows (as figure 9's 200,000-chunk session), with 50 compactions among them.
+  const text = 'é'.repeat(1200);
+  for (let i = 0; i < 10_000; i++) {
+    if (i % 200 === 100) {
+      reduction.apply({ sessionUpdate: 'compaction_update', compactionId: `c${i}`, status: 'completed' } as SessionUpdate, 1);
+      reduction.apply({ sessionUpdate: 'compaction_summary_chunk', compactionId: `c${i}`, content: { type: 'text', text: `summary ${i}` } } as SessionUpdate, 1);
+    }
+    reduction.apply({ sessionUpdate: 'agent_message_chunk', messageId: `m${i}`, content: { type: 'text', text: `${i} ${text}` } } as SessionUpdate, 1);
+  }
+  const timeline = adoptReduced(reduction.finish().result);
+  t.after(() => timeline.rows.dispose());
+  const before = bytesRead();
+  if (before === undefined) return t.diagnostic('no /proc/self/io here: the bytes read are not counted');
+  // What the header reads once a replay ends: the compactions, each far from the one before.
+  const summaries = [...timeline.compactionsInOrder()].map((c) => c.summary.map((part) => (part as { text?: string }).text ?? '').join(''));
+  const alone = bytesRead()! - before;
+  assert.equal(summaries.length, 50);
+  assert.equal(summaries[49], 'summary 9900');
+  assert.ok(alone < 50 * 100_000, `50 compactions read ${alone} bytes of the file, at most 100 KB each`);
+  // A scan in order (find, export, indexing): the file about once, not a window per row.
+  const [name] = readdirSync(dir);
+  const size = statSync(join(dir, name)).size;
+  assert.ok(size > 20_000_000, `the rows' file holds ${size} bytes`);
+  const scanFrom = bytesRead()!;
+  let rows = 0;
+  for (let i = 0; i < timeline.rows.length; i++) if (peekRow(timeline.rows, i)) rows++;
+  const scanned = bytesRead()! - scanFrom;
+  assert.equal(rows, 10_050);
+  assert.ok(scanned >= size * 0.9 && scanned < size * 1.2, `a scan of ${size} bytes read ${scanned}`);
+  t.diagnostic(`50 compactions read ${alone} bytes; a scan of ${size} bytes read ${scanned}`);
 });
 
 test('a message streamed in many chunks is written from the pieces it came in, and reads back exactly: a surrogate pair split between chunks, the line worker\'s merges, a text set anew since', (t) => {
@@ -481,7 +528,9 @@ test('a file whose pid another process has taken since is removed: a file names 
   const name = (owner: string, tag: string) => join(dir, `${owner}-0123456789abcdef-${tag}.spill`);
   const running = name(`${pid}_${start}`, 'updates');
   const reused = name(`${pid}_${Number(start) + 1}`, 'entities');
-  const ownEarlier = name(`${process.pid}_${Number(start) + 7}`, 'updates');
+  // An earlier process with this one's pid started before it (not at the runner's start plus a
+  // few ticks: this process can start exactly then, and then that name is its own).
+  const ownEarlier = name(`${process.pid}_${Number(startTimeOf(process.pid)) - 1}`, 'updates');
   const dead = name(`${deadPid}_${start}`, 'entities');
   const unknownStart = name(`${pid}_0`, 'entities');
   const legacyRunning = name(`${pid}`, 'updates');

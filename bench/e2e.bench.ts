@@ -82,6 +82,10 @@ interface Result {
   /** CPU time of the extension host's main thread from the click to the last line, and of all its threads. */
   hostThreadCpuMs: number;
   hostProcessCpuMs: number;
+  /** The extension host's garbage collections meanwhile (its main thread's pauses), and how many were major and minor. */
+  hostGcMs: number;
+  hostGcMajor: number;
+  hostGcMinor: number;
   /** CPU time of the agent processes (every thread) from the click to the last line. */
   agentCpuMs: number;
   /** The machine's CPU time spent, over all its cores, from the click to the last line, and its share of what the cores had. */
@@ -215,6 +219,22 @@ class ExtensionHostInspector {
   async pid(): Promise<number> {
     const answer = await this.send<{ result: { value: number } }>('Runtime.evaluate', { expression: 'process.pid', returnByValue: true });
     return answer.result.value;
+  }
+
+  /**
+   * Starts noting the extension host's garbage collections (a PerformanceObserver of `gc` entries
+   * in its main thread, through the inspector); {@link gcSince} says what they cost since.
+   */
+  async watchGc(): Promise<void> {
+    await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); })()` });
+  }
+
+  /** The collections since {@link watchGc}: their time, and how many were major (mark-compact) and minor. */
+  async gcSince(): Promise<{ ms: number; major: number; minor: number }> {
+    const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: `(() => { const g = globalThis; const es = g.__benchGc ?? []; g.__benchGc = []; return JSON.stringify(es); })()`, returnByValue: true });
+    const entries = JSON.parse(answer.result.value) as [number, number][];
+    // perf_hooks' NODE_PERFORMANCE_GC_MAJOR is 4 (mark-compact); minor 1, incremental 8, weak callbacks 16.
+    return { ms: entries.reduce((a, [, d]) => a + d, 0), major: entries.filter(([k]) => k === 4).length, minor: entries.filter(([k]) => k === 1).length };
   }
 
   /** `--host-profile=FILE`: a CPU profile of the extension host from the click to the last line. */
@@ -384,6 +404,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   // and the row is what is under it, so the click cannot land on the row or header that moved there.
   const rowAt = await heldStill(page, row, c.title);
   const hostPid = await inspector.pid();
+  await inspector.watchGc();
   const cpu0 = hostCpuMs(hostPid);
   const agent0 = agentCpuMs();
   const machine0 = machineCpuMs();
@@ -485,6 +506,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   const cpu1 = hostCpuMs(hostPid);
   const agent1 = agentCpuMs();
   const machine1 = machineCpuMs();
+  const hostGc = await inspector.gcSince();
   if (cdp) {
     const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
     await cdp.send('Tracing.end');
@@ -519,7 +541,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     firstScreen: firstAt - t0, firstScreenOurs: firstAt - scriptAt,
     readyToSnapshot: (marks.firstMessage ?? NaN) - (marks.ready ?? NaN), snapshotToRow: firstAt - scriptAt - (marks.firstMessage ?? NaN),
     toLast: lastAt - t0, endToLast: Math.max(0, lastAt - endKeyAt), firstToEnd: endKeyAt - firstAt, firstToLoaded: loadedAt - firstAt, longest,
-    hostThreadCpuMs: cpu1.thread - cpu0.thread, hostProcessCpuMs: cpu1.process - cpu0.process,
+    hostThreadCpuMs: cpu1.thread - cpu0.thread, hostProcessCpuMs: cpu1.process - cpu0.process, hostGcMs: hostGc.ms, hostGcMajor: hostGc.major, hostGcMinor: hostGc.minor,
     agentCpuMs: agent1 - agent0, machineCpuMs: machine1.busy - machine0.busy, machineBusyShare: (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total),
     hostHeapMb: mb(hostAfter.heapUsed - hostBefore.heapUsed), hostExternalMb: mb(hostAfter.external - hostBefore.external), hostRssMb: mb(hostAfter.rss - hostBefore.rss),
     webviewHeapMb, rendererHeapMb: rendererAfter,
@@ -644,7 +666,7 @@ async function main() {
       const ingest = ingestOf.get(c)!;
       const firstUpdate = firstUpdateOf.get(c)!;
       const r = { ...(await openFresh(c)), ingestFloor: ingest, firstUpdate };
-      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), extension host thread CPU ${r.hostThreadCpuMs.toFixed(0)} ms (all threads ${r.hostProcessCpuMs.toFixed(0)} ms), the agent's CPU ${r.agentCpuMs.toFixed(0)} ms, the machine's ${r.machineCpuMs.toFixed(0)} ms (${(100 * r.machineBusyShare).toFixed(0)}% of its cores), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
+      log(`e2e: ${c.chunks} chunks${c.kept ? ' from its kept copy' : ''} (${c.rows} rows): first screen ${r.firstScreen} ms (after transcript.js arrived ${r.firstScreenOurs.toFixed(0)} ms), click to last line ${r.toLast} ms (first screen to End ${r.firstToEnd.toFixed(0)} ms, End to last ${r.endToLast.toFixed(0)} ms, first screen to the header's loaded ${r.firstToLoaded.toFixed(0)} ms), extension host thread CPU ${r.hostThreadCpuMs.toFixed(0)} ms (all threads ${r.hostProcessCpuMs.toFixed(0)} ms; its collections ${r.hostGcMs.toFixed(0)} ms, ${r.hostGcMajor} major, ${r.hostGcMinor} minor), the agent's CPU ${r.agentCpuMs.toFixed(0)} ms, the machine's ${r.machineCpuMs.toFixed(0)} ms (${(100 * r.machineBusyShare).toFixed(0)}% of its cores), ingest floor ${ingest.toFixed(0)} ms, agent's first update ${firstUpdate.toFixed(0)} ms, longest task ${r.longest.toFixed(0)} ms, extension host heap +${r.hostHeapMb.toFixed(1)} MB (external +${r.hostExternalMb.toFixed(1)}, RSS +${r.hostRssMb.toFixed(1)}) for ${(c.textBytes / 1048576).toFixed(1)} MB of text, webview heap +${r.webviewHeapMb.toFixed(1)} MB`);
       results.push({ c, r });
       if (args().has('verbose')) {
         // Which kept copies exist now, and when each was made (a copy is made again only when the session moved).
@@ -698,7 +720,7 @@ async function main() {
       ...(figure === '9' && c.chunks === Math.round(200_000 * s)
         ? [{
             figure, name: `e2e ${size}: extension host thread CPU`, value: r.hostThreadCpuMs, unit: 'ms', goal: null, goalOn: 'value' as const,
-            detail: { opens, 'from the click to the last line ms': Math.round(r.toLast), "floor session's ms": Math.round(floor.hostThreadCpuMs), 'all threads ms': Math.round(r.hostProcessCpuMs), "floor session's all threads ms": Math.round(floor.hostProcessCpuMs),
+            detail: { opens, 'from the click to the last line ms': Math.round(r.toLast), "floor session's ms": Math.round(floor.hostThreadCpuMs), "its collections' pauses ms": Math.round(r.hostGcMs), 'major collections': r.hostGcMajor, 'all threads ms': Math.round(r.hostProcessCpuMs), "floor session's all threads ms": Math.round(floor.hostProcessCpuMs),
               // What the two (or more) cores did meanwhile: the agent's own share, and how busy the machine was in all.
               "the agent's CPU ms": Math.round(r.agentCpuMs), "the machine's CPU ms": Math.round(r.machineCpuMs), 'machine busy share': +r.machineBusyShare.toFixed(2) },
           }]

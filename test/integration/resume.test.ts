@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpSessionsApi } from '../../src/extension';
 import { readSession, writeSession, type StoredSession } from '../agent/store';
-import { activateExtension, agentScript, closeAllTranscripts, config, removeTempDirs, sessionRow as treeRow, tempDir, until, workspaceFolder } from './support';
+import { activateExtension, agentScript, closeAllTranscripts, config, hoveredItem, removeTempDirs, sessionRow as treeRow, tempDir, until, workspaceFolder } from './support';
 
 let api: AcpSessionsApi;
 let store: string;
@@ -142,5 +142,20 @@ suite('Resume in Terminal', () => {
       assert.match(message.text, /is not an absolute path/, message.text);
       assert.equal(vscode.window.terminals.length, terminals, 'no terminal');
     }
+  });
+
+  test('Resume follows the setting: a row offers it while its agent\'s entry has a resume command, not once the command is taken out, and again once it is back', async function () {
+    this.timeout(60_000);
+    const name = await useAgent();
+    const resumable = async () => {
+      const row = await sessionRow('l1');
+      return row ? (await hoveredItem(api, row)).contextValue?.split(':').includes('resumable') : undefined;
+    };
+    assert.equal(await resumable(), true, 'offered with the resume command');
+    // The setting is read once and kept until it changes (headers and rows ask for it all the time).
+    await config().update('agents', [{ name, command: process.execPath, args: [agentScript, '--store', store] }], vscode.ConfigurationTarget.Global);
+    await until('l1 is no longer offered for Resume', async () => (await resumable()) === false);
+    await config().update('agents', [{ name, command: process.execPath, args: [agentScript, '--store', store], resume: [process.execPath, '--resume-stand-in', '${sessionId}', '--in', '${cwd}'] }], vscode.ConfigurationTarget.Global);
+    await until('l1 is offered for Resume again', async () => (await resumable()) === true);
   });
 });

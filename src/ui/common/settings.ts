@@ -85,6 +85,36 @@ export function readStartTimeout(): number {
 }
 
 /** The entry's resume array, read fresh (a change to it needs no agent restart). */
-export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = readAgentConfigs()): string[] | undefined {
+/** The agents as last read while {@link watchAgentConfigs} runs; undefined once the setting changed. */
+let latestAgents: AgentConfig[] | undefined;
+let watchingAgents = false;
+
+/**
+ * Keeps the agents read until the setting changes: a transcript's header asks whether its agent
+ * can resume with every batch of a replay, and the tree with every row (reading the settings each
+ * time was 20 ms of the extension host's thread in a 200,000-chunk open).
+ */
+export function watchAgentConfigs(): vscode.Disposable {
+  watchingAgents = true;
+  latestAgents = undefined;
+  const watch = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('acpSessions.agents')) latestAgents = undefined;
+  });
+  return {
+    dispose: () => {
+      watch.dispose();
+      watchingAgents = false;
+      latestAgents = undefined;
+    },
+  };
+}
+
+/** The configured agents ({@link readAgentConfigs}), read again only after the setting changed where they are watched. */
+export function currentAgentConfigs(): readonly AgentConfig[] {
+  if (!watchingAgents) return readAgentConfigs();
+  return (latestAgents ??= readAgentConfigs());
+}
+
+export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = currentAgentConfigs()): string[] | undefined {
   return configs.find((c) => c.name === agent)?.resume;
 }

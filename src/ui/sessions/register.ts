@@ -16,7 +16,7 @@ import { Pins } from '../../sessions/pins';
 import { ListCancelledError, SessionsModel, type SessionScope } from '../../sessions/sessionsModel';
 import type { ChangesStore } from '../../changes/changesStore';
 import { MessageRecorder, Messages } from '../common/messages';
-import { readAgentConfigs, readRequestTimeout, readStartTimeout, watchTraceLevel } from '../common/settings';
+import { readAgentConfigs, readRequestTimeout, readStartTimeout, watchAgentConfigs, watchTraceLevel } from '../common/settings';
 import { registerAddAgent } from './addAgent';
 import { KeepAhead } from './keepAhead';
 import { ReadMarks, registerReadCommands } from './readMarks';
@@ -130,7 +130,7 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   // The agents' output is parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as where the worker cannot start).
   const lineWorker = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : vscode.Uri.joinPath(context.extensionUri, 'dist', 'lineWorker.js').fsPath;
   const trace = watchTraceLevel();
-  context.subscriptions.push(trace);
+  context.subscriptions.push(trace, watchAgentConfigs());
   const agents = new AgentRegistry({
     start: () => ({
       replays: (agent, sessionId, cwd) => bothObservers(kept.observe(agent, sessionId, cwd), changes.observe(agent, sessionId, cwd), log),

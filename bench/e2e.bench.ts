@@ -226,15 +226,28 @@ class ExtensionHostInspector {
    * in its main thread, through the inspector); {@link gcSince} says what they cost since.
    */
   async watchGc(): Promise<void> {
-    await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); })()` });
+    await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration, e.detail?.flags ?? e.flags]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); })()` });
   }
 
   /** The collections since {@link watchGc}: their time, and how many were major (mark-compact) and minor. */
   async gcSince(): Promise<{ ms: number; major: number; minor: number }> {
     const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: `(() => { const g = globalThis; const es = g.__benchGc ?? []; g.__benchGc = []; return JSON.stringify(es); })()`, returnByValue: true });
-    const entries = JSON.parse(answer.result.value) as [number, number][];
+    const entries = JSON.parse(answer.result.value) as [number, number, number][];
+    // Each as kind/flags/ms: perf_hooks' kinds (1 minor, 4 major, 8 incremental marking) and V8's callback flags (64: started at an allocation limit).
+    if (args().has('verbose')) log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
     // perf_hooks' NODE_PERFORMANCE_GC_MAJOR is 4 (mark-compact); minor 1, incremental 8, weak callbacks 16.
     return { ms: entries.reduce((a, [, d]) => a + d, 0), major: entries.filter(([k]) => k === 4).length, minor: entries.filter(([k]) => k === 1).length };
+  }
+
+  /** `--host-heap-profile=FILE`: what the extension host allocated from the click to the last line (a sampling heap profile). */
+  async startHeapSampling(): Promise<void> {
+    await this.send('HeapProfiler.enable');
+    await this.send('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
+
+  async stopHeapSampling(): Promise<unknown> {
+    const { profile } = await this.send<{ profile: unknown }>('HeapProfiler.stopSampling');
+    return profile;
   }
 
   /** `--host-profile=FILE`: a CPU profile of the extension host from the click to the last line. */
@@ -397,6 +410,8 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   }
   const hostProfileFile = args().get('host-profile');
   if (hostProfileFile) await inspector.startProfile();
+  const hostHeapFile = args().get('host-heap-profile');
+  if (hostHeapFile) await inspector.startHeapSampling();
   // The click: the mouse at the row's centre, found before the clock starts (Playwright's
   // click() would first check the row is visible, still for two frames and hit, on the clock).
   // The tree redraws while lists and sections come in (a kept copy put in place by the open
@@ -516,6 +531,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
     const click = traceEvents.find((e) => e.name === 'TimeStamp' && e.args?.data?.message === 'bench:click');
     if (click) for (const line of describeLongTasks(longTasks(traceEvents, click.ts))) log(`trace ${c.chunks}: ${line}`);
   }
+  if (hostHeapFile) writeFileSync(`${hostHeapFile}.${c.chunks}.heapprofile`, JSON.stringify(await inspector.stopHeapSampling()));
   if (hostProfileFile) {
     const profile = await inspector.stopProfile();
     writeFileSync(`${hostProfileFile}.${c.chunks}.cpuprofile`, JSON.stringify(profile));

@@ -303,6 +303,23 @@ suite('Kept copies: ahead of the agent, the budget, the agent\'s count and Expor
     assert.equal(opened.header.title, 'Ahead gone');
     const updates = await collectReplay(opened);
     assert.deepEqual(updates.map((u) => (u as { content?: { text?: string } }).content?.text).filter(Boolean), ['the pelican flew over']);
+    // Where that worker cannot start (its script is gone), the copy is read on the host's thread
+    // instead: the same files. (The log says why; where the line worker is off, it is read there anyway.)
+    const options = api.transcripts.options as { lineWorker?: string };
+    const script = options.lineWorker;
+    options.lineWorker = join(folder, 'no-such-worker.js');
+    try {
+      const again = await vscode.commands.executeCommand<ExportResult>('acpSessions.exportSessions', { agent: agent.name, rule: {}, folder: tempDir('acp-kept-export-fallback-') });
+      assert.deepEqual(again.failed, []);
+      const onHost = again.written.find((w) => w.sessionId === 'gone');
+      assert.ok(onHost?.fromCopy, 'exported from its copy again');
+      assert.equal(onHost.rowsFrom, 'host');
+      const body = (file: string) => readFileSync(file, 'utf8').split('\n').slice(1).join('\n');
+      assert.equal(body(onHost.replay), body(gone.replay), 'the same updates, byte for byte, after the header');
+      assert.equal(readFileSync(onHost.markdown, 'utf8'), readFileSync(gone.markdown, 'utf8'));
+    } finally {
+      options.lineWorker = script;
+    }
 
     // Its row under Kept Here opens the copy in a tab, read in a worker of its own (on the host's
     // thread where the line worker is off), no agent asked.

@@ -226,7 +226,7 @@ class ExtensionHostInspector {
    * in its main thread, through the inspector); {@link gcSince} says what they cost since.
    */
   async watchGc(): Promise<void> {
-    await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration, e.detail?.flags ?? e.flags]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); })()` });
+    await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration, e.detail?.flags ?? e.flags]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); g.__benchRequests = []; if (!g.__benchRequestsWatched && process.getBuiltinModule) { g.__benchRequestsWatched = true; process.getBuiltinModule('diagnostics_channel').subscribe('http.client.request.created', ({ request }) => g.__benchRequests.push(request.method + ' ' + request.host + request.path.slice(0, 80) + ' from ' + (/\\/extensions\\/([^/]+)\\//.exec(new Error().stack ?? '')?.[1] ?? '?'))); } })()` });
   }
 
   /** The collections since {@link watchGc}: their time, and how many were major (mark-compact) and minor. */
@@ -234,7 +234,11 @@ class ExtensionHostInspector {
     const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: `(() => { const g = globalThis; const es = g.__benchGc ?? []; g.__benchGc = []; return JSON.stringify(es); })()`, returnByValue: true });
     const entries = JSON.parse(answer.result.value) as [number, number, number][];
     // Each as kind/flags/ms: perf_hooks' kinds (1 minor, 4 major, 8 incremental marking) and V8's callback flags (64: started at an allocation limit).
-    if (args().has('verbose')) log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
+    if (args().has('verbose')) {
+      log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
+      const requests = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(globalThis.__benchRequests ?? [])', returnByValue: true });
+      log(`e2e: the extension host's HTTP requests meanwhile: ${requests.result.value}`);
+    }
     // perf_hooks' NODE_PERFORMANCE_GC_MAJOR is 4 (mark-compact); minor 1, incremental 8, weak callbacks 16.
     return { ms: entries.reduce((a, [, d]) => a + d, 0), major: entries.filter(([k]) => k === 4).length, minor: entries.filter(([k]) => k === 1).length };
   }

@@ -144,18 +144,24 @@ suite('Resume in Terminal', () => {
     }
   });
 
-  test('Resume follows the setting: a row offers it while its agent\'s entry has a resume command, not once the command is taken out, and again once it is back', async function () {
+  test('Resume follows the setting: a row and its transcript\'s header offer it while the agent\'s entry has a resume command, not once the command is taken out, and again once it is back', async function () {
     this.timeout(60_000);
     const name = await useAgent();
     const resumable = async () => {
       const row = await sessionRow('l1');
       return row ? (await hoveredItem(api, row)).contextValue?.split(':').includes('resumable') : undefined;
     };
-    assert.equal(await resumable(), true, 'offered with the resume command');
+    // Its transcript's header too (dist/transcripts.js reads the list the main bundle keeps).
+    await vscode.commands.executeCommand('acpSessions.openTranscript', await sessionRow('l1'));
+    const header = async () => (await api.transcripts.whenLoaded(name, 'l1')).canResume;
+    assert.equal(await resumable(), true, 'the row offers it with the resume command');
+    assert.equal(await header(), true, 'the header offers it with the resume command');
     // The setting is read once and kept until it changes (headers and rows ask for it all the time).
     await config().update('agents', [{ name, command: process.execPath, args: [agentScript, '--store', store] }], vscode.ConfigurationTarget.Global);
     await until('l1 is no longer offered for Resume', async () => (await resumable()) === false);
+    await until('the header no longer offers Resume', async () => (await header()) === false);
     await config().update('agents', [{ name, command: process.execPath, args: [agentScript, '--store', store], resume: [process.execPath, '--resume-stand-in', '${sessionId}', '--in', '${cwd}'] }], vscode.ConfigurationTarget.Global);
     await until('l1 is offered for Resume again', async () => (await resumable()) === true);
+    await until('the header offers Resume again', async () => (await header()) === true);
   });
 });

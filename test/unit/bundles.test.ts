@@ -24,7 +24,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/transcript/protocol.ts': 'constants and types',
   'src/ui/common/plainText.ts': 'pure text cleaning',
   'src/ui/common/messages.ts': 'a class whose instances hold the state; the recorder is handed over',
-  'src/ui/common/settings.ts': 'reads the settings',
+  'src/ui/common/settings.ts': 'reads the settings; the list of agents it keeps is the main bundle\'s, adopted with useAgentConfigs',
   'src/ui/common/rulePick.ts': 'quick pick steps, no state',
   'src/acp/lineParse.ts': 'splitting and parsing an agent\'s lines: pure functions and constants (its decoder is used whole, never streamed)',
   'src/acp/textPieces.ts': 'the pieces a text was appended from, kept on the objects themselves (under a registered symbol): functions, no state of its own',

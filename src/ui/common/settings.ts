@@ -84,37 +84,45 @@ export function readStartTimeout(): number {
   return Math.min(startTimeoutBounds.max, Math.max(startTimeoutBounds.min, Math.round(value)));
 }
 
-/** The entry's resume array, read fresh (a change to it needs no agent restart). */
-/** The agents as last read while {@link watchAgentConfigs} runs; undefined once the setting changed. */
-let latestAgents: AgentConfig[] | undefined;
-let watchingAgents = false;
+/**
+ * Where {@link currentAgentConfigs} reads: the settings themselves, or the list the main bundle
+ * keeps ({@link watchAgentConfigs}), which a bundle loaded on first use adopts with
+ * {@link useAgentConfigs} (each bundle has its own copy of this module).
+ */
+let agentConfigsSource: () => readonly AgentConfig[] = readAgentConfigs;
 
 /**
  * Keeps the agents read until the setting changes: a transcript's header asks whether its agent
  * can resume with every batch of a replay, and the tree with every row (reading the settings each
  * time was 20 ms of the extension host's thread in a 200,000-chunk open).
  */
-export function watchAgentConfigs(): vscode.Disposable {
-  watchingAgents = true;
-  latestAgents = undefined;
+export function watchAgentConfigs(): vscode.Disposable & { current: () => readonly AgentConfig[] } {
+  let latest: AgentConfig[] | undefined;
   const watch = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('acpSessions.agents')) latestAgents = undefined;
+    if (e.affectsConfiguration('acpSessions.agents')) latest = undefined;
   });
+  const current = () => (latest ??= readAgentConfigs());
+  agentConfigsSource = current;
   return {
+    current,
     dispose: () => {
       watch.dispose();
-      watchingAgents = false;
-      latestAgents = undefined;
+      if (agentConfigsSource === current) agentConfigsSource = readAgentConfigs;
     },
   };
 }
 
-/** The configured agents ({@link readAgentConfigs}), read again only after the setting changed where they are watched. */
-export function currentAgentConfigs(): readonly AgentConfig[] {
-  if (!watchingAgents) return readAgentConfigs();
-  return (latestAgents ??= readAgentConfigs());
+/** This bundle's copy reads the main bundle's list (HostParts.agentConfigs). */
+export function useAgentConfigs(source: () => readonly AgentConfig[]): void {
+  agentConfigsSource = source;
 }
 
+/** The configured agents ({@link readAgentConfigs}), read again only after the setting changed where they are watched. */
+export function currentAgentConfigs(): readonly AgentConfig[] {
+  return agentConfigsSource();
+}
+
+/** The entry's resume array, as the setting is now (a change to it needs no agent restart). */
 export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = currentAgentConfigs()): string[] | undefined {
   return configs.find((c) => c.name === agent)?.resume;
 }

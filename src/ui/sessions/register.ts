@@ -17,6 +17,7 @@ import { ListCancelledError, SessionsModel, type SessionScope } from '../../sess
 import type { ChangesStore } from '../../changes/changesStore';
 import { MessageRecorder, Messages } from '../common/messages';
 import { readAgentConfigs, readRequestTimeout, readStartTimeout, watchAgentConfigs, watchTraceLevel } from '../common/settings';
+import type { AgentConfig } from '../../acp/types';
 import { registerAddAgent } from './addAgent';
 import { KeepAhead } from './keepAhead';
 import { ReadMarks, registerReadCommands } from './readMarks';
@@ -66,6 +67,8 @@ export interface SessionsApi {
 export interface SessionsParts {
   readonly walkthrough: typeof walkthrough;
   readonly formatText: FormatText;
+  /** The configured agents, as the main bundle keeps them (adopted with `useAgentConfigs`). */
+  readonly agentConfigs: () => readonly AgentConfig[];
   readonly SessionTarget: typeof SessionTarget;
   readonly AgentDisconnectedError: typeof AgentDisconnectedError;
   readonly ListCancelledError: typeof ListCancelledError;
@@ -130,7 +133,8 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
   // The agents' output is parsed off this thread (ACP_SESSIONS_LINE_WORKER=off: on it, as where the worker cannot start).
   const lineWorker = process.env.ACP_SESSIONS_LINE_WORKER === 'off' ? undefined : vscode.Uri.joinPath(context.extensionUri, 'dist', 'lineWorker.js').fsPath;
   const trace = watchTraceLevel();
-  context.subscriptions.push(trace, watchAgentConfigs());
+  const agentConfigs = watchAgentConfigs();
+  context.subscriptions.push(trace, agentConfigs);
   const agents = new AgentRegistry({
     start: () => ({
       replays: (agent, sessionId, cwd) => bothObservers(kept.observe(agent, sessionId, cwd), changes.observe(agent, sessionId, cwd), log),
@@ -251,6 +255,6 @@ export function registerSessions(context: vscode.ExtensionContext, deps: Session
     read,
     changes,
   };
-  const parts: SessionsParts = { walkthrough, formatText, SessionTarget, AgentDisconnectedError, ListCancelledError };
+  const parts: SessionsParts = { walkthrough, formatText, agentConfigs: agentConfigs.current, SessionTarget, AgentDisconnectedError, ListCancelledError };
   return { agents, model, view, learned, health, pins, kept: keptFeature, read, changes, messages, commandContext, parts, lineWorker, api };
 }

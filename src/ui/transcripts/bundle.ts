@@ -2,6 +2,7 @@
 // transcript is first opened or restored, or sessions are first exported: the transcript panels,
 // the host's timeline and webview feed, walking by prompts, Export Sessions.
 import { useFormatText } from '../../sessions/format';
+import { useAgentConfigs } from '../common/settings';
 import type { AgentRegistry } from '../../sessions/agentRegistry';
 import type * as vscode from 'vscode';
 import type { HostParts } from './hostParts';
@@ -20,5 +21,6 @@ export function createTranscriptPanels(
   options: TranscriptPanelsOptions,
 ): TranscriptPanels {
   useFormatText(host.formatText);
+  useAgentConfigs(host.agentConfigs);
   return new TranscriptPanels(context, agents, log, host, options);
 }

@@ -5,6 +5,7 @@
 // the words src/ui/common/l10n.ts set for the display language) and classes that `instanceof` checks (a
 // copy would be another class: the Rename command would not know the transcript's target).
 import type { AgentDisconnectedError } from '../../acp/errors';
+import type { AgentConfig } from '../../acp/types';
 import type { FormatText } from '../../sessions/format';
 import type { ListCancelledError } from '../../sessions/sessionsModel';
 import type { SessionTarget } from '../sessions/commandTargets';
@@ -14,6 +15,8 @@ export interface HostParts {
   readonly walkthrough: Pick<typeof walkthrough, 'openedTranscript' | 'readCompaction'>;
   /** Adopted with `useFormatText` by each lazy bundle's entry. */
   readonly formatText: FormatText;
+  /** The configured agents, as the main bundle keeps them: adopted with `useAgentConfigs` by each lazy bundle's entry. */
+  readonly agentConfigs: () => readonly AgentConfig[];
   readonly SessionTarget: typeof SessionTarget;
   readonly AgentDisconnectedError: typeof AgentDisconnectedError;
   readonly ListCancelledError: typeof ListCancelledError;

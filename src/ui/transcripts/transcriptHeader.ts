@@ -45,6 +45,8 @@ export interface TranscriptState {
   canRename: boolean;
   /** Messages offer Fork from Here. */
   canFork: boolean;
+  /** The header offers Resume in Terminal (the agent's entry has a resume command, as the setting is now). */
+  canResume: boolean;
   /** The agent reported the session resumed by its load (see `TranscriptPanelsOptions.afterLoad`). */
   resumed: boolean;
   /** How the last replay was known to be whole: the agent's mark, or its answer alone. */
@@ -197,13 +199,18 @@ export function headerOf(facts: HeaderFacts): TranscriptHeader {
   else if (facts.canRename) header.canRename = true;
   if (facts.canFork) header.canFork = true;
   if (facts.exportedFile !== undefined) header.exported = facts.keptAt === undefined ? { file: facts.exportedFile } : { file: facts.exportedFile, keptAt: facts.keptAt };
-  else if (!facts.deleted && !facts.notFound && resumeTemplate(facts.agentName)) header.canResume = true;
+  else if (canResume(facts)) header.canResume = true;
   if (facts.resumed) header.resumed = facts.resumed;
   if (facts.lateUpdates > 0) header.lateUpdates = facts.lateUpdates;
   // Listed once the replay has ended, as the series: the header goes with every batch of a replay.
   const changes = facts.loading ? undefined : changesOf(facts.changes, facts.session.cwd);
   if (changes) header.changes = changes;
   return header;
+}
+
+/** Whether the header offers Resume in Terminal for a session read from its agent. */
+function canResume(facts: HeaderFacts): boolean {
+  return !facts.deleted && !facts.notFound && facts.exportedFile === undefined && resumeTemplate(facts.agentName) !== undefined;
 }
 
 /** The header's list of what the session changed, or undefined when its tool calls wrote nothing. */
@@ -251,6 +258,7 @@ export function stateOf(facts: StateFacts, page: PageFigures): TranscriptState {
     problem: facts.problem,
     canRename: facts.canRename,
     canFork: facts.canFork,
+    canResume: canResume(facts),
     prompts: facts.prompts(),
     exported: facts.exportedFile !== undefined,
     unkeptUpdates: facts.unkept.total,

@@ -233,7 +233,7 @@ class ExtensionHostInspector {
   async gcSince(): Promise<{ ms: number; major: number; minor: number }> {
     const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: `(() => { const g = globalThis; const es = g.__benchGc ?? []; g.__benchGc = []; return JSON.stringify(es); })()`, returnByValue: true });
     const entries = JSON.parse(answer.result.value) as [number, number, number][];
-    // Each as kind/flags/ms: perf_hooks' kinds (1 minor, 4 major, 8 incremental marking) and V8's callback flags (64: started at an allocation limit).
+    // Each as kind/flags/ms: perf_hooks' kinds (1 minor, 4 major, 8 incremental marking) and its flags (64, SCHEDULE_IDLE: V8 started marking at an allocation limit).
     if (args().has('verbose')) {
       log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
       const requests = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(globalThis.__benchRequests ?? [])', returnByValue: true });

@@ -92,8 +92,8 @@ export async function ourReducedIngest(agentScript: string, file: string, sessio
     const result = await client.loadSession(
       sessionId,
       ROOT,
-      (update, line, reduced) => {
-        const count = line ? linesIn(line) : 1;
+      (update, line, reduced, lines) => {
+        const count = lines ?? (line ? linesIn(line) : 1);
         if (reduced === 'applied') preview.updateCount += count;
         else preview.apply(update, count);
       },

@@ -282,9 +282,9 @@ export class AcpClient {
     }
     const onProgress = options.onProgress;
     if (reducing && onProgress) this.updates.progressListeners.set(sessionId, onProgress);
-    const listener: SessionUpdateListener = (update, line, reduced) => {
+    const listener: SessionUpdateListener = (update, line, reduced, count) => {
       observer?.update(update, line);
-      onUpdate(update, line, reduced);
+      onUpdate(update, line, reduced, count);
     };
     let ok = false;
     try {
@@ -297,8 +297,8 @@ export class AcpClient {
         options.onAnswered?.();
         // What the worker reduced before the hand-over may reach this thread after the answer: it
         // goes where the replay went (the worker hands over once it has applied it).
-        const trailing = this.updates.onSessionUpdate(sessionId, (update, line, reduced) => {
-          if (reduced) listener(update, line, reduced);
+        const trailing = this.updates.onSessionUpdate(sessionId, (update, line, reduced, count) => {
+          if (reduced) listener(update, line, reduced, count);
         });
         try {
           result.reduced = await this.rpc.finishReduce(sessionId);

@@ -303,7 +303,7 @@ export class AgentConnection {
    * Parses a batch of the agent's lines ({@link ConnectionHooks.onAgentLines}): each
    * `session/update`'s params go to `onUpdate` with the line's bytes (ndjson.ts).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced, count?: number) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
     this.reader.drain(lines, onUpdate, onProgress);
   }
 

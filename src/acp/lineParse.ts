@@ -38,6 +38,8 @@ export interface ParsedReduced {
   kind: string;
   start: number;
   end: number;
+  /** How many of the agent's lines `start`-`end` holds (counted where they were applied: the host need not count them again). */
+  lines: number;
   params?: unknown;
   problems?: string;
   /** The host applies it too: one of the updates that make the reduction's first rows (see LineReducer.apply). */

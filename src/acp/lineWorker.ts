@@ -209,7 +209,8 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
     const line = bytes.subarray(entry.start, entry.end);
-    const preview = reducer.apply(update, linesIn(line), problems.count === 0 ? line : undefined);
+    const lines = linesIn(line);
+    const preview = reducer.apply(update, lines, problems.count === 0 ? line : undefined);
     // What the host's observer would keep of it: the line as read, or the update as the check fixed it.
     sinks.get(notification.sessionId)?.sink.push(problems.count === 0 ? line : JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: notification.sessionId, update } }));
     const kind = update.sessionUpdate;
@@ -217,9 +218,10 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     const last = entries[entries.length - 1];
     if (text && last?.t === 3 && last.params === undefined && last.sessionId === notification.sessionId && last.end + 1 === entry.start) {
       last.end = entry.end;
+      last.lines += lines;
       continue;
     }
-    const reduced: ParsedReduced = { t: 3, sessionId: notification.sessionId, kind, start: entry.start, end: entry.end };
+    const reduced: ParsedReduced = { t: 3, sessionId: notification.sessionId, kind, start: entry.start, end: entry.end, lines };
     // What the check fixed goes as fixed (the host logs what was fixed): nothing nested too deep to copy.
     if (!text) reduced.params = problems.count === 0 ? entry.params : { sessionId: notification.sessionId, update };
     if (problems.count > 0) reduced.problems = problems.toString();

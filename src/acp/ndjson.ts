@@ -156,7 +156,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
    * given as text); any other message is queued in vscode-jsonrpc and the lines after it are
    * queued behind it, as they are after `sliceMs` (so a long replay yields to the event loop in slices).
    */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced, count?: number) => void, onProgress?: (sessionId: string, progress: unknown) => void): void {
     // Lines read from now on form the next message, queued behind whatever this one hands on.
     if (this.pending === lines) this.pending = undefined;
     const level = this.options.tracer.current();
@@ -179,7 +179,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
             if (entry.problems) this.options.log.warn(`[${this.options.agentName}] Fixed what the agent sent in session/update: ${entry.problems}.`);
             // A fixed update goes on without its line, as one fixed here does (its line parses to what was fixed).
             const line = entry.problems ? undefined : piece.bytes.subarray(entry.start, entry.end);
-            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied');
+            onUpdate(entry.params ?? { sessionId: entry.sessionId, update: { sessionUpdate: entry.kind } }, line, entry.preview ? 'preview' : 'applied', entry.lines);
           } else if (entry.t === 2) {
             this.options.log.warn(`[${this.options.agentName}] ${entry.text}`);
           } else if (entry.t === 4) {

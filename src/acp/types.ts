@@ -250,8 +250,10 @@ export interface LoadSessionResult {
  * the view. A listener that needs only the update ignores it. `reduced`: the line worker applied
  * it to a load's reduction already (AcpClient.loadSession's `reduce`), and it comes for its line (a text chunk
  * then comes as its kind alone); a listener that keeps its own timeline does not apply it again.
+ * `count`: how many of the agent's lines `line` holds, where the line worker counted them already
+ * (else, count them: a merged update's line is its chunks' lines).
  */
-export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array, reduced?: Reduced) => void;
+export type SessionUpdateListener = (update: SessionUpdate, line?: Uint8Array, reduced?: Reduced, count?: number) => void;
 
 /**
  * How the line worker's reduction took an update: `applied` there (a text chunk comes as its kind

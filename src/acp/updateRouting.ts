@@ -14,7 +14,7 @@ export interface UpdateSource {
   readonly name: string;
   readonly log: Logger;
   /** Parses the agent's lines, each `session/update`'s params to `onUpdate` with the line's bytes. */
-  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced) => void, onProgress?: (sessionId: string, progress: unknown) => void): void;
+  drain(lines: AgentLines, onUpdate: (params: unknown, line: Uint8Array | undefined, reduced?: Reduced, count?: number) => void, onProgress?: (sessionId: string, progress: unknown) => void): void;
   /** One warning for everything fixed in one message. */
   warnProblems(what: string, problems: Problems): void;
 }
@@ -78,9 +78,9 @@ export class UpdateRouter {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const turn = (previous ?? Promise.resolve()).then(() => mine);
     this.loadTurns.set(sessionId, turn);
-    const replay: SessionUpdateListener = (update, line, reduced) => {
+    const replay: SessionUpdateListener = (update, line, reduced, count) => {
       deadline.progress?.();
-      onUpdate(update, line, reduced);
+      onUpdate(update, line, reduced, count);
     };
     try {
       if (previous) await untilTurn(previous, token, 'session/load');
@@ -150,7 +150,7 @@ export class UpdateRouter {
     try {
       this.source.drain(
         lines,
-        (params, line, reduced) => this.dispatchUpdate(params, line, problems, reduced),
+        (params, line, reduced, count) => this.dispatchUpdate(params, line, problems, reduced, count),
         (sessionId, progress) => this.deliverProgress(sessionId, progress),
       );
     } finally {
@@ -186,7 +186,7 @@ export class UpdateRouter {
    * the parsed update again (an argument of the call, not state of the router that a later update
    * replaces, so no listener can take another update's line).
    */
-  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems, reduced?: Reduced): void {
+  private dispatchUpdate(params: unknown, line: Uint8Array | undefined, problems: Problems, reduced?: Reduced, count?: number): void {
     const notification = sessionNotificationOf(params);
     if (!notification) {
       this.source.log.warn(
@@ -211,8 +211,9 @@ export class UpdateRouter {
       if (!reduced) this.keepUnclaimed(sessionId, checked, raw);
       return;
     }
-    if (load) this.deliver(load, checked, raw, reduced);
-    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw, reduced);
+    const rawCount = raw ? count : undefined;
+    if (load) this.deliver(load, checked, raw, reduced, rawCount);
+    if (listeners) for (let j = 0; j < listeners.length; j++) if (!load || listeners[j].replays) this.deliver(listeners[j].listener, checked, raw, reduced, rawCount);
   }
 
   /** An update of a session nobody listens to, while a fork may yet name it. */
@@ -227,9 +228,9 @@ export class UpdateRouter {
     this.unclaimedCount++;
   }
 
-  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined, reduced?: Reduced): void {
+  private deliver(listener: SessionUpdateListener, update: SessionUpdate, line: Uint8Array | undefined, reduced?: Reduced, count?: number): void {
     try {
-      listener(update, line, reduced);
+      listener(update, line, reduced, count);
     } catch (error) {
       this.source.log.error(`[${this.source.name}] A session/update listener failed: ${(error as Error)?.stack ?? error}`);
     }

@@ -64,13 +64,19 @@ async function reduced(
   const { client, log } = await startClient(t, { ...agent, args: [...nodeFlags, ...(agent.args ?? [])] }, { lineWorker: worker, replays: lineCollector(lines) });
   await until('the line worker runs', () => client.parsedOn === 'worker');
   let handedOn = 0;
+  // What a tab's header counts while the worker reduces: the lines each reduced update stands for.
+  let counted = 0;
   const spec = reductionSpec(dir, 'test', keepUpdates);
-  const result = await client.loadSession(sessionId, folder, (_update, _line, reduced) => reduced || handedOn++, undefined, { reduce: spec });
+  const result = await client.loadSession(sessionId, folder, (_update, line, reduced, count) => {
+    if (!reduced) return handedOn++;
+    if (count !== undefined) assert.equal(count, line ? linesIn(line) : 1, 'the count handed on is the lines the update stands for');
+    counted += count ?? (line ? linesIn(line) : 1);
+  }, undefined, { reduce: spec });
   assert.ok(result.reduced, 'the worker handed its reduction over');
   assert.equal(handedOn, 0, 'no update of the replay reached the listener: the worker applied them all');
   const timeline = adoptReduced(result.reduced as ReducedReplay);
   t.after(() => timeline.rows.dispose());
-  return { timeline, lines, log, dir, spec, handed: result.reduced as ReducedReplay };
+  return { timeline, lines, log, dir, spec, handed: result.reduced as ReducedReplay, counted };
 }
 
 async function until(what: string, condition: () => boolean): Promise<void> {
@@ -90,6 +96,7 @@ test('a replay reduced in the line worker is the timeline the client builds itse
     assert.deepEqual(there.timeline.entities, here.timeline.entities, `${sessionId}: the rows, read back from the worker's file`);
     assert.deepEqual(there.timeline.state, here.timeline.state, `${sessionId}: the session's state`);
     assert.equal(there.timeline.updateCount, here.timeline.updateCount, `${sessionId}: every update counted`);
+    assert.equal(there.counted, here.timeline.updateCount, `${sessionId}: the reduced updates handed on stand for every line, as the header counts while it loads`);
     assert.equal(there.timeline.created, here.timeline.created, `${sessionId}: the keys go on from the same number`);
     assert.deepEqual(there.lines, here.lines, `${sessionId}: the observer (a kept copy) got every line as sent`);
     assert.equal(readdirSync(there.dir).length, 1, 'the rows are in one file, adopted by this thread');

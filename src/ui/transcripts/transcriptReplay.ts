@@ -234,8 +234,8 @@ export class TranscriptReplay {
         // An agent that marks the end of its replay: the transcript is whole then, even before
         // its answer; without the mark, the answer says so (and later updates are counted).
         // The timeline now: the preview, then the rows the worker told of so far (see progressed).
-        const onUpdate = (update: SessionUpdate, line: Uint8Array | undefined, reduced: Reduced | undefined) => {
-          if (this.loadCancellation === cancellation) this.apply(this.timeline, update, false, line, reduced, answered);
+        const onUpdate = (update: SessionUpdate, line: Uint8Array | undefined, reduced: Reduced | undefined, count: number | undefined) => {
+          if (this.loadCancellation === cancellation) this.apply(this.timeline, update, false, line, reduced, answered, count);
         };
         const result = await client.loadSession(session.sessionId, session.cwd, onUpdate, cancellation.token, {
           onReplayEnd: () => {
@@ -434,10 +434,11 @@ export class TranscriptReplay {
    * prompt's time. One the line worker `reduced` is applied here only for the preview; the rest
    * is counted (the header's progress) and kept, and, after the load's answer (`late`), counted as late.
    */
-  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array, reduced?: Reduced, late = false): void {
+  private apply(timeline: Timeline, update: SessionUpdate, live = false, line?: Uint8Array, reduced?: Reduced, late = false, lines?: number): void {
     // A replay or subscription of a timeline that was reset since: its store is gone.
     if (timeline !== this.timeline || this.disposed) return;
-    const count = line ? linesIn(line) : 1;
+    // The line worker counted the lines of what it applied (a run of text chunks): not counted again here.
+    const count = lines ?? (line ? linesIn(line) : 1);
     if (reduced === 'applied') {
       // Counted here for the header's progress; one read here only after the hand-over is in the worker's count already.
       if (!live) {

@@ -85,7 +85,7 @@ export function readStartTimeout(): number {
 }
 
 /**
- * Where {@link currentAgentConfigs} reads: the settings themselves, or the list the main bundle
+ * Where {@link resumeTemplate} reads the agents: the settings themselves, or the list the main bundle
  * keeps ({@link watchAgentConfigs}), which a bundle loaded on first use adopts with
  * {@link useAgentConfigs} (each bundle has its own copy of this module).
  */
@@ -117,12 +117,7 @@ export function useAgentConfigs(source: () => readonly AgentConfig[]): void {
   agentConfigsSource = source;
 }
 
-/** The configured agents ({@link readAgentConfigs}), read again only after the setting changed where they are watched. */
-export function currentAgentConfigs(): readonly AgentConfig[] {
-  return agentConfigsSource();
-}
-
 /** The entry's resume array, as the setting is now (a change to it needs no agent restart). */
-export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = currentAgentConfigs()): string[] | undefined {
+export function resumeTemplate(agent: string, configs: readonly AgentConfig[] = agentConfigsSource()): string[] | undefined {
   return configs.find((c) => c.name === agent)?.resume;
 }

@@ -10,6 +10,8 @@ export { NdjsonMessageWriter } from './ndjsonWriter';
 import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 import { PendingSinks } from './lineSinks';
+import { ByteRing } from './byteRing';
+import { cutRead, type PartialLine } from './lineCut';
 
 export { INTERNAL_METHOD_PREFIX };
 
@@ -54,6 +56,8 @@ const BACKLOG_LOW_BYTES = 1024 * 1024;
 
 /** The clock is read once per this many lines (a power of two). */
 const LINES_PER_CLOCK = 64;
+/** The room for this thread's copies of the pieces the worker has (byteRing.ts): twice the backlog at which reading pauses. */
+const RING_BYTES = 2 * BACKLOG_HIGH_BYTES;
 
 /** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
 const LF = 0x0a;
@@ -79,7 +83,7 @@ export interface NdjsonReaderOptions {
 }
 
 /**
- * Splits the agent's stdout on `\n` in the raw Buffers (no string concatenation of the
+ * Splits the agent's stdout on `\n` in the raw Buffers (lineCut.ts: no string concatenation of the
  * stream) and queues each chunk's whole lines, as one piece of bytes, in vscode-jsonrpc
  * ({@link AGENT_LINES}); {@link drain} decodes each piece in one call and parses its lines,
  * `session/update` notifications straight to the client's handler, other messages to
@@ -88,8 +92,7 @@ export interface NdjsonReaderOptions {
 export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined;
   /** Pieces of the line that is not complete yet. */
-  private partial: Buffer[] = [];
-  private partialBytes = 0;
+  private partial: PartialLine = { pieces: [], bytes: 0 };
   private stopped = false;
   /** The lines queued in vscode-jsonrpc and not drained yet: new lines join them. */
   private pending: AgentLines | undefined;
@@ -103,6 +106,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private workerStarting = false;
   /** Pieces posted to the worker and not back yet, in order, each as read (parsed here if the worker fails). */
   private inFlight: { id: number; bytes: Uint8Array }[] = [];
+  /** This thread's copies of the pieces in flight and queued while a replay is reduced (see {@link post}). */
+  private ring: ByteRing | undefined;
   private nextPieceId = 1;
   /** Messages queued ({@link inject}) and the end of the output, held until the pieces in flight are back. */
   private heldAfterFlight: Message[] = [];
@@ -121,6 +126,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.terminateWorker();
   });
   private readonly onData = (chunk: Buffer) => this.read(chunk);
+  private readonly pushLines = (bytes: Uint8Array, own?: boolean) => this.push(bytes, own);
   private readonly onEnd = () => this.end();
   private readonly onStreamError = (error: Error) => {
     if (!this.stopped) this.fireError(error);
@@ -194,6 +200,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
           }
           if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeueParsed(lines, i, piece);
         }
+        this.release(piece.bytes);
         continue;
       }
       const bytes = typeof piece === 'string' ? undefined : piece;
@@ -228,6 +235,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         byteStart = byteEnd + 1;
         if ((sliceMs <= 0 || (++count & (LINES_PER_CLOCK - 1)) === 0) && performance.now() > deadline) return this.requeue(lines, i, text, start, byteStart);
       }
+      if (bytes) this.release(bytes);
     }
     for (const message of lines.after) this.callback!(message);
   }
@@ -249,6 +257,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         this.backlogBytes += left.length;
         rest.unshift(left);
       }
+    } else if (typeof piece !== 'string') {
+      this.release(piece as Uint8Array);
     }
     if (rest.length === 0) {
       for (const message of lines.after) this.callback!(message);
@@ -262,6 +272,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private requeueParsed(lines: AgentLines, i: number, piece: ParsedPiece): void {
     const rest = lines.texts.slice(i + 1);
     if (piece.at < piece.entries.length) rest.unshift(piece);
+    else this.release(piece.bytes);
     if (rest.length === 0) {
       for (const message of lines.after) this.callback!(message);
       return;
@@ -285,9 +296,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     return lines;
   }
 
-  /** Adds complete lines (one or more, `\n`-separated) to the queued message. */
-  private push(bytes: Uint8Array): void {
-    if (this.worker) this.post(this.worker, bytes);
+  /** Adds complete lines (one or more, `\n`-separated) to the queued message; `own`: see {@link post}. */
+  private push(bytes: Uint8Array, own = false): void {
+    if (this.worker) this.post(this.worker, bytes, own);
     else this.enqueue(bytes);
     this.backlogBytes += bytes.length;
     if (!this.paused && this.backlogBytes > BACKLOG_HIGH_BYTES) {
@@ -303,15 +314,32 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   /**
-   * Hands a piece to the worker: a copy of its bytes, transferred. The piece stays here: parsed, it
-   * comes back as its entries only, which point into these bytes (nothing is sent back that is here).
+   * Hands a piece to the worker, transferred, and keeps its bytes here: parsed, it comes back as its
+   * entries only, which point into these bytes (nothing is sent back that is here). While a replay
+   * is reduced, the bytes kept are a copy in the ring, and a piece that is the last use of the
+   * read's own buffer (`own`) goes to the worker in it: a read's buffer left here counts towards a
+   * full collection of the extension host's heap until it is collected (byteRing.ts). Otherwise
+   * the worker gets a copy.
    */
-  private post(worker: Worker, bytes: Uint8Array): void {
+  private post(worker: Worker, bytes: Uint8Array, own: boolean): void {
     const id = this.nextPieceId++;
-    this.inFlight.push({ id, bytes });
-    const copy = new Uint8Array(bytes);
+    const ring = this.ring ?? (this.reductions.size > 0 ? (this.ring = new ByteRing(RING_BYTES)) : undefined);
+    const kept = ring?.copy(bytes);
+    this.inFlight.push({ id, bytes: kept ?? bytes });
+    const sent = kept && own ? bytes : new Uint8Array(bytes);
     // Updates are merged only where nobody traces them one by one.
-    worker.postMessage({ id, bytes: copy, merge: this.options.tracer.current() === 'off' } satisfies ToLineWorker, [copy.buffer]);
+    worker.postMessage({ id, bytes: sent, merge: this.options.tracer.current() === 'off' } satisfies ToLineWorker, [sent.buffer as ArrayBuffer]);
+  }
+
+  /** A piece was drained to its end (or dropped): its copy's room in the ring goes back. */
+  private release(bytes: Uint8Array): void {
+    this.ring?.release(bytes);
+    this.dropIdleRing();
+  }
+
+  /** The ring goes once it holds nothing and no replay is reduced. */
+  private dropIdleRing(): void {
+    if (this.ring?.empty && this.reductions.size === 0) this.ring = undefined;
   }
 
   /**
@@ -362,6 +390,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     // The worker tells its sink's end once it dropped what it wrote; without a worker, nothing will.
     if (!this.worker && reduction.sinkId !== undefined) this.sinks.ended(reduction.sinkId, undefined, 'dropped');
     this.reductions.delete(sessionId);
+    this.dropIdleRing();
     reduction.waiter?.reject(new Error('dropped'));
     this.worker?.postMessage({ kind: 'drop', sessionId } satisfies ToLineWorker);
   }
@@ -449,6 +478,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     const waiter = reduction?.waiter;
     if (!waiter) return;
     this.reductions.delete(message.sessionId);
+    this.dropIdleRing();
     if (message.error !== undefined || reduction.broken) waiter.reject(new Error(reduction.broken ?? message.error));
     else waiter.resolve(message.result);
   }
@@ -514,8 +544,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       this.worker = undefined;
       this.endWorker();
     }
-    this.partial = [];
-    this.partialBytes = 0;
+    this.partial = { pieces: [], bytes: 0 };
     this.readable.off('data', this.onData);
     this.readable.off('end', this.onEnd);
     this.paused = false;
@@ -526,45 +555,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private read(chunk: Buffer): void {
     if (this.stopped) return;
-    const max = this.options.maxMessageBytes;
-    const first = chunk.indexOf(LF);
-    if (first === -1) {
-      this.partialBytes += chunk.length;
-      if (this.partialBytes > max) return this.tooLarge();
-      this.partial.push(chunk);
-      return;
-    }
-    // The line that began in earlier chunks.
-    const firstLength = this.partialBytes + first;
-    if (firstLength > max) return this.tooLarge();
-    if (this.partialBytes > 0) {
-      this.partial.push(chunk.subarray(0, first));
-      this.push(Buffer.concat(this.partial, firstLength));
-      this.partial = [];
-      this.partialBytes = 0;
-    } else if (first > 0) {
-      this.push(chunk.subarray(0, first));
-    }
-    // The lines wholly inside this chunk: one piece, decoded in one call when drained (a `\n`
-    // byte never splits a UTF-8 character), then split; one decode per line costs more than the parse.
-    const last = chunk.lastIndexOf(LF);
-    if (last - first - 1 > max) {
-      // Rare (this chunk's lines span more than the limit): each line is measured in the bytes it
-      // has on the wire, as lines split across chunks are (decoding turns a bad byte into three).
-      for (let start = first + 1; start <= last; ) {
-        const newline = chunk.indexOf(LF, start);
-        if (newline - start > max) return this.tooLarge();
-        if (newline > start) this.push(chunk.subarray(start, newline));
-        start = newline + 1;
-      }
-    } else if (last > first) {
-      this.push(chunk.subarray(first + 1, last));
-    }
-    if (last + 1 < chunk.length) {
-      this.partialBytes = chunk.length - last - 1;
-      if (this.partialBytes > max) return this.tooLarge();
-      this.partial.push(chunk.subarray(last + 1));
-    }
+    if (!cutRead(chunk, this.partial, this.options.maxMessageBytes, this.worker !== undefined && this.reductions.size > 0, this.pushLines)) this.tooLarge();
   }
 
   /** The parsed message, or undefined (logged) for a line that is not a JSON-RPC object. */
@@ -580,7 +571,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
 
   private end(): void {
     // A last line without its `\n` is still a message (a writer may end without one).
-    if (this.partialBytes > 0 && !this.stopped) this.read(Buffer.from([LF]));
+    if (this.partial.bytes > 0 && !this.stopped) this.read(Buffer.from([LF]));
     if (this.inFlight.length > 0) this.closeAfterFlight = true;
     else this.fireClose();
   }

@@ -224,7 +224,8 @@ export class UpdateRouter {
     }
     let list = this.unclaimed.get(sessionId);
     if (!list) this.unclaimed.set(sessionId, (list = []));
-    list.push({ update, line });
+    // A line is the listener's for the call only (the reader's ring reuses its room): this one is kept, so copied.
+    list.push({ update, line: line && new Uint8Array(line) });
     this.unclaimedCount++;
   }
 

@@ -17,6 +17,7 @@ import { SpillFile } from '../../src/transcript/spillFile';
 import { Timeline } from '../../src/transcript/timeline';
 import { UpdateLog } from '../../src/transcript/updateLog';
 import { seedStore } from '../agent/seed';
+import { writeSession } from '../agent/store';
 import { DEEP_AGENT_NODE_FLAGS, writeDeepSession } from '../hostile/deep';
 import { CapturingLog, LINE_WORKER, referenceAgent, startClient, tempDir } from './acp-helpers';
 import { writeFileSync } from 'node:fs';
@@ -262,4 +263,24 @@ test('past the preview, the worker tells how far it is, in order: the rows so fa
   assert.equal(compactionKeys.length, 3, 'the long session has three compactions');
   for (const s of seen) assert.deepEqual(s.compactions, compactionKeys.filter((key) => s.keys.includes(key)), 'the header lists the compactions among the rows so far');
   assert.ok(seen.some((s) => s.compactions.length > 0), 'a progress listed a compaction before the end');
+});
+
+test('a replay many times the reader\'s ring (8 MB), drained slower than it is read, hands every line on as sent: a copy\'s room is reused only once drained', async (t) => {
+  const { store, folder } = await seeded(t);
+  const sessionId = 'ring-wrapping-replay';
+  // About 26 MB of lines, each of them different, in messages and tool calls.
+  function* updates(): Generator<SessionUpdate> {
+    for (let i = 0; i < 40_000; i++) {
+      const text = `${i} `.padEnd(560, String.fromCharCode(97 + (i % 26)));
+      if (i % 10 === 9) yield { sessionUpdate: 'tool_call', toolCallId: `call-${i}`, title: `Tool ${i}`, status: 'completed', rawInput: { text } } as SessionUpdate;
+      else yield { sessionUpdate: 'agent_message_chunk', messageId: `m${Math.floor(i / 50)}`, content: { type: 'text', text } } as SessionUpdate;
+    }
+  }
+  await writeSession(store, { sessionId, cwd: folder, title: 'Larger than the ring', updatedAt: new Date().toISOString(), archived: false, deleted: false, updates: [] }, updates());
+  const here = await onThread(t, store, folder, sessionId);
+  const there = await reduced(t, store, folder, sessionId);
+  assert.equal(here.lines.length, 40_000, 'every line, on the client\'s thread');
+  assert.equal(there.lines.length, here.lines.length, 'every line, handed on from the reader\'s copies');
+  for (let i = 0; i < here.lines.length; i++) if (there.lines[i] !== here.lines[i]) assert.fail(`line ${i} differs: ${there.lines[i].slice(0, 80)} against ${here.lines[i].slice(0, 80)}`);
+  assert.deepEqual(there.timeline.entities, here.timeline.entities, 'the rows');
 });

@@ -226,6 +226,9 @@ class ExtensionHostInspector {
    * in its main thread, through the inspector); {@link gcSince} says what they cost since.
    */
   async watchGc(): Promise<void> {
+    // `--host-v8-flags='--trace-gc --trace-incremental-marking'`: V8's own account of each collection, in the server's log.
+    const v8Flags = args().get('host-v8-flags');
+    if (v8Flags) await this.send('Runtime.evaluate', { expression: `process.getBuiltinModule?.('v8').setFlagsFromString(${JSON.stringify(v8Flags)})` });
     await this.send('Runtime.evaluate', { expression: `(() => { const g = globalThis; g.__benchGc = []; g.__benchGcObserver?.disconnect(); g.__benchGcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) g.__benchGc.push([e.detail?.kind ?? e.kind, e.duration, e.detail?.flags ?? e.flags]); }); g.__benchGcObserver.observe({ entryTypes: ['gc'] }); g.__benchRequests = []; if (!g.__benchRequestsWatched && process.getBuiltinModule) { g.__benchRequestsWatched = true; process.getBuiltinModule('diagnostics_channel').subscribe('http.client.request.created', ({ request }) => g.__benchRequests.push(request.method + ' ' + request.host + request.path.slice(0, 80) + ' from ' + (/\\/extensions\\/([^/]+)\\//.exec(new Error().stack ?? '')?.[1] ?? '?'))); } })()` });
   }
 
@@ -638,7 +641,8 @@ async function main() {
       ...(keptCase ? [{ name: KEPT_AGENT, command: process.execPath, args: [AGENT, '--store', keptStore] }] : []),
     ],
   };
-  const server = await host.startServer({ machineSettings: settings });
+  const server = await host.startServer({ machineSettings: settings, keepRoot: args().has('host-v8-flags') });
+  if (args().has('host-v8-flags')) log(`e2e: the extension host's V8 output (--host-v8-flags) goes to ${server.logFile}, which is kept`);
   mkdirSync(join(server.dirs.userData, 'Machine'), { recursive: true });
   writeFileSync(join(server.dirs.userData, 'Machine', 'settings.json'), JSON.stringify(settings, null, 2));
   const results: { c: Case; r: Result }[] = [];

@@ -1,8 +1,9 @@
 // The line worker's service: decodes and parses the agent's output off the extension host's thread
-// (one worker per agent connection, started by ndjson.ts). Each piece comes in with its id (a copy
-// of its bytes, transferred), and goes back, in order, parsed (lineParse.ts): where each entry's
-// line is in the piece, which the host kept, so the connection hands on every update with its line
-// as it does when it parses them itself, and no byte of the agent's output comes back. A session
+// (one worker per agent connection, started by ndjson.ts). Each piece comes in with its id and its
+// bytes, transferred (the read's own buffer while a replay is reduced, else a copy: ndjson.ts's
+// post), and goes back, in order, parsed (lineParse.ts): where each entry's line is in the piece,
+// which the host kept, so the connection hands on every update with its line as it does when it
+// parses them itself, and no byte of the agent's output comes back. A session
 // whose replay the connection asked to reduce here ({@link LineReducer}, made by the worker's
 // entry: transcript/lineWorkerMain.ts) has its updates applied here, and goes back as their lines
 // only (what the host keeps of a replay: a kept copy, an export's log), with the parsed update

@@ -1,7 +1,7 @@
 // Cutting the agent's stdout into whole lines, one read at a time, in the raw bytes (no string
 // concatenation of the stream): ndjson.ts's reader hands each read here and queues what comes out.
 
-const LF = 0x0a;
+import { LF } from './lineParse';
 
 /** The line not complete yet: its pieces as read, and their bytes. */
 export interface PartialLine {

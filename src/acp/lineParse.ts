@@ -69,7 +69,7 @@ export const INTERNAL_METHOD_PREFIX = '$/acpSessions/';
 const PREVIEW_CHARS = 200;
 
 /** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
-const LF = 0x0a;
+export const LF = 0x0a;
 
 /** As the reader decodes the agent's lines (a BOM is kept, bad bytes become U+FFFD). */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -7,7 +7,7 @@ import type { Logger, Reduced } from './types';
 import type { MessageTracer } from './messageTracer';
 export { MessageTracer } from './messageTracer';
 export { NdjsonMessageWriter } from './ndjsonWriter';
-import { INTERNAL_METHOD_PREFIX, parseLine, preview, type ParsedPiece } from './lineParse';
+import { INTERNAL_METHOD_PREFIX, LF, parseLine, preview, type ParsedPiece } from './lineParse';
 import type { FromLineWorker, ToLineWorker } from './lineWorker';
 import { PendingSinks } from './lineSinks';
 import { ByteRing } from './byteRing';
@@ -58,9 +58,6 @@ const BACKLOG_LOW_BYTES = 1024 * 1024;
 const LINES_PER_CLOCK = 64;
 /** The room for this thread's copies of the pieces the worker has (byteRing.ts): twice the backlog at which reading pauses. */
 const RING_BYTES = 2 * BACKLOG_HIGH_BYTES;
-
-/** The byte that ends a message; never part of a multi-byte UTF-8 sequence. */
-const LF = 0x0a;
 
 /** Decodes whole lines (a BOM is kept, as bytes that are not JSON); faster than Buffer#toString here. */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });

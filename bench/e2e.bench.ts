@@ -21,7 +21,7 @@
 //                    agent in the same rounds
 // Every wait has a deadline and fails with what it waited for.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
@@ -309,6 +309,32 @@ function hostCpuMs(pid: number): { thread: number; process: number } {
   return { thread, process: all };
 }
 
+/** CPU time (ms) of each thread of process `pid` (schedstat, ns), by thread id, with its name (`comm`). */
+function threadsCpuMs(pid: number): Map<string, { name: string; ms: number }> {
+  const threads = new Map<string, { name: string; ms: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const ms = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+      threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms });
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return threads;
+}
+
+/** What each thread name of `pid` spent between two {@link threadsCpuMs} (threads that started meanwhile counted whole), busiest first. */
+function threadsSpent(before: Map<string, { name: string; ms: number }>, after: Map<string, { name: string; ms: number }>): string {
+  const byName = new Map<string, { ms: number; count: number }>();
+  for (const [tid, { name, ms }] of after) {
+    const spent = ms - (before.get(tid)?.ms ?? 0);
+    if (spent < 1) continue;
+    const sum = byName.get(name) ?? { ms: 0, count: 0 };
+    byName.set(name, { ms: sum.ms + spent, count: sum.count + 1 });
+  }
+  return [...byName].sort((a, b) => b[1].ms - a[1].ms).map(([name, { ms, count }]) => `${name}${count > 1 ? ` x${count}` : ''} ${ms.toFixed(0)}`).join(', ');
+}
+
 /** CPU time (ms) of every process that runs the reference agent (its command line names AGENT), every thread. */
 function agentCpuMs(): number {
   return processesCpuMs((cmdline) => cmdline.split('\0').includes(AGENT));
@@ -428,6 +454,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   const hostPid = await inspector.pid();
   await inspector.watchGc();
   const cpu0 = hostCpuMs(hostPid);
+  const threads0 = args().has('verbose') ? threadsCpuMs(hostPid) : undefined;
   const agent0 = agentCpuMs();
   const machine0 = machineCpuMs();
   const t0 = Date.now();
@@ -526,6 +553,7 @@ async function openCase(page: Page, c: Case, inspector: ExtensionHostInspector):
   if (args().has('verbose')) log(`e2e: ${c.chunks} chunks: the page got ${messageCount} messages from its first row to its last line, ${messageChars} characters of JSON, the longest ${messageLongest}`);
   // Read at once (a round trip after the frame that showed the last line).
   const cpu1 = hostCpuMs(hostPid);
+  if (threads0) log(`e2e: ${c.chunks} chunks: the extension host's threads, CPU ms: ${threadsSpent(threads0, threadsCpuMs(hostPid))}`);
   const agent1 = agentCpuMs();
   const machine1 = machineCpuMs();
   const hostGc = await inspector.gcSince();

@@ -10,12 +10,13 @@
 // kept copy) keeps every line as sent.
 import { appendText } from './textPieces';
 
-/** A `session/update` notification's params; `start`-`end`: its line's bytes in the piece (for a merged one, its lines, `\n`-separated). */
+/** A `session/update` notification's params; `start`-`end`: its line's bytes in the piece (for a merged one, its `lines` lines, `\n`-separated). */
 export interface ParsedUpdate {
   t: 0;
   params: unknown;
   start: number;
   end: number;
+  lines: number;
 }
 /** Any other message, as its line's text. */
 export interface ParsedMessage {
@@ -133,8 +134,9 @@ export function parsePiece(bytes: Uint8Array, merge: boolean): ParsedPiece {
           if (chunk && open && open.sessionId === chunk.sessionId && open.kind === chunk.kind && open.owner === chunk.owner) {
             appendText(open.content, chunk.content);
             open.entry.end = byteEnd;
+            open.entry.lines++;
           } else {
-            const entry: ParsedUpdate = { t: 0, params: m.params, start: byteStart, end: byteEnd };
+            const entry: ParsedUpdate = { t: 0, params: m.params, start: byteStart, end: byteEnd, lines: 1 };
             entries.push(entry);
             open = chunk ? { entry, ...chunk } : undefined;
           }

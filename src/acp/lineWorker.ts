@@ -10,7 +10,7 @@
 // where the host needs it too (anything but a text chunk, or one the check fixed). Plain Node.
 import type { MessagePort } from 'node:worker_threads';
 import { isAirReplayEnd } from './jetbrainsAir';
-import { linesIn, parsePiece, type ParsedEntry, type ParsedPiece, type ParsedReduced } from './lineParse';
+import { parsePiece, type ParsedEntry, type ParsedPiece, type ParsedReduced } from './lineParse';
 import type { SessionUpdate } from './types';
 import { Problems, checkSessionUpdate, sessionNotificationOf } from './validate';
 
@@ -59,8 +59,8 @@ export interface LineReducer {
  * the host then never copies them), made by the worker's entry from the spec the host sent.
  */
 export interface LineSink {
-  /** One update's line, without its newline: the agent's bytes (a view, for the call only) or a line encoded here. Never throws. */
-  push(line: Uint8Array | string): void;
+  /** One update's line, without its newline: the agent's bytes (a view, for the call only; `lines` of them, `\n`-separated) or a line encoded here. Never throws. */
+  push(line: Uint8Array | string, lines: number): void;
   /** No more lines: what goes to the host (see `sunk`). */
   end(): Promise<unknown>;
   /** The replay failed or was dropped: what was written goes; resolves once it has. */
@@ -210,10 +210,10 @@ function reduce(piece: ParsedPiece, reductions: ReadonlyMap<string, LineReducer>
     const problems = new Problems();
     const update = checkSessionUpdate(notification.update, problems);
     const line = bytes.subarray(entry.start, entry.end);
-    const lines = linesIn(line);
+    const lines = entry.lines;
     const preview = reducer.apply(update, lines, problems.count === 0 ? line : undefined);
     // What the host's observer would keep of it: the line as read, or the update as the check fixed it.
-    sinks.get(notification.sessionId)?.sink.push(problems.count === 0 ? line : JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: notification.sessionId, update } }));
+    sinks.get(notification.sessionId)?.sink.push(problems.count === 0 ? line : JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: notification.sessionId, update } }), lines);
     const kind = update.sessionUpdate;
     const text = !preview && problems.count === 0 && TEXT_KINDS.has(kind);
     const last = entries[entries.length - 1];

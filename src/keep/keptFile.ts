@@ -10,9 +10,10 @@
 // later fails the checks here (its size, the gzip frame) and, read to its end, gzip's own CRC.
 // Plain Node, no `vscode`.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join } from 'node:path';
-import { createGunzip, createGzip, type Gzip } from 'node:zlib';
+import { createGunzip, createGzip } from 'node:zlib';
 import { linesIn } from '../acp/lineParse';
 import type { LineSink } from '../acp/lineWorker';
 import type { ReplayHeader } from '../transcript/replayFile';
@@ -197,14 +198,21 @@ async function* checkedChunks(gunzip: AsyncIterable<Buffer>): AsyncGenerator<Buf
 }
 
 /**
- * Writes one copy as a replay comes in: `push` takes each update's line (copied at once), the
- * compressing and writing happen on libuv's threads; `finish` puts the copy in its place when
- * `keep` agrees, `abort` drops it. Never throws into `push`: a failed write is told by `finish`.
+ * Writes one copy as a replay comes in: `push` takes each update's line (copied at once) and the
+ * lines go to a temporary file as they are, on libuv's threads; `endBody` compresses them into
+ * the body once the replay has ended, so the compressing (about 0.35 s of CPU per 65 MB) is not
+ * on the cores the agent, the line worker and the page share while the session comes in.
+ * `finish` puts the copy in its place when `keep` agrees, `abort` drops it. Never throws into
+ * `push`: a failed write is told by `finish`.
  */
 export class KeptWriter {
   private readonly tmp: string;
-  private readonly gzip: Gzip;
-  private readonly written: Promise<void>;
+  /** The lines as they come, uncompressed: gone once the body is written (or the copy dropped). */
+  private readonly raw: string;
+  private readonly opened: Promise<fs.FileHandle>;
+  /** The writes to `raw` so far, in order: rejects with the first that failed. */
+  private writes: Promise<void>;
+  private position = 0;
   private stage = Buffer.allocUnsafe(STAGE_BYTES);
   private staged = 0;
   private rawBytes = 0;
@@ -214,49 +222,32 @@ export class KeptWriter {
   readonly startedAt = Date.now();
 
   constructor(readonly path: string) {
-    this.tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
-    // Level 4: figure 9's 65.7 MB replay in 354 ms of a libuv thread, to 0.111 of its size; level 6
-    // took 781 ms for 0.105, on the cores the agent and the transcript share while it comes in.
-    this.gzip = createGzip({ level: 4 });
-    this.written = this.write();
-    // Heard at once (a full disk stops the pushes); `finish` rejects with it.
-    this.written.catch((error: Error) => {
-      this.failure ??= error;
-      this.gzip.destroy();
-    });
+    const name = `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    this.tmp = join(dirname(path), name + TMP_SUFFIX);
+    this.raw = join(dirname(path), `${name}.raw${TMP_SUFFIX}`);
+    this.opened = fs.mkdir(dirname(path), { recursive: true, mode: 0o700 }).then(() => fs.open(this.raw, 'wx', 0o600));
+    this.writes = this.heard(this.opened.then(() => undefined));
   }
 
-  private async write(): Promise<void> {
-    await fs.mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const handle = await fs.open(this.tmp, 'wx', 0o600);
-    try {
-      let position = 0;
-      for await (const chunk of this.gzip as AsyncIterable<Buffer>) {
-        let done = 0;
-        while (done < chunk.length) {
-          const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, position);
-          done += bytesWritten;
-          position += bytesWritten;
-        }
-      }
-    } finally {
-      await handle.close();
-    }
+  /** `writes`, its failure heard at once (a full disk stops the pushes; `finish` rejects with it). */
+  private heard(writes: Promise<void>): Promise<void> {
+    writes.catch((error: Error) => (this.failure ??= error));
+    return writes;
   }
 
-  /** One notification line (without its newline): the agent's bytes, or a line encoded here. */
-  push(line: Uint8Array | string): void {
+  /** One notification line (without its newline): the agent's bytes (`lines` lines, where the caller counted them), or a line encoded here. */
+  push(line: Uint8Array | string, lines?: number): void {
     if (this.ended || this.failure) return;
     const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
     // A merged update's line is its chunks' lines: each is one update of the copy.
-    this.updates += typeof line === 'string' ? 1 : linesIn(bytes);
+    this.updates += typeof line === 'string' ? 1 : (lines ?? linesIn(bytes));
     this.rawBytes += bytes.length + 1;
     if (bytes.length + 1 > this.stage.length - this.staged) this.flush();
     if (bytes.length + 1 > this.stage.length) {
       const own = Buffer.allocUnsafe(bytes.length + 1);
       own.set(bytes, 0);
       own[bytes.length] = NEWLINE;
-      this.gzip.write(own);
+      this.write(own);
       return;
     }
     this.stage.set(bytes, this.staged);
@@ -266,26 +257,38 @@ export class KeptWriter {
 
   private flush(): void {
     if (this.staged === 0) return;
-    // The compressor keeps the buffer it was given until it is done with it: a new one is staged.
-    this.gzip.write(this.stage.subarray(0, this.staged));
+    // The write keeps the buffer it was given until it is done with it: a new one is staged.
+    this.write(this.stage.subarray(0, this.staged));
     this.stage = Buffer.allocUnsafe(STAGE_BYTES);
     this.staged = 0;
   }
 
+  private write(data: Buffer): void {
+    const at = this.position;
+    this.position += data.length;
+    this.writes = this.heard(this.writes.then(async () => writeFully(await this.opened, data, at)));
+  }
+
   /**
-   * Ends the body: resolves once it is on disk, whole, under its temporary name (what
-   * {@link placeKept} takes); rejects when writing failed, the temporary file gone.
+   * Ends the body: compresses the lines into it and resolves once it is on disk, whole, under its
+   * temporary name (what {@link placeKept} takes); rejects when writing failed, the temporary
+   * files gone.
    */
   async endBody(): Promise<KeptBody> {
     if (this.ended) throw new KeptFileError('the copy was already ended');
     this.flush();
     this.ended = true;
-    this.gzip.end();
     try {
-      await this.written;
+      await this.writes;
+      await (await this.opened).close();
+      // Level 4: figure 9's 65.7 MB replay in 354 ms of a libuv thread, to 0.111 of its size; level
+      // 6 took 781 ms for 0.105.
+      await pipeline(createReadStream(this.raw), createGzip({ level: 4 }), createWriteStream(this.tmp, { flags: 'wx', mode: 0o600 }));
     } catch (error) {
       await fs.rm(this.tmp, { force: true }).catch(() => undefined);
       throw error;
+    } finally {
+      await this.dropRaw();
     }
     return { tmp: this.tmp, path: this.path, startedAt: this.startedAt, updates: this.updates, rawBytes: this.rawBytes };
   }
@@ -299,14 +302,27 @@ export class KeptWriter {
   async abort(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.gzip.destroy();
-    await this.written.catch(() => undefined);
-    await fs.rm(this.tmp, { force: true }).catch(() => undefined);
+    await this.writes.catch(() => undefined);
+    await this.dropRaw();
   }
 
-  /** Set once the compressor or the disk failed (a full disk): `finish` rejects with it. */
+  /** Closes and removes the file of the uncompressed lines (closing again does nothing). */
+  private async dropRaw(): Promise<void> {
+    await this.opened.then((handle) => handle.close()).catch(() => undefined);
+    await fs.rm(this.raw, { force: true }).catch(() => undefined);
+  }
+
+  /** Set once a write failed (a full disk): `finish` rejects with it. */
   get failed(): Error | undefined {
     return this.failure;
+  }
+}
+
+/** Writes all of `data` at `position` of `handle`. */
+async function writeFully(handle: fs.FileHandle, data: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < data.length; ) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
+    done += bytesWritten;
   }
 }
 
@@ -320,7 +336,7 @@ export function keptSink(spec: unknown): LineSink {
   const path = (spec as Partial<KeptSinkSpec> | undefined)?.path;
   if (typeof path !== 'string' || !path.endsWith(KEPT_SUFFIX)) throw new KeptFileError('no place for the copy');
   const writer = new KeptWriter(path);
-  return { push: (line) => writer.push(line), end: () => writer.endBody(), abort: () => writer.abort() };
+  return { push: (line, lines) => writer.push(line, lines), end: () => writer.endBody(), abort: () => writer.abort() };
 }
 
 /** The body the line worker says it wrote for the copy at `path`: only a temporary file beside that place. */

@@ -126,7 +126,7 @@ export class ReplayReduction implements LineReducer {
   }
 
   apply(update: SessionUpdate, count: number, line?: Uint8Array): boolean {
-    this.log?.push(update, line);
+    this.log?.push(update, line, count);
     // The preview ends for good at its first update past the bound (a later row count below it, after a plan left, does not bring it back).
     const preview = this.previewWhole && this.timeline.rows.length < this.previewRows;
     if (!preview) this.previewWhole = false;

@@ -167,9 +167,10 @@ export class UpdateLog implements Iterable<SessionUpdate> {
   /**
    * Keeps `update`; `line`, when given, is the agent's line it was parsed from and parses to the
    * same update (see `SessionUpdateListener`): with a file, those bytes are what is written.
+   * `lines`: how many lines `line` holds, where the caller counted them already.
    * Never throws: an update that cannot be kept is counted and told instead.
    */
-  push(update: SessionUpdate, line?: Uint8Array): void {
+  push(update: SessionUpdate, line?: Uint8Array, lines?: number): void {
     // What no export could write (JSON.stringify throws on it) and no file could hold; the
     // client cuts such updates where they enter, so only an update from elsewhere gets here.
     if (line === undefined && nestsDeeperThan(update, MAX_UPDATE_DEPTH)) {
@@ -188,10 +189,10 @@ export class UpdateLog implements Iterable<SessionUpdate> {
       return;
     }
     // Those waiting came first. A merged update's line is its chunks' lines: each counts, and is read back, as one.
-    const lines = linesIn(line);
-    this.count += lines;
+    const count = lines ?? linesIn(line);
+    this.count += count;
     this.write();
-    this.writeRecord(LINE_RECORD, line, lines);
+    this.writeRecord(LINE_RECORD, line, count);
   }
 
   /**

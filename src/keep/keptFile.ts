@@ -27,7 +27,7 @@ const TAIL_BYTES = 4 + MAGIC.length;
 const MAX_TRAILER_BYTES = 64 * 1024;
 /** What a listing reads of a copy's end at first. */
 const FIRST_TAIL_READ = 4096;
-/** Lines gathered before they go to the compressor: few calls into zlib, little waiting on the heap. */
+/** Lines gathered before they are written: few writes, little waiting on the heap. */
 const STAGE_BYTES = 256 * 1024;
 /** Stages kept for use again once written: the writes in flight seldom number more. */
 const SPARE_STAGES = 4;

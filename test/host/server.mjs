@@ -249,6 +249,29 @@ export async function whenWorkbenchStarted(page, { phase = 3, timeoutMs = 120_00
  * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read');
  * `fontconfig`, a fonts.conf for the browser (the benchmarks': setup.mjs ensureBenchFonts).
  */
+/**
+ * Runs before each page's scripts: the workbench reads its configuration (the server's product
+ * settings) with telemetry off. A browser workbench takes its telemetry level from the browser's
+ * own settings, not the machine's (QUIET_SETTINGS' `telemetry.telemetryLevel` does not reach it),
+ * and the server's `--telemetry-level` covers the server only; so the built-in extensions' 1DS
+ * telemetry went out (git's, TypeScript's), and with its first request the extension host loaded
+ * and parsed the system's certificates: 70-230 ms of its thread, at a time of its own, which fell
+ * into the bench's measured opens. Only the top page's first read of that element is changed;
+ * the hook is removed then, and frames (the webviews) never get it.
+ */
+function TELEMETRY_OFF() {
+  if (window !== window.top) return;
+  const read = Element.prototype.getAttribute;
+  Element.prototype.getAttribute = function (name) {
+    const value = read.call(this, name);
+    if (name !== 'data-settings' || this.id !== 'vscode-workbench-web-configuration' || !value) return value;
+    Element.prototype.getAttribute = read;
+    const config = JSON.parse(value);
+    config.productConfiguration = { ...config.productConfiguration, enableTelemetry: false };
+    return JSON.stringify(config);
+  };
+}
+
 export async function openBrowser({
   host = ensureHost(),
   root = mkdtempSync(join(tmpdir(), 'acp-chromium-')),
@@ -270,6 +293,7 @@ export async function openBrowser({
     permissions,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), ...(fontconfig ? { FONTCONFIG_FILE: fontconfig } : {}) },
   });
+  await context.addInitScript(TELEMETRY_OFF);
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     context,

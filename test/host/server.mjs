@@ -52,6 +52,12 @@ export const QUIET_SETTINGS = {
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,
   'telemetry.telemetryLevel': 'off',
+  // A remote window's extension host looks for ports to forward by reading /proc: every process's
+  // command line, every few seconds (about 110 files a scan here). A desktop window does not. The
+  // server has a tunnel provider, which keeps that scan on with autoForwardPorts off; a source of
+  // "output" (the terminals' output) ends it.
+  'remote.autoForwardPorts': false,
+  'remote.autoForwardPortsSource': 'output',
 };
 
 /**

@@ -75,13 +75,16 @@ export const LF = 0x0a;
 /** As the reader decodes the agent's lines (a BOM is kept, bad bytes become U+FFFD). */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** Chunk kinds whose text a merge joins, and the field (besides `content`) that names what they belong to. */
-const MERGED_KINDS: Readonly<Record<string, 'messageId' | 'compactionId'>> = {
-  agent_message_chunk: 'messageId',
-  user_message_chunk: 'messageId',
-  agent_thought_chunk: 'messageId',
-  compaction_summary_chunk: 'compactionId',
-};
+/**
+ * Chunk kinds whose text a merge joins, and the field (besides `content`) that names what they
+ * belong to. A map: a kind is the agent's string, and an object's lookup would find `constructor`.
+ */
+const MERGED_KINDS: ReadonlyMap<string, 'messageId' | 'compactionId'> = new Map([
+  ['agent_message_chunk', 'messageId'],
+  ['user_message_chunk', 'messageId'],
+  ['agent_thought_chunk', 'messageId'],
+  ['compaction_summary_chunk', 'compactionId'],
+]);
 
 /** How many lines `bytes` holds (a merged update's line is its chunks' lines, `\n`-separated). */
 export function linesIn(bytes: Uint8Array): number {
@@ -164,7 +167,7 @@ function mergeable(params: unknown): { content: { text: string }; sessionId: str
   if (!isPlain(params) || typeof params.sessionId !== 'string' || !exactly(params, 2)) return undefined;
   const update = params.update;
   if (!isPlain(update) || typeof update.sessionUpdate !== 'string') return undefined;
-  const field = MERGED_KINDS[update.sessionUpdate];
+  const field = MERGED_KINDS.get(update.sessionUpdate);
   if (field === undefined) return undefined;
   const owner = update[field];
   if (owner !== undefined && typeof owner !== 'string') return undefined;

@@ -90,7 +90,8 @@ function applyFilter(parsed: ParsedQuery, key: string, value: string): boolean {
       f.folder = value;
       return true;
     case 'in': {
-      const where = WHERE_ALIASES[value.toLowerCase()];
+      const alias = value.toLowerCase();
+      const where = Object.hasOwn(WHERE_ALIASES, alias) ? WHERE_ALIASES[alias] : undefined;
       if (where) (f.where ??= []).includes(where) || f.where.push(where);
       else parsed.unknown.push(`${key}:${value}`);
       return true;

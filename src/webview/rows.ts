@@ -66,6 +66,10 @@ const TOOL_STATUS_ICONS: Record<string, string> = {
 const PLAN_STATUS_ICONS: Record<string, string> = {
   completed: 'pass-filled', in_progress: 'circle-large-filled', pending: 'circle-large-outline',
 };
+/** `table[key]` where `key` is one of its own (the agent's `constructor` finds no function). */
+function ownValue(table: Record<string, string>, key: string): string | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
 const SAFE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** The Markdown renderer, once markdown.js has loaded (markdownLoader.ts); until then text shows plain. */
@@ -299,11 +303,11 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
 
 function renderToolCall(row: Row, entity: ToolCallEntity): void {
   const status = entity.status ?? 'pending';
-  const head = rowHead(true, TOOL_KIND_ICONS[entity.toolKind ?? 'other'] ?? 'tools', entity.title || entity.toolCallId);
+  const head = rowHead(true, ownValue(TOOL_KIND_ICONS, entity.toolKind ?? 'other') ?? 'tools', entity.title || entity.toolCallId);
   if (entity.title) setCodeSpans(head.lastElementChild as HTMLElement, entity.title);
   const badge = () => {
     const el = element('span', `badge tool-status status-${statusClass(status)}`);
-    el.append(codicon(Object.hasOwn(TOOL_STATUS_ICONS, status) ? TOOL_STATUS_ICONS[status] : 'question'), document.createTextNode(status.replace(/_/g, ' ')));
+    el.append(codicon(ownValue(TOOL_STATUS_ICONS, status) ?? 'question'), document.createTextNode(status.replace(/_/g, ' ')));
     return el;
   };
   // Only the protocol's statuses are templates: an agent's own strings would grow the cache.
@@ -365,7 +369,7 @@ function renderPlan(row: Row, entity: PlanEntity): void {
     for (const entry of entity.entries) {
       const status = entry.status ?? 'pending';
       const item = element('li', `plan-entry status-${statusClass(status)}`);
-      item.append(codicon(PLAN_STATUS_ICONS[status] ?? 'circle-large-outline'), element('span', 'plan-text', entry.content));
+      item.append(codicon(ownValue(PLAN_STATUS_ICONS, status) ?? 'circle-large-outline'), element('span', 'plan-text', entry.content));
       item.append(element('span', 'visually-hidden', ` (${status.replace(/_/g, ' ')})`));
       if (entry.priority) item.append(element('span', `badge priority-${statusClass(entry.priority)}`, entry.priority));
       list.append(item);

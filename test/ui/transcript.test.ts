@@ -28,6 +28,7 @@ const NEEDLE_ROWS = Array.from({ length: 17 }, (_, i) => 100 + 150 * i);
 const FOLLOW_TITLE = 'A long session whose last compaction streams in';
 const FOLLOW_LAST = 'Compaction over: this is the last line.';
 const TOOLS_TITLE = 'Tools titled with code spans';
+const OWN_NAMES_TITLE = 'Kinds and statuses named like an object\'s own properties';
 /** Tool titles as an agent sends them, and what the row's head shows: its text, and its code elements. */
 const TOOL_TITLES: { title: string; text: string; code: string[] }[] = [
   { title: 'Run `ls src`', text: 'Run ls src', code: ['ls src'] },
@@ -65,6 +66,7 @@ before(async () => {
   const longStore = join(work, 'long-store');
   await writeSession(longStore, longSession(folder));
   await writeSession(longStore, toolTitlesSession(folder));
+  await writeSession(longStore, ownNamesSession(folder));
   const followStore = join(work, 'follow-store');
   await writeSession(followStore, followSession(folder));
   const agents = [
@@ -133,6 +135,22 @@ function toolTitlesSession(cwd: string) {
   const updates: Record<string, unknown>[] = [{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'List the sources.' } }];
   TOOL_TITLES.forEach(({ title }, i) => updates.push({ sessionUpdate: 'tool_call', toolCallId: `tool-${i}`, title, kind: 'execute', status: 'completed' }));
   return { sessionId: 'sess_tool_titles', cwd, title: TOOLS_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
+}
+
+/**
+ * Names an object finds on its prototype, sent where the agent names a kind or a status: an
+ * update kind, a tool kind and status, a plan entry's status. None is a function of ours.
+ */
+function ownNamesSession(cwd: string) {
+  const text = (t: string) => ({ type: 'text' as const, text: t });
+  const updates: Record<string, unknown>[] = [
+    { sessionUpdate: 'user_message_chunk', content: text('Send what no client knows.') },
+    { sessionUpdate: 'constructor', content: text('a kind named constructor') },
+    { sessionUpdate: 'toString', content: text('a kind named toString') },
+    { sessionUpdate: 'tool_call', toolCallId: 'tool-own', title: 'A tool of kind constructor', kind: 'constructor', status: 'hasOwnProperty' },
+    { sessionUpdate: 'plan', entries: [{ content: 'An entry whose status is toString', status: 'toString', priority: 'high' }] },
+  ];
+  return { sessionId: 'sess_own_names', cwd, title: OWN_NAMES_TITLE, updatedAt: new Date().toISOString(), archived: false, deleted: false, updates } as Parameters<typeof writeSession>[1];
 }
 
 /** 600 messages, then a compaction whose summary streams in (gated), then the last line. */
@@ -504,6 +522,29 @@ test('a tool title\'s code spans show as code, without their backticks; nothing 
   const fonts = await head.evaluate((h) => ({ head: getComputedStyle(h).fontFamily, code: getComputedStyle(h.querySelector('code')!).fontFamily }));
   assert.notEqual(fonts.code, fonts.head, 'the code span is set in the editor\'s font');
   await shot('transcript-tool-titles');
+});
+
+test('an update kind, tool kind or status named like an object\'s own property (constructor, toString) shows as the unknown string it is', async () => {
+  const frame = await openFromTree(OWN_NAMES_TITLE);
+  await frame.locator('body[data-loading="false"]').waitFor();
+  await frame.locator('.plan-entry').waitFor();
+  const seen = await frame.locator('html').evaluate(() => ({
+    unknown: [...document.querySelectorAll('[data-kind="unknown"] > .row-head .label')].map((e) => e.textContent),
+    kinds: [...document.querySelectorAll('[data-kind]')].map((e) => (e as HTMLElement).dataset.kind),
+    toolIcon: document.querySelector('[data-kind="tool_call"] > .row-head > .codicon')?.className,
+    toolStatus: document.querySelector('[data-kind="tool_call"] .tool-status')?.textContent,
+    toolStatusIcon: document.querySelector('[data-kind="tool_call"] .tool-status > .codicon')?.className,
+    planIcon: document.querySelector('.plan-entry .codicon')?.className,
+    // Every icon names one codicon: a function's source as a class would be several words.
+    icons: [...document.querySelectorAll('.codicon')].map((e) => e.className).filter((c) => !/^codicon codicon-[a-z0-9-]+( codicon-modifier-spin)?$/.test(c)),
+  }));
+  assert.deepEqual(seen.unknown, ['Update “constructor”', 'Update “toString”']);
+  assert.deepEqual(seen.kinds, ['user_message', 'unknown', 'unknown', 'tool_call', 'plan'], 'no message row was made of them');
+  assert.equal(seen.toolIcon, 'codicon codicon-tools', 'an unknown tool kind has the tool icon');
+  assert.match(seen.toolStatus ?? '', /hasOwnProperty/);
+  assert.equal(seen.toolStatusIcon, 'codicon codicon-question', 'an unknown tool status has the question icon');
+  assert.equal(seen.planIcon, 'codicon codicon-circle-large-outline');
+  assert.deepEqual(seen.icons, []);
 });
 
 test('End on a long session shows its last line, with only the rows on screen built', async () => {

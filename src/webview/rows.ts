@@ -67,9 +67,7 @@ const PLAN_STATUS_ICONS: Record<string, string> = {
   completed: 'pass-filled', in_progress: 'circle-large-filled', pending: 'circle-large-outline',
 };
 /** `table[key]` where `key` is one of its own (the agent's `constructor` finds no function). */
-function ownValue(table: Record<string, string>, key: string): string | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
-}
+const ownValue = (table: Record<string, string>, key: string) => (Object.hasOwn(table, key) ? table[key] : undefined);
 const SAFE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** The Markdown renderer, once markdown.js has loaded (markdownLoader.ts); until then text shows plain. */

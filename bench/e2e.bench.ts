@@ -237,11 +237,11 @@ class ExtensionHostInspector {
     const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: `(() => { const g = globalThis; const es = g.__benchGc ?? []; g.__benchGc = []; return JSON.stringify(es); })()`, returnByValue: true });
     const entries = JSON.parse(answer.result.value) as [number, number, number][];
     // Each as kind/flags/ms: perf_hooks' kinds (1 minor, 4 major, 8 incremental marking) and its flags (64, SCHEDULE_IDLE: V8 started marking at an allocation limit).
-    if (args().has('verbose')) {
-      log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
-      const requests = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(globalThis.__benchRequests ?? [])', returnByValue: true });
-      log(`e2e: the extension host's HTTP requests meanwhile: ${requests.result.value}`);
-    }
+    if (args().has('verbose')) log(`e2e: the extension host's collections (kind/flags/ms): ${entries.map(([k, d, f]) => `${k}/${f}/${d.toFixed(0)}`).join(' ')}`);
+    // Another extension's request costs the host's thread (git's telemetry loaded the system's
+    // certificates: 225 ms) at a time of its own: said every time, so that a table shows it.
+    const requests = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(globalThis.__benchRequests ?? [])', returnByValue: true });
+    if (args().has('verbose') || requests.result.value !== '[]') log(`e2e: the extension host's HTTP requests meanwhile (their work is in the figures): ${requests.result.value}`);
     // perf_hooks' NODE_PERFORMANCE_GC_MAJOR is 4 (mark-compact); minor 1, incremental 8, weak callbacks 16.
     return { ms: entries.reduce((a, [, d]) => a + d, 0), major: entries.filter(([k]) => k === 4).length, minor: entries.filter(([k]) => k === 1).length };
   }

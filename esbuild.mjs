@@ -2,7 +2,7 @@
 // the test and benchmark programs into out/. `--production` minifies; `--watch` rebuilds;
 // `--metafile=<dir>` writes each extension bundle's esbuild metafile there (test/unit/bundles.test.ts).
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
@@ -173,7 +173,18 @@ function copyCodicons() {
   }
 }
 
+/**
+ * Removes a built test whose source is gone (a test renamed or deleted): the runners run every
+ * built file under out/test, so an old build would run on, passing or failing, as if it were there.
+ */
+function pruneBuiltTests() {
+  for (const built of files(join('out', 'test'), ['.mjs', '.js'])) {
+    if (!existsSync(built.slice('out/'.length).replace(/\.m?js$/, '.ts'))) rmSync(built, { force: true });
+  }
+}
+
 copyCodicons();
+if (withTests && !only) pruneBuiltTests();
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));

@@ -185,7 +185,8 @@ export class Timeline {
       return;
     }
     const kind = update.sessionUpdate;
-    // An own key only: the agent's `constructor` or `toString` is no message (an object's lookup would find the function).
+    // An own key only: the agent's `constructor` or `toString` is no message (an object's
+    // lookup would find the function).
     const role = Object.hasOwn(MESSAGE_KINDS, kind) ? MESSAGE_KINDS[kind] : undefined;
     if (role) return this.applyChunk(role, update);
     switch (kind) {

@@ -251,11 +251,6 @@ export async function whenWorkbenchStarted(page, { phase = 3, timeoutMs = 120_00
 }
 
 /**
- * A fresh Chromium profile with one page, through playwright-core and Debian's Chromium.
- * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read');
- * `fontconfig`, a fonts.conf for the browser (the benchmarks': setup.mjs ensureBenchFonts).
- */
-/**
  * Runs before each page's scripts: the workbench reads its configuration (the server's product
  * settings) with telemetry off. A browser workbench takes its telemetry level from the browser's
  * own settings, not the machine's (QUIET_SETTINGS' `telemetry.telemetryLevel` does not reach it),
@@ -278,6 +273,11 @@ function TELEMETRY_OFF() {
   };
 }
 
+/**
+ * A fresh Chromium profile with one page, through playwright-core and Debian's Chromium.
+ * `permissions` are granted to every origin (playwright's names, e.g. 'clipboard-read');
+ * `fontconfig`, a fonts.conf for the browser (the benchmarks': setup.mjs ensureBenchFonts).
+ */
 export async function openBrowser({
   host = ensureHost(),
   root = mkdtempSync(join(tmpdir(), 'acp-chromium-')),

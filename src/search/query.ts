@@ -46,13 +46,14 @@ export interface ParsedQuery {
 const CJK_CLASS = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc]';
 const DURATION = /^(\d+)([hdwmy])$/;
 const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
-const WHERE_ALIASES: Record<string, Where> = {
+/** A map: `in:constructor` finds nothing (an object's lookup would find a function). */
+const WHERE_ALIASES: ReadonlyMap<string, Where> = new Map(Object.entries({
   you: 'you', user: 'you', me: 'you',
   agent: 'agent', assistant: 'agent',
   thought: 'thoughts', thoughts: 'thoughts', thinking: 'thoughts',
   tool: 'tools', tools: 'tools', output: 'tools',
   compaction: 'compactions', compactions: 'compactions', summary: 'compactions', summaries: 'compactions',
-};
+} satisfies Record<string, Where>));
 
 /** Parses `query`; `filters` are merged in (the view's own filters). Never throws. */
 export function parseQuery(query: string, filters: SearchFilters = {}): ParsedQuery {
@@ -90,8 +91,7 @@ function applyFilter(parsed: ParsedQuery, key: string, value: string): boolean {
       f.folder = value;
       return true;
     case 'in': {
-      const alias = value.toLowerCase();
-      const where = Object.hasOwn(WHERE_ALIASES, alias) ? WHERE_ALIASES[alias] : undefined;
+      const where = WHERE_ALIASES.get(value.toLowerCase());
       if (where) (f.where ??= []).includes(where) || f.where.push(where);
       else parsed.unknown.push(`${key}:${value}`);
       return true;

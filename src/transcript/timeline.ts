@@ -43,12 +43,13 @@ const STATE_KINDS = new Set([
   'config_option_update',
 ]);
 
-const MESSAGE_KINDS: Record<string, MessageRole> = {
-  user_message_chunk: 'user_message',
-  agent_message_chunk: 'agent_message',
-  agent_thought_chunk: 'thought',
-  session_message_chunk: 'session_message',
-};
+/** A map: a kind is the agent's string, and an object's lookup would find `constructor`. */
+const MESSAGE_KINDS: ReadonlyMap<string, MessageRole> = new Map([
+  ['user_message_chunk', 'user_message'],
+  ['agent_message_chunk', 'agent_message'],
+  ['agent_thought_chunk', 'thought'],
+  ['session_message_chunk', 'session_message'],
+]);
 
 /** What a timeline knows besides its rows: handed from the line worker's reduction to the extension host with its store's image. */
 export interface TimelineImage {
@@ -185,9 +186,7 @@ export class Timeline {
       return;
     }
     const kind = update.sessionUpdate;
-    // An own key only: the agent's `constructor` or `toString` is no message (an object's
-    // lookup would find the function).
-    const role = Object.hasOwn(MESSAGE_KINDS, kind) ? MESSAGE_KINDS[kind] : undefined;
+    const role = MESSAGE_KINDS.get(kind);
     if (role) return this.applyChunk(role, update);
     switch (kind) {
       case 'compaction_update':

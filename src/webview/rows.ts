@@ -56,18 +56,17 @@ const MESSAGE_HEADS = {
   session_message: ['mail', t('Message between sessions')],
 } as const;
 
-const TOOL_KIND_ICONS: Record<string, string> = {
+// Maps: a kind or status is the agent's string, and an object's lookup would find `constructor`.
+const TOOL_KIND_ICONS: ReadonlyMap<string, string> = new Map(Object.entries({
   read: 'file-code', edit: 'edit', delete: 'trash', move: 'arrow-swap', search: 'search',
   execute: 'terminal', think: 'lightbulb', fetch: 'globe', switch_mode: 'arrow-swap', other: 'tools',
-};
-const TOOL_STATUS_ICONS: Record<string, string> = {
+}));
+const TOOL_STATUS_ICONS: ReadonlyMap<string, string> = new Map(Object.entries({
   pending: 'circle-large-outline', in_progress: 'loading codicon-modifier-spin', completed: 'check', failed: 'error',
-};
-const PLAN_STATUS_ICONS: Record<string, string> = {
+}));
+const PLAN_STATUS_ICONS: ReadonlyMap<string, string> = new Map(Object.entries({
   completed: 'pass-filled', in_progress: 'circle-large-filled', pending: 'circle-large-outline',
-};
-/** `table[key]` where `key` is one of its own (the agent's `constructor` finds no function). */
-const ownValue = (table: Record<string, string>, key: string) => (Object.hasOwn(table, key) ? table[key] : undefined);
+}));
 const SAFE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** The Markdown renderer, once markdown.js has loaded (markdownLoader.ts); until then text shows plain. */
@@ -301,15 +300,15 @@ function renderCompaction(row: Row, entity: CompactionEntity): void {
 
 function renderToolCall(row: Row, entity: ToolCallEntity): void {
   const status = entity.status ?? 'pending';
-  const head = rowHead(true, ownValue(TOOL_KIND_ICONS, entity.toolKind ?? 'other') ?? 'tools', entity.title || entity.toolCallId);
+  const head = rowHead(true, TOOL_KIND_ICONS.get(entity.toolKind ?? 'other') ?? 'tools', entity.title || entity.toolCallId);
   if (entity.title) setCodeSpans(head.lastElementChild as HTMLElement, entity.title);
   const badge = () => {
     const el = element('span', `badge tool-status status-${statusClass(status)}`);
-    el.append(codicon(ownValue(TOOL_STATUS_ICONS, status) ?? 'question'), document.createTextNode(status.replace(/_/g, ' ')));
+    el.append(codicon(TOOL_STATUS_ICONS.get(status) ?? 'question'), document.createTextNode(status.replace(/_/g, ' ')));
     return el;
   };
   // Only the protocol's statuses are templates: an agent's own strings would grow the cache.
-  head.append(Object.hasOwn(TOOL_STATUS_ICONS, status) ? cloned(`badge\u0000${status}`, badge) : badge());
+  head.append(TOOL_STATUS_ICONS.has(status) ? cloned(`badge\u0000${status}`, badge) : badge());
   row.el.dataset.status = status;
   const children: Node[] = [head];
   if (row.built || isOpen(row)) {
@@ -367,7 +366,7 @@ function renderPlan(row: Row, entity: PlanEntity): void {
     for (const entry of entity.entries) {
       const status = entry.status ?? 'pending';
       const item = element('li', `plan-entry status-${statusClass(status)}`);
-      item.append(codicon(ownValue(PLAN_STATUS_ICONS, status) ?? 'circle-large-outline'), element('span', 'plan-text', entry.content));
+      item.append(codicon(PLAN_STATUS_ICONS.get(status) ?? 'circle-large-outline'), element('span', 'plan-text', entry.content));
       item.append(element('span', 'visually-hidden', ` (${status.replace(/_/g, ' ')})`));
       if (entry.priority) item.append(element('span', `badge priority-${statusClass(entry.priority)}`, entry.priority));
       list.append(item);

@@ -3,12 +3,13 @@
 // (the files and line counts, never the texts). Each replay the extension receives (a transcript,
 // a search index's load, a kept copy's) is counted as it comes (changes.ts) and written when it
 // ends; a window writes under a name of its own and renames, and never replaces what a replay of a
-// newer state of the session wrote. Each window follows the folder. Plain Node (no `vscode`).
+// newer state of the session wrote (it checks the file under a lock, common/fileLock.ts). Each window follows the folder. Plain Node (no `vscode`).
 import { createHash, randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReplayObserver, SessionUpdate } from '../acp/types';
+import { withFileLock } from '../common/fileLock';
 import { Emitter, type Disposable, type Event } from '../sessions/events';
 import { ChangeCollector, type FileChange, type SessionChanges } from './changes';
 
@@ -106,13 +107,25 @@ export class ChangesStore implements Disposable {
     this.onDidChangeEmitter.fire({ agent });
     try {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      const temp = join(this.dir, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-      try {
-        await writeFile(temp, JSON.stringify(record), { mode: 0o600 });
-        await rename(temp, join(this.dir, `${key}.json`));
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
+      const path = join(this.dir, `${key}.json`);
+      // Under the session's lock, what is on disk decides: another window may have written a
+      // newer state a moment ago, which this one has not heard of yet.
+      const newer = await withFileLock(join(this.dir, `.${key}.lock`), 'what this session changed', { owner: `changes-${process.pid}`, waitMs: 20_000, staleMs: 15_000 }, async () => {
+        const onDisk = await readRecord(path);
+        if (onDisk && fileKey(onDisk.agent, onDisk.sessionId) === key && isLater(onDisk.updatedAt, updatedAt)) return onDisk;
+        const temp = join(this.dir, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+        try {
+          await writeFile(temp, JSON.stringify(record), { mode: 0o600 });
+          await rename(temp, path);
+        } catch (error) {
+          await rm(temp, { force: true });
+          throw error;
+        }
+        return undefined;
+      });
+      if (newer && !this.disposed && this.records.get(key) === record) {
+        this.records.set(key, newer);
+        this.onDidChangeEmitter.fire({ agent });
       }
     } catch (error) {
       this.options.log.warn(`[${agent}] Could not keep what session ${JSON.stringify(sessionId.slice(0, 200))} changed: ${(error as Error)?.message ?? error}`);

@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { basename, dirname, join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { linesIn } from '../acp/lineParse';
+import { withFileLock } from '../common/fileLock';
 import type { LineSink } from '../acp/lineWorker';
 import type { ReplayHeader } from '../transcript/replayFile';
 import { openReplayLines, type OpenedReplay } from '../transcript/replayReader';
@@ -35,6 +36,11 @@ const NEWLINE = 0x0a;
 export const KEPT_SUFFIX = '.kept';
 const TMP_SUFFIX = '.tmp';
 const GONE_SUFFIX = '.gone';
+const LOCK_SUFFIX = '.lock' + TMP_SUFFIX;
+/** A copy's lock held longer is a window's that hung or died (holding it takes a trailer's read and a rename). */
+const STALE_LOCK_MS = 15_000;
+/** Longer than STALE_LOCK_MS: a copy gives up waiting only for a window that holds its lock anew each time. */
+const LOCK_WAIT_MS = 20_000;
 
 /** What a kept copy says of itself. */
 export interface KeptMeta {
@@ -79,6 +85,21 @@ export function keptPath(root: string, agentName: string, sessionId: string): st
 /** The mark a delete here leaves, so a copy another window was writing at that moment is not put back. */
 export function gonePath(keptFile: string): string {
   return keptFile.slice(0, -KEPT_SUFFIX.length) + GONE_SUFFIX;
+}
+
+/** The lock of the copy at `keptFile` (see {@link withKeptLock}). */
+export function keptLockPath(keptFile: string): string {
+  return join(dirname(keptFile), '.' + basename(keptFile, KEPT_SUFFIX) + LOCK_SUFFIX);
+}
+
+/**
+ * Runs `work` while no other window (or store) runs work on the copy at `keptFile`: the check of
+ * what is in place and the rename that follows must be one step, or a copy of an older state
+ * renamed a moment after a newer one was checked replaces it. The lock's file has a temporary
+ * name, so a scan removes one left behind. `onBusy` is told when another holds it.
+ */
+export function withKeptLock<T>(keptFile: string, work: () => Promise<T>, onBusy?: () => void): Promise<T> {
+  return withFileLock(keptLockPath(keptFile), 'this copy', { owner: `kept-${process.pid}`, waitMs: LOCK_WAIT_MS, staleMs: STALE_LOCK_MS, onBusy }, work);
 }
 
 export function isKeptName(name: string): boolean {
@@ -372,11 +393,12 @@ export interface KeptBody {
 
 /**
  * Adds the trailer to `body`, flushes the file to disk and, when `keep` agrees (given the copy in
- * place, if any, it may decline: a newer copy, a delete since), renames it into place. Resolves to
+ * place, if any, it may decline: a newer copy, a delete since), renames it into place, the check
+ * and the rename under the copy's lock (`withKeptLock`). Resolves to
  * the copy's trailer, or undefined when it was declined; rejects when writing failed. Either way
  * the temporary file is gone unless it became the copy.
  */
-export async function placeKept(body: KeptBody, facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>): Promise<KeptMeta | undefined> {
+export async function placeKept(body: KeptBody, facts: KeptFacts, keep: (existing: KeptMeta | undefined, startedAt: number) => Promise<boolean>, onBusy?: () => void): Promise<KeptMeta | undefined> {
   try {
     const bodyBytes = (await fs.stat(body.tmp)).size;
     const meta: KeptMeta = { format: KEPT_FORMAT, version: KEPT_VERSION, ...facts, keptAt: new Date().toISOString(), updates: body.updates, bodyBytes, rawBytes: body.rawBytes };
@@ -392,18 +414,20 @@ export async function placeKept(body: KeptBody, facts: KeptFacts, keep: (existin
     } finally {
       await handle.close();
     }
-    let existing: KeptMeta | undefined;
-    try {
-      existing = (await readKeptMeta(body.path)).meta;
-    } catch {
-      existing = undefined;
-    }
-    if (!(await keep(existing, body.startedAt))) {
-      await fs.rm(body.tmp, { force: true });
-      return undefined;
-    }
-    await fs.rename(body.tmp, body.path);
-    return meta;
+    const placed = await withKeptLock(body.path, async () => {
+      let existing: KeptMeta | undefined;
+      try {
+        existing = (await readKeptMeta(body.path)).meta;
+      } catch {
+        existing = undefined;
+      }
+      if (!(await keep(existing, body.startedAt))) return false;
+      await fs.rename(body.tmp, body.path);
+      return true;
+    }, onBusy);
+    if (placed) return meta;
+    await fs.rm(body.tmp, { force: true });
+    return undefined;
   } catch (error) {
     await fs.rm(body.tmp, { force: true }).catch(() => undefined);
     throw error;

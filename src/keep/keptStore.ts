@@ -6,13 +6,14 @@
 // trailer, never its body), makes a copy of a replay when the mode and the budget allow and the
 // session moved since its copy, and deletes copies when the user deletes here. Two windows never
 // spoil each other's work: each writes under a name of its own and renames, a newer copy is never
-// replaced by an older one, and a delete leaves a mark that a copy begun before it does not pass.
+// replaced by an older one, and a delete leaves a mark that a copy begun before it does not pass;
+// the check of what is in place and the rename (or the delete) are one step under a lock.
 // Plain Node, no `vscode`.
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { ReplayObserver, SessionUpdate } from '../acp/types';
 import { Emitter, type Disposable, type Event } from '../sessions/events';
-import { agentFolder, gonePath, isKeptName, isTemporaryName, keptPath, KeptWriter, keptBodyOf, placeKept, readKeptMeta, type KeptBody, type KeptFacts, type KeptMeta, type KeptSinkSpec } from './keptFile';
+import { agentFolder, gonePath, isKeptName, isTemporaryName, keptPath, KeptWriter, keptBodyOf, placeKept, readKeptMeta, withKeptLock, type KeptBody, type KeptFacts, type KeptMeta, type KeptSinkSpec } from './keptFile';
 
 export type KeepMode = 'read' | 'expiring' | 'off';
 
@@ -42,6 +43,8 @@ export interface KeptStoreOptions {
   /** What the sessions model knows of a session when its replay starts and ends. */
   facts: (agent: string, sessionId: string) => Partial<Pick<KeptFacts, 'title' | 'updatedAt' | 'archived' | 'cwd'>> | undefined;
   log: { warn(message: string): void; info?(message: string): void };
+  /** Told when a copy's lock is held by another (see `withKeptLock`): tests drive the order with it. */
+  onLockBusy?: () => void;
 }
 
 /** A temporary file older than this is a window's that closed mid-write: a scan removes it. */
@@ -157,7 +160,7 @@ export class KeptStore implements Disposable {
       const meta = await placeKept(body, facts, async (existing, startedAt) => {
         if (await goneSince(body.path, startedAt)) return false;
         return !existing || !isNewer(existing.updatedAt, facts.updatedAt);
-      });
+      }, this.options.onLockBusy);
       if (!meta || this.disposed) return;
       const bytes = (await fs.stat(body.path)).size;
       this.put({ meta, path: body.path, bytes });
@@ -178,8 +181,11 @@ export class KeptStore implements Disposable {
       const path = keptPath(this.options.root, agent, sessionId);
       try {
         await fs.mkdir(agentFolder(this.options.root, agent), { recursive: true, mode: 0o700 });
-        await fs.writeFile(gonePath(path), '', { mode: 0o600 });
-        await fs.rm(path, { force: true });
+        // Under the copy's lock: a copy another window checked a moment ago is not renamed in after.
+        await withKeptLock(path, async () => {
+          await fs.writeFile(gonePath(path), '', { mode: 0o600 });
+          await fs.rm(path, { force: true });
+        }, this.options.onLockBusy);
       } catch (error) {
         this.options.log.warn(`[${agent}] Could not delete the kept copy of session ${JSON.stringify(sessionId.slice(0, 200))}: ${(error as Error)?.message ?? error}`);
         continue;

@@ -18,7 +18,8 @@ import { FORMAT_VERSION, keyOf, MANIFEST, readManifest, type BlockRef, type Entr
 import { candidateBlocks, matchSession, passes, type SearchOptions, type SearchResult, type SessionResult } from './match';
 import type { ParsedQuery } from './query';
 import { recordsOf } from './records';
-import { acquireLock, DIR_MODE, FILE_MODE, IndexDiskFullError, isDiskFull, LockBusyError, merge, newOwnerId, PendingChanges, registerOwner, removeStrays, secureFolder, stampOf, unregisterOwner, type MetaPatch } from './windows';
+import { LockBusyError } from '../common/fileLock';
+import { acquireLock, DIR_MODE, FILE_MODE, IndexDiskFullError, isDiskFull, merge, newOwnerId, PendingChanges, registerOwner, removeStrays, secureFolder, stampOf, unregisterOwner, type MetaPatch } from './windows';
 
 export { BLOCK_CHARS, type IndexRecord } from './blocks';
 export { FORMAT_VERSION, type IndexedSession, type SessionMeta } from './manifest';

@@ -2,7 +2,7 @@
 // and each runs its own SearchIndex on the same folder. The design, the simplest we found robust:
 // - The manifest on disk is the shared truth. A window never writes it from its own view: it
 //   keeps the changes it made since it last wrote (sessions indexed, deleted, dropped as damaged,
-//   renamed or archived), and to write it takes a lock file (`index.lock`, created exclusively;
+//   renamed or archived), and to write it takes a lock file (`index.lock`, common/fileLock.ts;
 //   a lock whose window is gone or that is older than LOCK_STALE_MS is broken), reads the
 //   manifest, applies its changes to it, writes it (temp file, rename) and lets go. Its view
 //   becomes what it wrote, so it also takes in what the others did. A window that only reads
@@ -16,7 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { chmod, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { acquireFileLock, processRuns } from '../common/fileLock';
 import { LOCK_NAME, MANIFEST, ownerOfFile, type Entry, type SessionMeta } from './manifest';
 
 const LOCK = LOCK_NAME;
@@ -53,17 +54,6 @@ export async function unregisterOwner(dir: string, id: string): Promise<void> {
   await rm(join(dir, ownerFile(id)), { force: true });
 }
 
-function processRuns(pid: unknown): boolean {
-  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the window `id` may still be running (it then owns the files named after it). */
 export async function ownerIsLive(dir: string, id: string): Promise<boolean> {
   try {
@@ -77,60 +67,9 @@ export async function ownerIsLive(dir: string, id: string): Promise<boolean> {
   }
 }
 
-export class LockBusyError extends Error {
-  constructor() {
-    super('another window is writing the search index');
-  }
-}
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Takes the index's lock (waiting a little for another window's); resolves with its release. */
-export async function acquireLock(dir: string, owner: string, wait = LOCK_WAIT_MS): Promise<() => Promise<void>> {
-  const path = join(dir, LOCK);
-  const token = `${owner}.${randomBytes(4).toString('hex')}`;
-  const deadline = Date.now() + wait;
-  for (;;) {
-    try {
-      const handle = await open(path, 'wx', FILE_MODE);
-      try {
-        await handle.writeFile(JSON.stringify({ token, pid: process.pid, host: hostname() }));
-      } finally {
-        await handle.close();
-      }
-      return async () => {
-        // Only our own lock: one broken as stale meanwhile is another window's now.
-        const held = await readFile(path, 'utf8').catch(() => '');
-        if (held.includes(`"${token}"`)) await rm(path, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        // A lock file begun on a full disk may exist, empty.
-        await rm(path, { force: true }).catch(() => undefined);
-        throw error;
-      }
-    }
-    if (await lockIsStale(path)) {
-      // Moved aside first: of two windows breaking it at once, one moves it, the other finds none.
-      const aside = `${path}.${randomBytes(4).toString('hex')}.stale`;
-      await rename(path, aside).then(() => rm(aside, { force: true }), () => undefined);
-      continue;
-    }
-    if (Date.now() > deadline) throw new LockBusyError();
-    await pause(20 + Math.random() * 30);
-  }
-}
-
-async function lockIsStale(path: string): Promise<boolean> {
-  try {
-    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    if (Date.now() - info.mtimeMs > LOCK_STALE_MS) return true;
-    const { pid, host } = JSON.parse(text) as { pid?: unknown; host?: unknown };
-    return host === hostname() && !processRuns(pid);
-  } catch {
-    // Gone (try again), or being written this instant (empty): not stale yet unless old.
-    return false;
-  }
+export function acquireLock(dir: string, owner: string, wait = LOCK_WAIT_MS): Promise<() => Promise<void>> {
+  return acquireFileLock(join(dir, LOCK), 'the search index', { owner, waitMs: wait, staleMs: LOCK_STALE_MS });
 }
 
 export type MetaPatch = Partial<Pick<SessionMeta, 'title' | 'archived' | 'cwd'>>;

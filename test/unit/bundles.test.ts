@@ -30,6 +30,7 @@ const MAY_SHARE: Record<string, string> = {
   'src/acp/textPieces.ts': 'the pieces a text was appended from, kept on the objects themselves (under a registered symbol): functions, no state of its own',
   'src/acp/validate.ts': 'pure checks of what an agent sent; its Problems are per call (the update log checks the lines it reads back as the client did)',
   'src/transcript/replayReader.ts': 'reading a replay file or a kept copy\'s lines: functions, the state is per call',
+  'src/common/fileLock.ts': 'a lock file between windows: functions, the lock is on disk',
   'src/keep/keptFile.ts': 'a kept copy\'s file format: functions and a writer whose instances hold the state; the store (state) is the main bundle\'s',
   'src/sessions/loadEffects.ts': 'what a load changes per agent: a pure function',
   'src/changes/changes.ts': 'counting what a session changed: pure functions and a collector whose instances hold the state; the store (state) is the main bundle\'s',

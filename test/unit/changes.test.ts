@@ -191,6 +191,23 @@ test('two windows share the folder: one sees what the other counted; what a repl
   await waitFor(() => two.get('A', 's') === undefined, 'the other window saw the delete');
 });
 
+test('a window that has not heard of another\'s write of a newer state does not replace it: the file on disk decides', async (t) => {
+  const folder = join(tempDir(t), 'changes');
+  const newer = new ChangesStore(folder, { facts: () => ({ updatedAt: '2026-02-01T10:00:00.000Z' }), log: { warn: (m) => assert.fail(m) }, follow: false });
+  // Its first read of the folder found nothing, and it does not follow: it cannot know of the other's write.
+  const older = new ChangesStore(folder, { facts: () => ({ updatedAt: '2026-01-01T10:00:00.000Z' }), log: { warn: (m) => assert.fail(m) }, follow: false });
+  t.after(() => { newer.dispose(); older.dispose(); });
+  await Promise.all([newer.scanned, older.scanned]);
+  await newer.remember('A', 's', { files: [{ path: '/p/a', added: 3, removed: 0, edits: 1, linesKnown: true }], added: 3, removed: 0 });
+  await older.remember('A', 's', { files: [], added: 0, removed: 0 });
+  assert.equal(older.get('A', 's')?.added, 3, 'the older window takes the newer record it found');
+  const fresh = new ChangesStore(folder, { facts: () => undefined, log: { warn: (m) => assert.fail(m) }, follow: false });
+  t.after(() => fresh.dispose());
+  await fresh.scanned;
+  assert.deepEqual([fresh.get('A', 's')?.updatedAt, fresh.get('A', 's')?.added], ['2026-02-01T10:00:00.000Z', 3], 'the newer record stays on disk');
+  assert.deepEqual(readdirSync(folder).filter((n) => !n.endsWith('.json')), [], 'no lock or temporary file is left');
+});
+
 test('a damaged or foreign file in the folder is no record; a record behind its session says so', async (t) => {
   const folder = join(tempDir(t), 'changes');
   const store = new ChangesStore(folder, { facts: () => undefined, log: { warn: () => {} }, follow: false });

@@ -4,14 +4,14 @@
 // here is not undone by a copy another window was still writing; a full disk loses the copy
 // alone, with a message.
 import assert from 'node:assert/strict';
-import { mkdtempSync, promises as fs, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, promises as fs, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { linesIn } from '../../src/acp/lineParse';
 import type { SessionUpdate } from '../../src/acp/types';
-import { keptPath, KeptFileError, openKept, readKeptMeta } from '../../src/keep/keptFile';
+import { keptLockPath, keptPath, KeptFileError, KeptWriter, openKept, placeKept, readKeptMeta, type KeptBody, type KeptMeta } from '../../src/keep/keptFile';
 import { KeptStore, type KeepMode, type KeptStoreOptions } from '../../src/keep/keptStore';
 import { collectReplay } from '../../src/transcript/replayReader';
 import { storedSession, writeAll } from '../agent/fixtures';
@@ -216,6 +216,94 @@ test('two windows on one folder: a copy of an older state never replaces a newer
   await two.client.loadSession('s1', CWD, () => undefined);
   await older.lastWrite;
   assert.equal((await readKeptMeta(keptPath(root, 'reference', 's1'))).meta.updates, 2000);
+});
+
+/** A copy's body of `parts` updates written for `path`, not in place yet. */
+async function bodyOf(path: string, parts: number): Promise<KeptBody> {
+  const writer = new KeptWriter(path);
+  for (const update of replayOf('s1', parts)) writer.push(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update } }));
+  return writer.endBody();
+}
+
+/** A gate: `passed` resolves once `open` was called. */
+function gate(): { passed: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open };
+}
+
+test('two windows on one folder: a copy of an older state checked a moment before a newer copy is placed never replaces it', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const path = keptPath(root, 'reference', 's1');
+  const [older, newer] = await Promise.all([bodyOf(path, 10), bodyOf(path, 2000)]);
+  const facts = (updatedAt: string) => ({ agentName: 'reference', sessionId: 's1', cwd: CWD, updatedAt });
+  // The policy of KeptStore: a copy in place that is newer stays.
+  const notNewer = (mine: string) => (existing: KeptMeta | undefined) => !existing || !(Date.parse(existing.updatedAt!) > Date.parse(mine));
+  const checked = gate();
+  const release = gate();
+  // The older copy finds nothing in place, then is held between its check and its rename.
+  const olderPlaced = placeKept(older, facts('2026-11-01T10:00:00.000Z'), async (existing) => {
+    const keep = notNewer('2026-11-01T10:00:00.000Z')(existing);
+    checked.open();
+    await release.passed;
+    return keep;
+  });
+  await checked.passed;
+  let waited = false;
+  // The newer copy comes now: it waits for the older one's step to end (or, were there no lock, is placed at once).
+  const newerPlaced = placeKept(newer, facts('2026-12-01T10:00:00.000Z'), async (existing) => notNewer('2026-12-01T10:00:00.000Z')(existing), () => {
+    waited = true;
+    release.open();
+  });
+  void newerPlaced.finally(release.open);
+  await Promise.all([olderPlaced, newerPlaced]);
+  const { meta } = await readKeptMeta(path);
+  assert.deepEqual([meta.updatedAt, meta.updates], ['2026-12-01T10:00:00.000Z', 2000], 'the newer copy is in place');
+  assert.ok(waited, 'the newer copy waited for the older one to be placed');
+  assert.deepEqual((await fs.readdir(join(path, '..'))).filter((n) => n !== basename(path)), [], 'no lock or temporary file is left');
+});
+
+test('a delete here while another window checks its copy is not undone by the rename of that copy', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const path = keptPath(root, 'reference', 's1');
+  const checked = gate();
+  const release = gate();
+  // The other window's copy passed its checks (nothing in place, no delete since it began) and is held before its rename.
+  const placed = placeKept(await bodyOf(path, 10), { agentName: 'reference', sessionId: 's1', cwd: CWD }, async () => {
+    checked.open();
+    await release.passed;
+    return true;
+  });
+  await checked.passed;
+  // This window deletes the session now: it waits for that step to end (or, were there no lock, deletes at once).
+  const { store } = storeOn(root, { onLockBusy: release.open });
+  const deleted = store.delete('reference', ['s1']);
+  void deleted.finally(release.open);
+  await Promise.all([placed, deleted]);
+  await assert.rejects(fs.stat(path), { code: 'ENOENT' }, 'the deleted copy is not in place');
+});
+
+test('a lock left by a window that closed while placing its copy is taken over once it is older than 15 s; a newer one is waited for', async (t) => {
+  const root = join(tempDir(t), 'kept');
+  const path = keptPath(root, 'reference', 's1');
+  const body = await bodyOf(path, 10);
+  writeFileSync(keptLockPath(path), '');
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(keptLockPath(path), old, old);
+  let waited = false;
+  const meta = await placeKept(body, { agentName: 'reference', sessionId: 's1', cwd: CWD }, async () => true, () => (waited = true));
+  assert.equal(meta?.updates, 10, 'the copy is in place');
+  assert.equal(waited, false, 'a stale lock is not waited for');
+  // A lock taken a moment ago is another window's at work: this copy waits until it is gone.
+  writeFileSync(keptLockPath(path), '');
+  const next = await bodyOf(path, 20);
+  const placed = placeKept(next, { agentName: 'reference', sessionId: 's1', cwd: CWD }, async () => true, () => {
+    waited = true;
+    rmSync(keptLockPath(path));
+  });
+  assert.equal((await placed)?.updates, 20);
+  assert.ok(waited, 'a fresh lock was waited for');
+  assert.deepEqual((await fs.readdir(join(path, '..'))).filter((n) => n !== basename(path)), [], 'no lock or temporary file is left');
 });
 
 test('a delete here is not undone by a copy of the session that was being written when it happened', async (t) => {

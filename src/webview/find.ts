@@ -166,17 +166,18 @@ export class FindBar {
 
   /**
    * Opens the bar; with `query`, searches it from row `from` (a match chosen in Search Sessions),
-   * with `words` each of its words and "phrases" and the texts in `also`.
+   * with `words` each of its words and "phrases" and the texts in `also`. The bar takes the
+   * keyboard focus unless `takeFocus` is false (the reader went elsewhere meanwhile).
    */
-  open(query?: string, from?: number, words?: { also: string[] }): void {
+  open(query?: string, from?: number, words?: { also: string[] }, takeFocus = true): void {
     this.bar.hidden = false;
-    this.input.focus();
+    if (takeFocus) this.input.focus();
     if (query !== undefined) {
       this.setWords(words && { query, also: words.also });
       this.input.value = query;
       this.search(0, from);
     }
-    this.input.select();
+    if (takeFocus) this.input.select();
   }
 
   close(): void {

@@ -53,6 +53,9 @@ const startAt: StartAt | undefined = restoreAnchor?.key ? { key: restoreAnchor.k
 
 /** The row the reader was at when the host was last told (the top of a new page at first). */
 let readingIndex = 0;
+/** Whether the page had the keyboard focus since it loaded (see `openFind`). */
+let hadFocus = document.hasFocus();
+window.addEventListener('focus', () => (hadFocus = true));
 const loop = new FrameLoop<HostToWebview>({ requestFrame: (f) => requestAnimationFrame(f), now: () => performance.now(), budgetMs: FRAME_BUDGET_MS }, frame);
 const text = new StreamedText<Row>({ appendText, now: () => performance.now() });
 const held: HeldRows = new HeldRows({
@@ -144,7 +147,12 @@ function frame(): void {
         break;
       case 'openFind': {
         const also = Array.isArray(message.also) ? message.also.filter((w): w is string => typeof w === 'string') : [];
-        find.open(typeof message.query === 'string' ? message.query : undefined, typeof message.from === 'number' ? message.from : undefined, message.words === true ? { also } : undefined);
+        const query = typeof message.query === 'string' ? message.query : undefined;
+        // Find (a key, the palette) takes the focus. A match's bar comes once the replay is read,
+        // seconds later for a long one: it takes the focus only where the reader still is, or
+        // before the page first had it (VS Code gives it to a tab it opens a moment later).
+        const takeFocus = query === undefined || document.hasFocus() || !hadFocus;
+        find.open(query, typeof message.from === 'number' ? message.from : undefined, message.words === true ? { also } : undefined, takeFocus);
         break;
       }
       case 'revealRow':

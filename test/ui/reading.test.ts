@@ -2,10 +2,13 @@
 // meets in a transcript. A match of Search Sessions for two words opens the transcript with its
 // find stepping through each word, not the first alone; a link to a session the agent does not
 // have opens a tab that says so in its title and header and offers nothing that needs the
-// session; Go to Prompt… starts at the prompt being read, not at the first.
-// Screenshots: test-results/screenshots/{find-each-word,session-not-found,go-to-prompt-here}.png.
+// session; Go to Prompt… starts at the prompt being read, not at the first. A match's find bar,
+// which comes once the replay is read, takes the focus only where the reader still is.
+// Screenshots: test-results/screenshots/{find-each-word,find-bar-kept-out-of-the-palette,session-not-found,go-to-prompt-here}.png.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { writeSession, type StoredSession } from '../agent/store';
 import { HANG_GUARD_MS, referenceAgent, searchPane as searchPaneOf, useWorkbench } from './harness';
@@ -42,11 +45,38 @@ function findUpdates(): Record<string, unknown>[] {
   return FIND_TEXTS.map((t, i) => ({ sessionUpdate: i === 0 ? 'user_message_chunk' : 'agent_message_chunk', messageId: `m${i}`, content: text(t) }));
 }
 
-const ui = useWorkbench('reading', async ({ folder, store }) => {
+const GATED_TITLE = 'Heliostat night shift';
+const GATED_TEXT = 'Calibrate the heliostat array before dawn.';
+
+/** A message, then a compaction the agent replays only as the gate file allows, then the answer. */
+function gatedUpdates(): Record<string, unknown>[] {
+  return [
+    { sessionUpdate: 'user_message_chunk', messageId: 'g0', content: text(GATED_TEXT) },
+    { sessionUpdate: 'compaction_update', compactionId: 'cmp_gated', status: 'in_progress' },
+    { sessionUpdate: 'compaction_summary_chunk', compactionId: 'cmp_gated', content: text('The mirrors were aligned.') },
+    { sessionUpdate: 'compaction_update', compactionId: 'cmp_gated', status: 'completed' },
+    { sessionUpdate: 'agent_message_chunk', messageId: 'g1', content: text('The array tracks the sun again.') },
+  ];
+}
+
+let gate = '';
+
+const ui = useWorkbench('reading', async ({ work, folder, store }) => {
   await writeSession(store, session(folder, 'sess_walk', WALK_TITLE, 1, walkUpdates()));
   await writeSession(store, session(folder, 'sess_find', FIND_TITLE, 20, findUpdates()));
-  // A resume command, so that the header would offer Resume in Terminal for a session it can resume.
-  return { agents: [{ ...referenceAgent(store), resume: ['true', '${sessionId}'] }], folders: [folder] };
+  const gatedStore = join(work, 'gated-store');
+  await writeSession(gatedStore, session(folder, 'sess_gated', GATED_TITLE, 30, gatedUpdates()));
+  gate = join(work, 'gate');
+  writeFileSync(gate, 'all');
+  return {
+    agents: [
+      // A resume command, so that the header would offer Resume in Terminal for a session it can resume.
+      { ...referenceAgent(store), resume: ['true', '${sessionId}'] },
+      // Its compactions are replayed only as far as the gate file allows: a transcript's load held on purpose.
+      referenceAgent(gatedStore, ['--replay-gate', gate], 'Gated'),
+    ],
+    folders: [folder],
+  };
 }, {
   ready: async ({ row }) => { await row(WALK_TITLE).waitFor({ timeout: HANG_GUARD_MS }); },
 });
@@ -82,6 +112,8 @@ test('a match of two words opens the transcript with its find stepping through e
     what: 'the transcript opens with its find bar counting the matches',
     holds: async () => (await ui.page.locator('.tabs-container .tab', { hasText: FIND_TITLE }).count()) > 0 && /^1 of \d+$/.test((await count.textContent().catch(() => '')) ?? ''),
   });
+  // The reader stayed in the tab: the bar has the keyboard focus, so Enter steps at once.
+  await until('the find bar\'s input has the keyboard focus', () => findInput.evaluate((e) => e === document.activeElement && document.hasFocus()).catch(() => false));
   // Both words, as searched: the find counts every "orbital" and every "relay".
   assert.equal(await findInput.inputValue(), 'orbital relay');
   await until('the count says 1 of 4', async () => (await count.textContent()) === '1 of 4');
@@ -97,6 +129,42 @@ test('a match of two words opens the transcript with its find stepping through e
     });
   }
   await ui.wb.screenshot('find-each-word');
+  await ui.wb.closeEditors();
+});
+
+test('a match whose transcript is still loading when the reader opens the palette shows in the find bar without taking the focus from the palette', async () => {
+  await ui.wb.closeEditors();
+  const pane = await searchPaneOf(ui);
+  await ui.wb.runCommand('ACP Sessions: Search Sessions…');
+  const input = await ui.quickInput();
+  await input.fill('heliostat');
+  await pane.locator('.monaco-list-row', { hasText: GATED_TITLE }).waitFor({ timeout: HANG_GUARD_MS });
+  await input.press('Enter');
+  const matchRow = pane.locator('.monaco-list-row', { hasText: 'heliostat array' }).filter({ hasNotText: GATED_TITLE }).first();
+  await matchRow.waitFor({ timeout: HANG_GUARD_MS });
+  // From now on the transcript's replay stops before its compaction.
+  writeFileSync(gate, '0');
+  const count = webview().locator('.find-bar .find-count');
+  try {
+    await ui.wb.pressOnRow(matchRow, 'Enter', {
+      what: 'the transcript opens, showing its first row, and its page has the keyboard focus',
+      holds: async () => (await webview().locator('#timeline .row', { hasText: GATED_TEXT }).count()) > 0
+        && (await webview().locator('body').evaluate(() => document.hasFocus()).catch(() => false)),
+    });
+    assert.equal(await count.isVisible().catch(() => false), false, 'the find bar waits for the replay');
+    // The reader goes to the palette while the replay is held.
+    await ui.page.keyboard.press('F1');
+    const palette = await ui.quickInput();
+    writeFileSync(gate, 'all');
+    await until('the find bar counts the match', async () => /^1 of \d+$/.test((await count.textContent().catch(() => '')) ?? ''));
+    assert.equal(await webview().locator('.find-bar input').inputValue(), 'heliostat');
+    assert.ok(await palette.evaluate((e) => e === document.activeElement), 'the palette keeps the keyboard focus');
+    assert.equal(await webview().locator('body').evaluate(() => document.hasFocus()), false, 'the transcript did not take the focus');
+    await ui.wb.screenshot('find-bar-kept-out-of-the-palette');
+    await palette.press('Escape');
+  } finally {
+    writeFileSync(gate, 'all');
+  }
   await ui.wb.closeEditors();
 });
 

@@ -94,18 +94,23 @@ async function highlighted(): Promise<{ text: string; row: number }> {
   }).catch(() => ({ text: '', row: 0 }));
 }
 
-test('a match of two words opens the transcript with its find stepping through each word, in order', async () => {
+/** Searches `query` with no editor open and returns the Search view's row of the match that shows `matchText` in session `title`. */
+async function searchMatch(query: string, title: string, matchText: string): Promise<Locator> {
   await ui.wb.closeEditors();
   const pane = await searchPaneOf(ui);
   await ui.wb.runCommand('ACP Sessions: Search Sessions…');
   const input = await ui.quickInput();
-  await input.fill('orbital relay');
+  await input.fill(query);
   // The results follow the index as it fills: the session shows once it is indexed.
-  const sessionRow = pane.locator('.monaco-list-row', { hasText: FIND_TITLE });
-  await sessionRow.waitFor({ timeout: HANG_GUARD_MS });
+  await pane.locator('.monaco-list-row', { hasText: title }).waitFor({ timeout: HANG_GUARD_MS });
   await input.press('Enter');
-  const matchRow = pane.locator('.monaco-list-row', { hasText: 'Plan the orbital relay' }).filter({ hasNotText: FIND_TITLE }).first();
+  const matchRow = pane.locator('.monaco-list-row', { hasText: matchText }).filter({ hasNotText: title }).first();
   await matchRow.waitFor({ timeout: HANG_GUARD_MS });
+  return matchRow;
+}
+
+test('a match of two words opens the transcript with its find stepping through each word, in order', async () => {
+  const matchRow = await searchMatch('orbital relay', FIND_TITLE, 'Plan the orbital relay');
   const findInput = webview().locator('.find-bar input');
   const count = webview().locator('.find-bar .find-count');
   await ui.wb.pressOnRow(matchRow, 'Enter', {
@@ -133,15 +138,7 @@ test('a match of two words opens the transcript with its find stepping through e
 });
 
 test('a match whose transcript is still loading when the reader opens the palette shows in the find bar without taking the focus from the palette', async () => {
-  await ui.wb.closeEditors();
-  const pane = await searchPaneOf(ui);
-  await ui.wb.runCommand('ACP Sessions: Search Sessions…');
-  const input = await ui.quickInput();
-  await input.fill('heliostat');
-  await pane.locator('.monaco-list-row', { hasText: GATED_TITLE }).waitFor({ timeout: HANG_GUARD_MS });
-  await input.press('Enter');
-  const matchRow = pane.locator('.monaco-list-row', { hasText: 'heliostat array' }).filter({ hasNotText: GATED_TITLE }).first();
-  await matchRow.waitFor({ timeout: HANG_GUARD_MS });
+  const matchRow = await searchMatch('heliostat', GATED_TITLE, 'heliostat array');
   // From now on the transcript's replay stops before its compaction.
   writeFileSync(gate, '0');
   const count = webview().locator('.find-bar .find-count');

@@ -3,7 +3,8 @@
 // (the files and line counts, never the texts). Each replay the extension receives (a transcript,
 // a search index's load, a kept copy's) is counted as it comes (changes.ts) and written when it
 // ends; a window writes under a name of its own and renames, and never replaces what a replay of a
-// newer state of the session wrote (it checks the file under a lock, common/fileLock.ts). Each window follows the folder. Plain Node (no `vscode`).
+// newer state of the session wrote (it checks the file on disk under a lock, common/fileLock.ts).
+// Each window follows the folder. Plain Node (no `vscode`).
 import { createHash, randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';

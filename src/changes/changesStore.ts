@@ -111,7 +111,7 @@ export class ChangesStore implements Disposable {
       const path = join(this.dir, `${key}.json`);
       // Under the session's lock, what is on disk decides: another window may have written a
       // newer state a moment ago, which this one has not heard of yet.
-      const newer = await withFileLock(join(this.dir, `.${key}.lock`), 'what this session changed', { owner: `changes-${process.pid}`, waitMs: 20_000, staleMs: 15_000 }, async () => {
+      const newer = await withFileLock(join(this.dir, `.${key}.lock`), 'what this session changed', {}, async () => {
         const onDisk = await readRecord(path);
         if (onDisk && fileKey(onDisk.agent, onDisk.sessionId) === key && isLater(onDisk.updatedAt, updatedAt)) return onDisk;
         const temp = join(this.dir, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

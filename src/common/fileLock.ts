@@ -2,18 +2,23 @@
 // of a profile shares the global storage, so a check of what is on disk and the write that follows
 // must be one step, or two windows each check, then each write, and the later write undoes the
 // other's. Holding a lock takes milliseconds; one whose window is gone (same host, its process not
-// running) or that is older than `staleMs` is broken. Plain Node (no `vscode`).
+// running) or that is older than `staleMs` (15 s) is broken. Plain Node (no `vscode`).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 
+/** A lock held longer belongs to a window that hung or died (holding one takes milliseconds). */
+const STALE_MS = 15_000;
+/** Longer than STALE_MS: a wait gives up only on a window that takes the lock anew each time. */
+const WAIT_MS = 20_000;
+
 export interface FileLockOptions {
-  /** Who takes it (written into the lock, with the process and host). */
-  owner: string;
-  /** How long to wait for another's lock before giving up with a `LockBusyError`. */
-  waitMs: number;
-  /** A lock older than this belongs to a window that hung or died: it is broken. */
-  staleMs: number;
+  /** Who takes it (written into the lock, with the process and host); this process by default. */
+  owner?: string;
+  /** How long to wait for another's lock before giving up with a `LockBusyError` (WAIT_MS by default). */
+  waitMs?: number;
+  /** A lock older than this belongs to a window that hung or died: it is broken (STALE_MS by default). */
+  staleMs?: number;
   /** Told once when another holds the lock (tests drive the order with it). */
   onBusy?: () => void;
 }
@@ -43,9 +48,9 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Rejects with `LockBusyError` when the wait ran out, or with the error that kept the lock from
  * being written (a full disk: nothing is left behind).
  */
-export async function acquireFileLock(path: string, what: string, options: FileLockOptions): Promise<() => Promise<void>> {
-  const token = `${options.owner}.${randomBytes(4).toString('hex')}`;
-  const deadline = Date.now() + options.waitMs;
+export async function acquireFileLock(path: string, what: string, options: FileLockOptions = {}): Promise<() => Promise<void>> {
+  const token = `${options.owner ?? process.pid}.${randomBytes(4).toString('hex')}`;
+  const deadline = Date.now() + (options.waitMs ?? WAIT_MS);
   let onBusy = options.onBusy;
   for (;;) {
     try {
@@ -67,7 +72,7 @@ export async function acquireFileLock(path: string, what: string, options: FileL
         throw error;
       }
     }
-    if (await lockIsStale(path, options.staleMs)) {
+    if (await lockIsStale(path, options.staleMs ?? STALE_MS)) {
       // Moved aside first: of two windows breaking it at once, one moves it, the other finds none.
       const aside = `${path}.${randomBytes(4).toString('hex')}.stale`;
       await rename(path, aside).then(() => rm(aside, { force: true }), () => undefined);

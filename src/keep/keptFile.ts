@@ -37,10 +37,6 @@ export const KEPT_SUFFIX = '.kept';
 const TMP_SUFFIX = '.tmp';
 const GONE_SUFFIX = '.gone';
 const LOCK_SUFFIX = '.lock' + TMP_SUFFIX;
-/** A copy's lock held longer is a window's that hung or died (holding it takes a trailer's read and a rename). */
-const STALE_LOCK_MS = 15_000;
-/** Longer than STALE_LOCK_MS: a copy gives up waiting only for a window that holds its lock anew each time. */
-const LOCK_WAIT_MS = 20_000;
 
 /** What a kept copy says of itself. */
 export interface KeptMeta {
@@ -99,7 +95,7 @@ export function keptLockPath(keptFile: string): string {
  * name, so a scan removes one left behind. `onBusy` is told when another holds it.
  */
 export function withKeptLock<T>(keptFile: string, work: () => Promise<T>, onBusy?: () => void): Promise<T> {
-  return withFileLock(keptLockPath(keptFile), 'this copy', { owner: `kept-${process.pid}`, waitMs: LOCK_WAIT_MS, staleMs: STALE_LOCK_MS, onBusy }, work);
+  return withFileLock(keptLockPath(keptFile), 'this copy', { onBusy }, work);
 }
 
 export function isKeptName(name: string): boolean {

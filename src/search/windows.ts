@@ -3,7 +3,7 @@
 // - The manifest on disk is the shared truth. A window never writes it from its own view: it
 //   keeps the changes it made since it last wrote (sessions indexed, deleted, dropped as damaged,
 //   renamed or archived), and to write it takes a lock file (`index.lock`, common/fileLock.ts;
-//   a lock whose window is gone or that is older than LOCK_STALE_MS is broken), reads the
+//   a lock whose window is gone or that is older than 15 s is broken), reads the
 //   manifest, applies its changes to it, writes it (temp file, rename) and lets go. Its view
 //   becomes what it wrote, so it also takes in what the others did. A window that only reads
 //   takes in a newer manifest before it searches (its stamp changed).
@@ -21,8 +21,6 @@ import { acquireFileLock, processRuns } from '../common/fileLock';
 import { LOCK_NAME, MANIFEST, ownerOfFile, type Entry, type SessionMeta } from './manifest';
 
 const LOCK = LOCK_NAME;
-/** A write under the lock takes milliseconds; a lock this old belongs to a window that hung or died. */
-const LOCK_STALE_MS = 15_000;
 /** How long a write waits for another window's lock before it tries again later. */
 const LOCK_WAIT_MS = 3_000;
 /** An owner on another host (a shared home folder) cannot be asked whether it runs: after this it is taken as gone. */
@@ -69,7 +67,7 @@ export async function ownerIsLive(dir: string, id: string): Promise<boolean> {
 
 /** Takes the index's lock (waiting a little for another window's); resolves with its release. */
 export function acquireLock(dir: string, owner: string, wait = LOCK_WAIT_MS): Promise<() => Promise<void>> {
-  return acquireFileLock(join(dir, LOCK), 'the search index', { owner, waitMs: wait, staleMs: LOCK_STALE_MS });
+  return acquireFileLock(join(dir, LOCK), 'the search index', { owner, waitMs: wait });
 }
 
 export type MetaPatch = Partial<Pick<SessionMeta, 'title' | 'archived' | 'cwd'>>;
